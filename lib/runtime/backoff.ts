@@ -1,0 +1,77 @@
+/**
+ * Retry policy and exponential backoff with full jitter.
+ *
+ * Full jitter: delay = random(0, min(cap, base * 2^(attempt-1))), from the AWS Architecture
+ * Blog "Exponential Backoff And Jitter" (2015). The cap may not exceed 12 hours, the maximum
+ * SQS visibility timeout (ChangeMessageVisibility API reference).
+ */
+import { JobError } from './errors.ts';
+
+/** Maximum visibility timeout SQS accepts, in seconds (12 hours). */
+export const MAX_VISIBILITY_TIMEOUT_SECONDS = 43_200;
+
+/** How a job is retried after a transient failure. */
+export interface RetryPolicy {
+  /** Total runs allowed, the first included (1 = never retried). Integer 1–100. @default 5 */
+  readonly maxAttempts: number;
+  /** Backoff base in seconds: the upper bound of the first retry's delay. @default 2 */
+  readonly baseDelaySeconds: number;
+  /** Upper bound of any retry's delay, in seconds; at most 43,200 (12 h). @default 900 */
+  readonly maxDelaySeconds: number;
+}
+
+/** Defaults of {@link RetryPolicy}; defined here only. */
+export const DEFAULT_RETRY_POLICY: RetryPolicy = Object.freeze({
+  maxAttempts: 5,
+  baseDelaySeconds: 2,
+  maxDelaySeconds: 900,
+});
+
+/**
+ * Fills a partial policy with defaults and checks it.
+ * @throws {JobError} listing every invalid field.
+ */
+export function resolveRetryPolicy(partial: Partial<RetryPolicy> | undefined, jobType = 'job'): RetryPolicy {
+  const policy = { ...DEFAULT_RETRY_POLICY, ...partial };
+  const problems: string[] = [];
+  if (!Number.isInteger(policy.maxAttempts) || policy.maxAttempts < 1 || policy.maxAttempts > 100) {
+    problems.push(`maxAttempts must be an integer from 1 to 100, got ${policy.maxAttempts}`);
+  }
+  if (!Number.isFinite(policy.baseDelaySeconds) || policy.baseDelaySeconds < 0) {
+    problems.push(`baseDelaySeconds must be a number >= 0, got ${policy.baseDelaySeconds}`);
+  }
+  if (
+    !Number.isFinite(policy.maxDelaySeconds) ||
+    policy.maxDelaySeconds < 0 ||
+    policy.maxDelaySeconds > MAX_VISIBILITY_TIMEOUT_SECONDS
+  ) {
+    problems.push(
+      `maxDelaySeconds must be from 0 to ${MAX_VISIBILITY_TIMEOUT_SECONDS} (12 h, the SQS visibility limit), got ${policy.maxDelaySeconds}`,
+    );
+  }
+  if (problems.length > 0) throw new JobError(`invalid retry policy of ${jobType}: ${problems.join('; ')}`);
+  return Object.freeze(policy);
+}
+
+/**
+ * Delay before the next run after `attempt` failed, in whole seconds (SQS visibility
+ * has 1-second resolution).
+ *
+ * @param attempt the attempt that just failed, 1-based.
+ * @param policy the job's retry policy.
+ * @param minDelayMs a floor from the failure itself (Retry-After), in milliseconds.
+ * @param random a source of uniform [0, 1) numbers; injectable for tests.
+ * @returns seconds in [ceil(minDelayMs/1000), maxDelaySeconds] (the floor is capped by 12 h too).
+ */
+export function backoffDelaySeconds(
+  attempt: number,
+  policy: RetryPolicy,
+  minDelayMs = 0,
+  random: () => number = Math.random,
+): number {
+  const exponent = Math.max(0, attempt - 1);
+  const ceiling = Math.min(policy.maxDelaySeconds, policy.baseDelaySeconds * 2 ** Math.min(exponent, 60));
+  const jittered = Math.floor(random() * (ceiling + 1));
+  const floor = Math.ceil(minDelayMs / 1000);
+  return Math.min(MAX_VISIBILITY_TIMEOUT_SECONDS, Math.max(Math.min(jittered, ceiling), floor));
+}

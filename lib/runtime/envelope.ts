@@ -1,0 +1,180 @@
+/**
+ * The job envelope: a CloudEvents 1.0 event in structured JSON mode, carried as the SQS body.
+ *
+ * Spec: CloudEvents 1.0.2 core (https://github.com/cloudevents/spec/blob/v1.0.2/cloudevents/spec.md),
+ * JSON format (json-format.md §3) and the Partitioning extension (`partitionkey`).
+ * The same rules are shipped as JSON Schema in `envelope.schema.json` for producers in
+ * other languages; tests hold the two to the same cases.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { JobError } from './errors.ts';
+
+/** CloudEvents spec version this library writes and accepts. */
+export const SPEC_VERSION = '1.0';
+/** The only `datacontenttype` accepted: job data is JSON (ids only). */
+export const DATA_CONTENT_TYPE = 'application/json';
+
+/** A job as it travels on the queue. */
+export interface JobEnvelope<Data = unknown> {
+  /** Always `"1.0"`. */
+  readonly specversion: typeof SPEC_VERSION;
+  /** Unique per job within `source`; with `source` the default idempotency key. 1–256 chars. */
+  readonly id: string;
+  /** URI-reference naming the producer, e.g. `"/services/checkout"`. */
+  readonly source: string;
+  /** The job type, routing the record to its handler, e.g. `"booking.reserve-inventory"`. */
+  readonly type: string;
+  /** Creation time, RFC 3339 (e.g. `2026-11-29T07:00:00.000Z`). */
+  readonly time: string;
+  /** Always `"application/json"`. */
+  readonly datacontenttype: typeof DATA_CONTENT_TYPE;
+  /** The job's input: ids only, reloaded by the worker. */
+  readonly data: Data;
+  /** Partitioning extension: becomes `MessageGroupId` on FIFO queues (e.g. the user id). */
+  readonly partitionkey?: string;
+}
+
+/** Thrown when a body is not a valid envelope; `field` names the attribute at fault. */
+export class EnvelopeError extends JobError {
+  readonly field: string;
+  constructor(field: string, message: string) {
+    super(`invalid job envelope: ${field} ${message}`, { context: { field } });
+    this.field = field;
+  }
+}
+
+const MAX_ID_CHARS = 256;
+// RFC 3339 date-time (§5.6): full-date "T" full-time with a mandatory offset.
+const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+// CloudEvents §3.1.1: attribute names are lowercase a-z and 0-9.
+const ATTRIBUTE_NAME = /^[a-z0-9]{1,20}$/;
+const KNOWN = new Set([
+  'specversion',
+  'id',
+  'source',
+  'type',
+  'time',
+  'datacontenttype',
+  'data',
+  'partitionkey',
+]);
+
+function requireString(
+  obj: Record<string, unknown>,
+  field: string,
+  maxChars = Number.POSITIVE_INFINITY,
+): string {
+  const value = obj[field];
+  if (value === undefined) throw new EnvelopeError(field, 'is missing');
+  if (typeof value !== 'string') throw new EnvelopeError(field, `must be a string, got ${typeof value}`);
+  if (value.length === 0) throw new EnvelopeError(field, 'must not be empty');
+  if (value.length > maxChars) throw new EnvelopeError(field, `must be at most ${maxChars} characters`);
+  return value;
+}
+
+/**
+ * Parses and checks an SQS body as a job envelope.
+ *
+ * @param body the raw SQS message body (a JSON string).
+ * @returns the envelope; unknown extension attributes are kept out of the result.
+ * @throws {EnvelopeError} naming the field at fault (`body` when the JSON itself is bad).
+ */
+export function parseEnvelope(body: string): JobEnvelope {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch (err) {
+    throw new EnvelopeError('body', `is not JSON (${(err as Error).message})`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new EnvelopeError('body', 'must be a JSON object');
+  }
+  const obj = parsed as Record<string, unknown>;
+  const specversion = requireString(obj, 'specversion');
+  if (specversion !== SPEC_VERSION) {
+    throw new EnvelopeError('specversion', `must be "${SPEC_VERSION}", got "${specversion}"`);
+  }
+  const id = requireString(obj, 'id', MAX_ID_CHARS);
+  const source = requireString(obj, 'source');
+  const type = requireString(obj, 'type');
+  const time = requireString(obj, 'time');
+  if (!RFC3339.test(time) || Number.isNaN(Date.parse(time))) {
+    throw new EnvelopeError('time', `must be an RFC 3339 timestamp, got "${time}"`);
+  }
+  const datacontenttype = requireString(obj, 'datacontenttype');
+  if (datacontenttype !== DATA_CONTENT_TYPE) {
+    throw new EnvelopeError('datacontenttype', `must be "${DATA_CONTENT_TYPE}", got "${datacontenttype}"`);
+  }
+  if (!('data' in obj)) throw new EnvelopeError('data', 'is missing');
+  for (const key of Object.keys(obj)) {
+    if (!KNOWN.has(key) && !ATTRIBUTE_NAME.test(key)) {
+      throw new EnvelopeError(key, 'is not a valid CloudEvents attribute name (lowercase a-z, 0-9, max 20)');
+    }
+  }
+  const envelope: JobEnvelope = {
+    specversion: SPEC_VERSION,
+    id,
+    source,
+    type,
+    time,
+    datacontenttype,
+    data: obj.data,
+  };
+  if (obj.partitionkey !== undefined) {
+    return { ...envelope, partitionkey: requireString(obj, 'partitionkey', 128) };
+  }
+  return envelope;
+}
+
+/** Input of {@link createEnvelope}. */
+export interface CreateEnvelopeInput<Data> {
+  readonly type: string;
+  readonly source: string;
+  readonly data: Data;
+  /** @default a random UUID v4 */
+  readonly id?: string;
+  readonly partitionKey?: string;
+  /** @default now */
+  readonly time?: Date;
+}
+
+/** Builds an envelope for sending. Validates with the same rules as {@link parseEnvelope}. */
+export function createEnvelope<Data>(input: CreateEnvelopeInput<Data>): JobEnvelope<Data> {
+  const envelope: JobEnvelope<Data> = {
+    specversion: SPEC_VERSION,
+    id: input.id ?? randomUUID(),
+    source: input.source,
+    type: input.type,
+    time: (input.time ?? new Date()).toISOString(),
+    datacontenttype: DATA_CONTENT_TYPE,
+    data: input.data,
+    ...(input.partitionKey === undefined ? {} : { partitionkey: input.partitionKey }),
+  };
+  parseEnvelope(JSON.stringify(envelope));
+  return envelope;
+}
+
+/**
+ * FIFO `MessageDeduplicationId` of a job: SHA-256 hex of `source` and `id` (64 chars, under the
+ * 128-char limit of the SendMessage API), so the same job sent twice within the 5-minute
+ * window is delivered once.
+ */
+export function deduplicationIdOf(envelope: Pick<JobEnvelope, 'source' | 'id'>): string {
+  return createHash('sha256').update(`${envelope.source}\n${envelope.id}`).digest('hex');
+}
+
+/**
+ * Id of a child job enqueued by a parent: derived from the parent's identity and the child's
+ * type and position, so a parent that runs again produces the same child id (and so the same
+ * FIFO dedup id and idempotency key) instead of a second child.
+ */
+export function childJobId(
+  parent: Pick<JobEnvelope, 'source' | 'id'>,
+  childType: string,
+  index: number,
+): string {
+  const hash = createHash('sha256')
+    .update(`${parent.source}\n${parent.id}\n${childType}\n${index}`)
+    .digest('hex');
+  return `${hash.slice(0, 8)}-${hash.slice(8, 12)}-${hash.slice(12, 16)}-${hash.slice(16, 20)}-${hash.slice(20, 32)}`;
+}

@@ -1,0 +1,206 @@
+/**
+ * Job errors and their classification into transient (retry with backoff) and permanent
+ * (straight to the dead-letter queue).
+ *
+ * Rules follow DESIGN.md "Transient failures ... Permanent failures" and
+ * RFC 9110 §15 (status codes) / §10.2.3 (Retry-After).
+ */
+
+/** Base class of every error this library throws or classifies; `name` is set per subclass. */
+export class JobError extends Error {
+  /** Extra facts for logs and DLQ evidence (ids, keys, field names). */
+  readonly context: Readonly<Record<string, unknown>>;
+
+  constructor(message: string, options?: { cause?: unknown; context?: Record<string, unknown> }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.context = options?.context ?? {};
+  }
+}
+
+/**
+ * A failure that will fail again on every retry (bad input, 4xx, record not found).
+ * The record goes to the dead-letter queue at once with its evidence; it is never retried.
+ */
+export class PermanentError extends JobError {}
+
+/**
+ * A failure that may pass on a later attempt (timeout, throttling, 429/5xx, connection reset).
+ * The record is retried after an exponential backoff with full jitter, bounded by `maxAttempts`.
+ */
+export class TransientError extends JobError {
+  /** Minimum delay before the retry, in milliseconds (e.g. from a `Retry-After` header). */
+  readonly retryAfterMs: number | undefined;
+
+  constructor(
+    message: string,
+    options?: { cause?: unknown; context?: Record<string, unknown>; retryAfterMs?: number },
+  ) {
+    super(message, options);
+    this.retryAfterMs = options?.retryAfterMs;
+  }
+}
+
+/** Outcome of {@link classifyError}. */
+export interface ErrorClassification {
+  /** `transient`: retry with backoff; `permanent`: dead-letter now. */
+  readonly kind: 'transient' | 'permanent';
+  /** Short machine-readable reason, used to group dead-lettered jobs by cause. */
+  readonly reason: string;
+  /** Minimum delay before a retry in milliseconds, when the failure said so (Retry-After). */
+  readonly minDelayMs?: number;
+}
+
+const TRANSIENT_HTTP = new Set([408, 425, 429]);
+
+/** Node / undici error codes of network failures that a retry can outlive. */
+const TRANSIENT_NETWORK_CODES = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'ECONNABORTED',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EAI_AGAIN',
+  'ENOTFOUND',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'EHOSTUNREACH',
+  'EHOSTDOWN',
+  'ESOCKETTIMEDOUT',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+  'UND_ERR_ABORTED',
+]);
+
+/** AWS error names that mean "slow down" (SDK v3 `name` / `Code`). */
+const AWS_THROTTLING = new Set([
+  'ThrottlingException',
+  'Throttling',
+  'ThrottledException',
+  'TooManyRequestsException',
+  'RequestLimitExceeded',
+  'ProvisionedThroughputExceededException',
+  'RequestThrottled',
+  'RequestThrottledException',
+  'SlowDown',
+  'TransactionInProgressException',
+  'LimitExceededException',
+]);
+
+const ABORT_NAMES = new Set(['AbortError', 'TimeoutError']);
+
+type Loose = Record<string, unknown>;
+
+function asRecord(value: unknown): Loose | undefined {
+  return typeof value === 'object' && value !== null ? (value as Loose) : undefined;
+}
+
+/**
+ * Parses an HTTP `Retry-After` value (delta-seconds or HTTP-date, RFC 9110 §10.2.3)
+ * into milliseconds from `nowMs`. Returns undefined when absent or unreadable.
+ */
+export function parseRetryAfterMs(value: unknown, nowMs: number = Date.now()): number | undefined {
+  if (typeof value === 'number' && Number.isFinite(value) && value >= 0) return value * 1000;
+  if (typeof value !== 'string' || value.trim() === '') return undefined;
+  const text = value.trim();
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  const at = Date.parse(text);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - nowMs);
+}
+
+/** Reads a header from a Fetch `Headers`, a plain object or a Map-like. */
+function readHeader(headers: unknown, name: string): unknown {
+  const h = asRecord(headers);
+  if (!h) return undefined;
+  if (typeof h.get === 'function') return (h.get as (n: string) => unknown).call(headers, name);
+  const key = Object.keys(h).find((k) => k.toLowerCase() === name);
+  return key === undefined ? undefined : h[key];
+}
+
+/** Finds an HTTP status on the error shapes of fetch wrappers, axios, got and the AWS SDK. */
+function httpStatusOf(err: Loose): { status: number; headers: unknown } | undefined {
+  const response = asRecord(err.response);
+  const metadata = asRecord(err.$metadata);
+  const candidates: Array<[unknown, unknown]> = [
+    [err.status, err.headers],
+    [err.statusCode, err.headers],
+    [response?.status, response?.headers],
+    [response?.statusCode, response?.headers],
+    [metadata?.httpStatusCode, asRecord(err.$response)?.headers],
+  ];
+  for (const [status, headers] of candidates) {
+    if (typeof status === 'number' && status >= 100 && status <= 599) return { status, headers };
+  }
+  return undefined;
+}
+
+/**
+ * Decides whether a failure is worth retrying.
+ *
+ * Order of rules (the first that matches decides):
+ * 1. {@link PermanentError} / {@link TransientError} thrown by a job decide directly.
+ * 2. Aborts and timeouts (`AbortError`, `TimeoutError`) are transient.
+ * 3. AWS SDK v3 errors: `$retryable`, throttling names and 5xx (`$fault: 'server'`) are
+ *    transient; other client faults are permanent.
+ * 4. HTTP responses: 408, 425, 429 and 5xx are transient (a `Retry-After` header sets
+ *    `minDelayMs`); other 4xx are permanent.
+ * 5. Node and undici network errors (`code` such as ECONNRESET, ETIMEDOUT, EAI_AGAIN) are
+ *    transient, also when wrapped as `cause` (fetch throws `TypeError('fetch failed')`).
+ * 6. Anything unknown is transient, bounded by the job's `maxAttempts`.
+ *
+ * Never throws.
+ */
+export function classifyError(error: unknown, nowMs: number = Date.now()): ErrorClassification {
+  const known = classifyKnown(error, nowMs, 0);
+  if (known) return known;
+  const name = asRecord(error)?.name;
+  return { kind: 'transient', reason: typeof name === 'string' ? name : 'unknown' };
+}
+
+/** Applies rules 1–5; undefined when none matches. */
+function classifyKnown(error: unknown, nowMs: number, depth: number): ErrorClassification | undefined {
+  if (error instanceof PermanentError) return { kind: 'permanent', reason: error.name };
+  if (error instanceof TransientError) {
+    return error.retryAfterMs === undefined
+      ? { kind: 'transient', reason: error.name }
+      : { kind: 'transient', reason: error.name, minDelayMs: error.retryAfterMs };
+  }
+  const err = asRecord(error);
+  if (!err) return undefined;
+  const name = typeof err.name === 'string' ? err.name : 'Error';
+
+  if (ABORT_NAMES.has(name)) return { kind: 'transient', reason: name };
+
+  const isAws = '$fault' in err || '$metadata' in err;
+  if (isAws) {
+    if (err.$retryable) return { kind: 'transient', reason: name };
+    if (AWS_THROTTLING.has(name)) return { kind: 'transient', reason: name };
+    const status = asRecord(err.$metadata)?.httpStatusCode;
+    if (err.$fault === 'server' || (typeof status === 'number' && status >= 500)) {
+      return { kind: 'transient', reason: name };
+    }
+    if (typeof status === 'number' && TRANSIENT_HTTP.has(status)) return { kind: 'transient', reason: name };
+    if (err.$fault === 'client') return { kind: 'permanent', reason: name };
+  }
+
+  const http = httpStatusOf(err);
+  if (http) {
+    const reason = `HTTP ${http.status}`;
+    if (http.status >= 500 || TRANSIENT_HTTP.has(http.status)) {
+      const minDelayMs = parseRetryAfterMs(readHeader(http.headers, 'retry-after'), nowMs);
+      return minDelayMs === undefined
+        ? { kind: 'transient', reason }
+        : { kind: 'transient', reason, minDelayMs };
+    }
+    if (http.status >= 400) return { kind: 'permanent', reason };
+  }
+
+  if (typeof err.code === 'string' && TRANSIENT_NETWORK_CODES.has(err.code)) {
+    return { kind: 'transient', reason: err.code };
+  }
+  // fetch wraps network failures: TypeError('fetch failed', { cause: { code: 'ECONNRESET' } }).
+  return err.cause !== undefined && depth < 5 ? classifyKnown(err.cause, nowMs, depth + 1) : undefined;
+}

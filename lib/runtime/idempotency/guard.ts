@@ -1,0 +1,68 @@
+/**
+ * The seam between the batch worker and an idempotency store: what the worker asks before and
+ * after each job run. The DynamoDB store implements it; tests may supply their own.
+ */
+import type { LeaseExpiredPolicy } from '../job.ts';
+
+/** Input of {@link IdempotencyGuard.begin}. */
+export interface BeginRequest {
+  /** Job type; keys are scoped by it. */
+  readonly jobType: string;
+  /** The job's idempotency key (default `source` + `id` of the envelope). */
+  readonly key: string;
+  /** SHA-256 hex of the canonical JSON of the job data (keys sorted). */
+  readonly payloadHash: string;
+  /**
+   * When this run's lease ends, epoch milliseconds: the earlier of the job's time limit and the
+   * Lambda deadline, plus a margin. Always a number (zero time left is a value).
+   */
+  readonly leaseExpiresAtMs: number;
+  readonly onLeaseExpired: LeaseExpiredPolicy;
+  /** The SQS messageId, for the record's evidence. */
+  readonly messageId: string;
+}
+
+/** Result of {@link IdempotencyGuard.begin}. */
+export type BeginOutcome =
+  /** This run holds the lease: run the job. `attempt` counts runs of this key, 1-based. */
+  | { readonly status: 'acquired'; readonly lease: Lease }
+  /** Already done: do not run; acknowledge. `result` is undefined when it was over the size cap. */
+  | { readonly status: 'completed'; readonly result: unknown; readonly resultStored: boolean }
+  /** A live lease is held by another run (a concurrent duplicate): retry soon without spending an attempt. */
+  | { readonly status: 'busy'; readonly retryAfterMs: number }
+  /**
+   * An earlier run's lease expired without completion and the job's policy is `dead-letter`:
+   * do not run; send to the DLQ with this evidence, then call `lease.fail(..., 'permanent')`.
+   */
+  | { readonly status: 'lease-expired'; readonly lease: Lease; readonly previousAttempt: number };
+
+/** Outcome of a conditional write that needs the lease: `fenced` means another run took it over. */
+export type LeaseWrite = 'ok' | 'fenced';
+
+/** The lease of one run: every write is conditional on still holding it (fencing token). */
+export interface Lease {
+  /** 1-based count of runs of this key, this one included; survives releases. */
+  readonly attempt: number;
+  /** Marks the key COMPLETED with the result (not stored whole above the size cap). */
+  complete(result: unknown): Promise<LeaseWrite>;
+  /**
+   * Ends the run after a failure. `transient`: the lease is released so a retry can run, and
+   * the attempt count and error stay. `permanent`: the record lets a later redrive of the same
+   * message run again.
+   */
+  fail(error: unknown, kind: 'transient' | 'permanent'): Promise<LeaseWrite>;
+  /** Runs `fn` once per step under this key; a completed step returns its stored value. */
+  once<T>(stepName: string, fn: () => Promise<T>): Promise<T>;
+  /** Stable key for external APIs, per job key and step. */
+  idempotencyKey(stepName: string): string;
+}
+
+/** What the worker calls per record when a job is idempotent (the default). */
+export interface IdempotencyGuard {
+  /**
+   * Takes the lease for a key, or says why not.
+   * @throws {PermanentError} when the key is already used with a different payload hash.
+   * @throws transient errors (DynamoDB throttling, network) as they come.
+   */
+  begin(request: BeginRequest): Promise<BeginOutcome>;
+}

@@ -1,0 +1,124 @@
+/**
+ * Job definitions: what a job type is, what its `run` receives, and how it is retried.
+ * Business logic lives in `run`; it never sees Middy or the runtime's AWS clients.
+ */
+import type { StandardSchemaV1 } from '@standard-schema/spec';
+import { type RetryPolicy, resolveRetryPolicy } from './backoff.ts';
+import { JobError } from './errors.ts';
+
+/** Structured logger handed to jobs (Powertools Logger satisfies it). */
+export interface JobLogger {
+  debug(message: string, extra?: Record<string, unknown>): void;
+  info(message: string, extra?: Record<string, unknown>): void;
+  warn(message: string, extra?: Record<string, unknown>): void;
+  error(message: string, extra?: Record<string, unknown>): void;
+}
+
+/** Options of {@link JobContext.enqueue}. */
+export interface EnqueueOptions {
+  /** FIFO `MessageGroupId` of the child. @default the parent's partition key */
+  readonly partitionKey?: string;
+  /** Delay before the child is visible, 0–900 s (standard queues only). @default 0 */
+  readonly delaySeconds?: number;
+}
+
+/** What `run` gets besides its data. */
+export interface JobContext {
+  /** Aborted when the job's `timeoutSeconds` or the Lambda deadline is reached: pass it to I/O. */
+  readonly signal: AbortSignal;
+  /** 1-based attempt number of this run (counted by the worker, not by SQS receives). */
+  readonly attempt: number;
+  /** The envelope `id`. */
+  readonly jobId: string;
+  /** The envelope `source`. */
+  readonly source: string;
+  /** FIFO `MessageGroupId` (the envelope `partitionkey`), if any. */
+  readonly partitionKey: string | undefined;
+  /** Logger with the job's type, id and attempt attached. */
+  readonly logger: JobLogger;
+  /**
+   * Queues a follow-up job. Nothing is sent unless `run` succeeds; the child's id derives from
+   * this job's identity, so a re-run never creates a second child.
+   */
+  enqueue<D>(job: JobDefinition<D>, data: NoInfer<D>, options?: EnqueueOptions): void;
+  /**
+   * Runs a side-effect step at most once per job: on a retry of a half-done job, a step that
+   * completed returns its stored value instead of running again. `stepName` must be unique
+   * within the job. Without an idempotency store it simply runs `fn`.
+   */
+  once<T>(stepName: string, fn: () => Promise<T>): Promise<T>;
+  /** A stable key for an external API's `Idempotency-Key` header, per job and step. */
+  idempotencyKey(stepName: string): string;
+}
+
+/** What a job does when it finds its own earlier run's lease expired without completion. */
+export type LeaseExpiredPolicy = 'rerun' | 'dead-letter';
+
+/** Idempotency settings of a job. */
+export interface JobIdempotencyOptions<Data> {
+  /** `false` opts the job out of the idempotency store. @default true */
+  readonly enabled?: boolean;
+  /** Derives the key from the data. @default the envelope's `source` + `id` */
+  readonly key?: (data: Data) => string;
+  /**
+   * `rerun` (rather twice than never) runs again after an expired lease; `dead-letter`
+   * (rather never than twice) sends it to the DLQ for a person to decide.
+   * @default 'rerun'
+   */
+  readonly onLeaseExpired?: LeaseExpiredPolicy;
+}
+
+/** Input of {@link defineJob}. */
+export interface JobSpec<Data, Result> {
+  /** The envelope `type` that routes to this job, e.g. `"booking.reserve-inventory"`. */
+  readonly type: string;
+  /** Logical queue the job is sent to (resolved to a URL by the client or worker). */
+  readonly queue: string;
+  /** Any Standard Schema validator (zod, valibot, arktype) of the job's data. */
+  readonly schema: StandardSchemaV1<unknown, Data>;
+  /** Retry policy; missing fields take {@link DEFAULT_RETRY_POLICY}. */
+  readonly retry?: Partial<RetryPolicy>;
+  /** Soft time limit of one run in seconds; must stay below the Lambda timeout. @default 30 */
+  readonly timeoutSeconds?: number;
+  readonly idempotency?: JobIdempotencyOptions<Data>;
+  /** The work. Throw {@link PermanentError} for failures a retry cannot fix. */
+  run(data: Data, ctx: JobContext): Promise<Result>;
+}
+
+/** A validated, defaulted job definition. */
+export interface JobDefinition<Data = unknown, Result = unknown> extends JobSpec<Data, Result> {
+  readonly retry: RetryPolicy;
+  readonly timeoutSeconds: number;
+}
+
+/** Default soft time limit of a job run, in seconds. */
+export const DEFAULT_JOB_TIMEOUT_SECONDS = 30;
+
+/**
+ * Defines a job type.
+ * @throws {JobError} when `type`, `queue`, `timeoutSeconds` or `retry` is invalid (all problems in one message).
+ */
+export function defineJob<Data, Result = void>(spec: JobSpec<Data, Result>): JobDefinition<Data, Result> {
+  const problems: string[] = [];
+  if (typeof spec.type !== 'string' || spec.type.length === 0)
+    problems.push('type must be a non-empty string');
+  if (typeof spec.queue !== 'string' || spec.queue.length === 0)
+    problems.push('queue must be a non-empty string');
+  const timeoutSeconds = spec.timeoutSeconds ?? DEFAULT_JOB_TIMEOUT_SECONDS;
+  if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0 || timeoutSeconds > 900) {
+    problems.push(`timeoutSeconds must be > 0 and <= 900 (the Lambda maximum), got ${timeoutSeconds}`);
+  }
+  if (typeof spec.schema?.['~standard']?.validate !== 'function') {
+    problems.push('schema must be a Standard Schema validator (zod, valibot, ...)');
+  }
+  let retry: RetryPolicy | undefined;
+  try {
+    retry = resolveRetryPolicy(spec.retry, spec.type);
+  } catch (err) {
+    problems.push((err as Error).message);
+  }
+  if (problems.length > 0 || !retry) {
+    throw new JobError(`invalid job definition ${JSON.stringify(spec.type)}: ${problems.join('; ')}`);
+  }
+  return Object.freeze({ ...spec, retry, timeoutSeconds });
+}

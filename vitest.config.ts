@@ -1,0 +1,11 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+    // Integration and infra tests start emulators or synthesize: keep them from starving each other on 2 cores.
+    maxWorkers: 2,
+  },
+});
