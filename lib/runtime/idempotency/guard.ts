@@ -43,6 +43,8 @@ export type LeaseWrite = 'ok' | 'fenced';
 export interface Lease {
   /** 1-based count of runs of this key, this one included; survives releases. */
   readonly attempt: number;
+  /** When this key first failed, epoch ms (DLQ evidence); undefined before any failure. */
+  readonly firstFailureAtMs: number | undefined;
   /** Marks the key COMPLETED with the result (not stored whole above the size cap). */
   complete(result: unknown): Promise<LeaseWrite>;
   /**
