@@ -18,7 +18,7 @@ export const DATA_CONTENT_TYPE = 'application/json';
 export interface JobEnvelope<Data = unknown> {
   /** Always `"1.0"`. */
   readonly specversion: typeof SPEC_VERSION;
-  /** Unique per job within `source`; with `source` the default idempotency key. 1–256 chars. */
+  /** Unique per job within `source`; with `source` the default idempotency key. 1–256 characters (code points). */
   readonly id: string;
   /** URI-reference naming the producer, e.g. `"/services/checkout"`. */
   readonly source: string;
@@ -44,8 +44,31 @@ export class EnvelopeError extends JobError {
 }
 
 const MAX_ID_CHARS = 256;
-// RFC 3339 date-time (§5.6): full-date "T" full-time with a mandatory offset.
-const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+// RFC 3339 date-time (§5.6): full-date "T" full-time with a mandatory offset. Hours 00-23,
+// minutes and seconds 00-59 (no leap second: a JS Date cannot hold one); the day is checked
+// against its month below. The same rule is the `pattern` of `time` in envelope.schema.json.
+const RFC3339 =
+  /^(\d{4})-(\d{2})-(\d{2})[Tt]([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d+)?([Zz]|[+-]([01]\d|2[0-3]):[0-5]\d)$/;
+
+/** RFC 3339 §5.7: the day must exist in its month (29 February only in leap years). */
+function isRfc3339DateTime(value: string): boolean {
+  const match = RFC3339.exec(value);
+  if (!match) return false;
+  const year = Number(match[1]);
+  const month = Number(match[2]);
+  const day = Number(match[3]);
+  if (month < 1 || month > 12 || day < 1) return false;
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  const daysInMonth = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1] ?? 0;
+  return day <= daysInMonth && !Number.isNaN(Date.parse(value));
+}
+
+/** Length in Unicode code points, as JSON Schema `maxLength` counts (not UTF-16 units). */
+function codePointLength(value: string): number {
+  let count = 0;
+  for (const _ of value) count++;
+  return count;
+}
 // CloudEvents §3.1.1: attribute names are lowercase a-z and 0-9.
 const ATTRIBUTE_NAME = /^[a-z0-9]{1,20}$/;
 const KNOWN = new Set([
@@ -68,7 +91,9 @@ function requireString(
   if (value === undefined) throw new EnvelopeError(field, 'is missing');
   if (typeof value !== 'string') throw new EnvelopeError(field, `must be a string, got ${typeof value}`);
   if (value.length === 0) throw new EnvelopeError(field, 'must not be empty');
-  if (value.length > maxChars) throw new EnvelopeError(field, `must be at most ${maxChars} characters`);
+  if (codePointLength(value) > maxChars) {
+    throw new EnvelopeError(field, `must be at most ${maxChars} characters`);
+  }
   return value;
 }
 
@@ -98,7 +123,7 @@ export function parseEnvelope(body: string): JobEnvelope {
   const source = requireString(obj, 'source');
   const type = requireString(obj, 'type');
   const time = requireString(obj, 'time');
-  if (!RFC3339.test(time) || Number.isNaN(Date.parse(time))) {
+  if (!isRfc3339DateTime(time)) {
     throw new EnvelopeError('time', `must be an RFC 3339 timestamp, got "${time}"`);
   }
   const datacontenttype = requireString(obj, 'datacontenttype');
@@ -160,7 +185,10 @@ export function createEnvelope<Data>(input: CreateEnvelopeInput<Data>): JobEnvel
  * window is delivered once.
  */
 export function deduplicationIdOf(envelope: Pick<JobEnvelope, 'source' | 'id'>): string {
-  return createHash('sha256').update(`${envelope.source}\n${envelope.id}`).digest('hex');
+  // JSON array encoding keeps the parts apart ("a\nb" + "c" never hashes like "a" + "b\nc").
+  return createHash('sha256')
+    .update(JSON.stringify([envelope.source, envelope.id]))
+    .digest('hex');
 }
 
 /**
@@ -174,7 +202,7 @@ export function childJobId(
   index: number,
 ): string {
   const hash = createHash('sha256')
-    .update(`${parent.source}\n${parent.id}\n${childType}\n${index}`)
+    .update(JSON.stringify([parent.source, parent.id, childType, index]))
     .digest('hex');
   return `${hash.slice(0, 8)}-${hash.slice(8, 12)}-${hash.slice(12, 16)}-${hash.slice(16, 20)}-${hash.slice(20, 32)}`;
 }

@@ -1,0 +1,310 @@
+import { readFileSync } from 'node:fs';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsPlugin from 'ajv-formats';
+import { describe, expect, it } from 'vitest';
+import {
+  childJobId,
+  createEnvelope,
+  DATA_CONTENT_TYPE,
+  deduplicationIdOf,
+  EnvelopeError,
+  type JobEnvelope,
+  parseEnvelope,
+  SPEC_VERSION,
+} from '../../lib/runtime/envelope.ts';
+
+const schemaPath = new URL('../../lib/runtime/envelope.schema.json', import.meta.url);
+const schema = JSON.parse(readFileSync(schemaPath, 'utf8')) as Record<string, unknown>;
+// ajv-formats is CommonJS: under NodeNext its default import is the module object.
+const addFormats = addFormatsPlugin as unknown as typeof addFormatsPlugin.default;
+const ajv = new Ajv2020({ strict: true, allErrors: true });
+addFormats(ajv);
+const validateWithSchema = ajv.compile(schema);
+
+const valid = {
+  specversion: '1.0',
+  id: 'c0a80101-0000-4000-8000-000000000001',
+  source: '/services/checkout',
+  type: 'booking.reserve-inventory',
+  time: '2026-11-29T07:00:00.000Z',
+  datacontenttype: 'application/json',
+  data: { bookingId: 'b-1' },
+} as const;
+
+function without(field: keyof typeof valid): Record<string, unknown> {
+  const copy: Record<string, unknown> = { ...valid };
+  delete copy[field];
+  return copy;
+}
+
+const emoji = '\u{1F600}'; // one code point, two UTF-16 code units
+
+interface Case {
+  readonly name: string;
+  /** The parsed JSON value of the body. */
+  readonly value: unknown;
+  /** The field an invalid case must be rejected for (`EnvelopeError.field`); undefined = valid. */
+  readonly field?: string;
+}
+
+const cases: readonly Case[] = [
+  // valid
+  { name: 'all required attributes', value: valid },
+  { name: 'with partitionkey', value: { ...valid, partitionkey: 'user-42' } },
+  { name: 'data null', value: { ...valid, data: null } },
+  { name: 'data an array', value: { ...valid, data: ['a', 'b'] } },
+  { name: 'data a string', value: { ...valid, data: 'b-1' } },
+  { name: 'extension attribute traceparent', value: { ...valid, traceparent: '00-abc-01' } },
+  { name: 'extension name of 20 chars', value: { ...valid, abcdefghij0123456789: 'x' } },
+  { name: 'time lowercase t and z', value: { ...valid, time: '2026-11-29t07:00:00z' } },
+  { name: 'time with offset', value: { ...valid, time: '2026-11-29T12:30:00+05:30' } },
+  { name: 'time with negative offset', value: { ...valid, time: '2026-11-29T01:00:00-08:00' } },
+  { name: 'time with nanoseconds', value: { ...valid, time: '2026-11-29T07:00:00.123456789Z' } },
+  { name: 'time 29 Feb of a leap year', value: { ...valid, time: '2024-02-29T00:00:00Z' } },
+  { name: 'time 23:59:59', value: { ...valid, time: '2026-12-31T23:59:59Z' } },
+  { name: 'id of 256 chars', value: { ...valid, id: 'x'.repeat(256) } },
+  { name: 'id of 256 code points (astral)', value: { ...valid, id: emoji.repeat(256) } },
+  { name: 'id of one space', value: { ...valid, id: ' ' } },
+  { name: 'partitionkey of 128 chars', value: { ...valid, partitionkey: 'p'.repeat(128) } },
+  { name: 'partitionkey of 128 code points (astral)', value: { ...valid, partitionkey: emoji.repeat(128) } },
+  // invalid: not an object
+  { name: 'an array', value: [valid], field: 'body' },
+  { name: 'a string', value: 'job', field: 'body' },
+  { name: 'null', value: null, field: 'body' },
+  { name: 'a number', value: 1, field: 'body' },
+  // specversion
+  { name: 'specversion missing', value: without('specversion'), field: 'specversion' },
+  { name: 'specversion 0.3', value: { ...valid, specversion: '0.3' }, field: 'specversion' },
+  { name: 'specversion a number', value: { ...valid, specversion: 1.0 }, field: 'specversion' },
+  // id
+  { name: 'id missing', value: without('id'), field: 'id' },
+  { name: 'id empty', value: { ...valid, id: '' }, field: 'id' },
+  { name: 'id of 257 chars', value: { ...valid, id: 'x'.repeat(257) }, field: 'id' },
+  { name: 'id of 257 code points', value: { ...valid, id: emoji.repeat(257) }, field: 'id' },
+  { name: 'id a number', value: { ...valid, id: 7 }, field: 'id' },
+  // source, type
+  { name: 'source missing', value: without('source'), field: 'source' },
+  { name: 'source empty', value: { ...valid, source: '' }, field: 'source' },
+  { name: 'type missing', value: without('type'), field: 'type' },
+  { name: 'type empty', value: { ...valid, type: '' }, field: 'type' },
+  { name: 'type an object', value: { ...valid, type: { name: 'x' } }, field: 'type' },
+  // time
+  { name: 'time missing', value: without('time'), field: 'time' },
+  { name: 'time not a date', value: { ...valid, time: 'yesterday' }, field: 'time' },
+  { name: 'time date only', value: { ...valid, time: '2026-11-29' }, field: 'time' },
+  { name: 'time without offset', value: { ...valid, time: '2026-11-29T07:00:00' }, field: 'time' },
+  { name: 'time with a space separator', value: { ...valid, time: '2026-11-29 07:00:00Z' }, field: 'time' },
+  { name: 'time epoch number', value: { ...valid, time: 1_795_000_000 }, field: 'time' },
+  { name: 'time 30 Feb', value: { ...valid, time: '2026-02-30T00:00:00Z' }, field: 'time' },
+  { name: 'time 29 Feb of a common year', value: { ...valid, time: '2026-02-29T00:00:00Z' }, field: 'time' },
+  { name: 'time 31 April', value: { ...valid, time: '2026-04-31T00:00:00Z' }, field: 'time' },
+  { name: 'time month 13', value: { ...valid, time: '2026-13-01T00:00:00Z' }, field: 'time' },
+  { name: 'time hour 24', value: { ...valid, time: '2026-11-29T24:00:00Z' }, field: 'time' },
+  { name: 'time hour 24 with offset', value: { ...valid, time: '2026-11-29T24:59:30+01:00' }, field: 'time' },
+  { name: 'time minute 60', value: { ...valid, time: '2026-11-29T07:60:00Z' }, field: 'time' },
+  { name: 'time leap second', value: { ...valid, time: '2026-12-31T23:59:60Z' }, field: 'time' },
+  { name: 'time offset +24:00', value: { ...valid, time: '2026-11-29T07:00:00+24:00' }, field: 'time' },
+  { name: 'time offset without colon', value: { ...valid, time: '2026-11-29T07:00:00+0100' }, field: 'time' },
+  // datacontenttype
+  { name: 'datacontenttype missing', value: without('datacontenttype'), field: 'datacontenttype' },
+  {
+    name: 'datacontenttype text/plain',
+    value: { ...valid, datacontenttype: 'text/plain' },
+    field: 'datacontenttype',
+  },
+  // data
+  { name: 'data missing', value: without('data'), field: 'data' },
+  // partitionkey
+  { name: 'partitionkey empty', value: { ...valid, partitionkey: '' }, field: 'partitionkey' },
+  {
+    name: 'partitionkey of 129 chars',
+    value: { ...valid, partitionkey: 'p'.repeat(129) },
+    field: 'partitionkey',
+  },
+  { name: 'partitionkey null', value: { ...valid, partitionkey: null }, field: 'partitionkey' },
+  { name: 'partitionkey a number', value: { ...valid, partitionkey: 42 }, field: 'partitionkey' },
+  // extension attribute names
+  { name: 'extension name in camelCase', value: { ...valid, traceParent: 'x' }, field: 'traceParent' },
+  { name: 'extension name with underscore', value: { ...valid, trace_parent: 'x' }, field: 'trace_parent' },
+  {
+    name: 'extension name of 21 chars',
+    value: { ...valid, abcdefghij0123456789x: 'x' },
+    field: 'abcdefghij0123456789x',
+  },
+  {
+    name: 'extension name __proto__',
+    value: JSON.parse(`{"__proto__": 1, "specversion": "1.0"}`),
+    field: '',
+  },
+];
+
+function parserAccepts(value: unknown): boolean {
+  try {
+    parseEnvelope(JSON.stringify(value));
+    return true;
+  } catch (err) {
+    if (!(err instanceof EnvelopeError)) throw err;
+    return false;
+  }
+}
+
+describe('envelope JSON Schema and parseEnvelope agree', () => {
+  it.each(cases)('$name', ({ value, field }) => {
+    const schemaAccepts = validateWithSchema(value);
+    const accepts = parserAccepts(value);
+    expect({ schema: schemaAccepts, parser: accepts }).toEqual({
+      schema: field === undefined,
+      parser: field === undefined,
+    });
+  });
+
+  it('is a draft 2020-12 schema that requires every CloudEvents attribute the parser requires', () => {
+    expect(schema.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
+    expect(schema.required).toEqual([
+      'specversion',
+      'id',
+      'source',
+      'type',
+      'time',
+      'datacontenttype',
+      'data',
+    ]);
+  });
+});
+
+describe('parseEnvelope', () => {
+  const invalid = cases.filter((c) => c.field !== undefined && c.field !== '');
+
+  it.each(invalid)('names the field at fault: $name', ({ value, field }) => {
+    let caught: unknown;
+    try {
+      parseEnvelope(JSON.stringify(value));
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(EnvelopeError);
+    const error = caught as EnvelopeError;
+    expect(error.field).toBe(field);
+    expect(error.message).toContain(`invalid job envelope: ${field} `);
+    expect(error.context).toEqual({ field });
+  });
+
+  it.each([
+    ['not JSON at all', 'not json'],
+    ['truncated JSON', '{"specversion":"1.0",'],
+    ['an empty body', ''],
+  ])('rejects %s as field "body"', (_name, body) => {
+    expect(() => parseEnvelope(body)).toThrow(expect.objectContaining({ field: 'body' }));
+    expect(() => parseEnvelope(body)).toThrow(/invalid job envelope: body is not JSON/);
+  });
+
+  it('says what was wrong, not only where', () => {
+    expect(() => parseEnvelope(JSON.stringify({ ...valid, specversion: '0.3' }))).toThrow(
+      'invalid job envelope: specversion must be "1.0", got "0.3"',
+    );
+    expect(() => parseEnvelope(JSON.stringify({ ...valid, id: 7 }))).toThrow(
+      'invalid job envelope: id must be a string, got number',
+    );
+    expect(() => parseEnvelope(JSON.stringify({ ...valid, id: 'x'.repeat(257) }))).toThrow(
+      'invalid job envelope: id must be at most 256 characters',
+    );
+    expect(() => parseEnvelope(JSON.stringify({ ...valid, time: '2026-02-30T00:00:00Z' }))).toThrow(
+      'invalid job envelope: time must be an RFC 3339 timestamp, got "2026-02-30T00:00:00Z"',
+    );
+  });
+
+  it('returns the CloudEvents attributes and leaves unknown extensions out', () => {
+    const envelope = parseEnvelope(JSON.stringify({ ...valid, partitionkey: 'user-1', traceparent: 't' }));
+    expect(envelope).toEqual({ ...valid, partitionkey: 'user-1' });
+    expect(envelope).not.toHaveProperty('traceparent');
+  });
+
+  it('keeps data null as null (present, not missing)', () => {
+    expect(parseEnvelope(JSON.stringify({ ...valid, data: null })).data).toBeNull();
+  });
+});
+
+describe('createEnvelope', () => {
+  it('fills id (UUID v4), time (now, RFC 3339) and the constant attributes', () => {
+    const before = Date.now();
+    const envelope = createEnvelope({
+      type: 'payments.capture',
+      source: '/checkout',
+      data: { paymentId: 'p' },
+    });
+    expect(envelope.specversion).toBe(SPEC_VERSION);
+    expect(envelope.datacontenttype).toBe(DATA_CONTENT_TYPE);
+    expect(envelope.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(Date.parse(envelope.time)).toBeGreaterThanOrEqual(before);
+    expect(Date.parse(envelope.time)).toBeLessThanOrEqual(Date.now());
+    expect(envelope).not.toHaveProperty('partitionkey');
+  });
+
+  it('round-trips through JSON and parseEnvelope unchanged', () => {
+    const envelope = createEnvelope({
+      type: 'booking.confirm',
+      source: '/checkout',
+      id: 'job-1',
+      partitionKey: 'user-7',
+      time: new Date('2026-11-29T07:00:00.000Z'),
+      data: { bookingId: 'b-9' },
+    });
+    expect(parseEnvelope(JSON.stringify(envelope))).toEqual(envelope);
+    expect(validateWithSchema(envelope)).toBe(true);
+  });
+
+  it.each([
+    ['id', { id: '' }],
+    ['id', { id: 'x'.repeat(257) }],
+    ['source', { source: '' }],
+    ['type', { type: '' }],
+    ['partitionkey', { partitionKey: '' }],
+    ['data', { data: undefined }],
+  ])('refuses a bad %s with an EnvelopeError naming it', (field, override) => {
+    const input = { type: 't', source: '/s', data: {}, ...override };
+    expect(() => createEnvelope(input)).toThrow(expect.objectContaining({ name: 'EnvelopeError', field }));
+  });
+});
+
+describe('deduplicationIdOf', () => {
+  const job: Pick<JobEnvelope, 'source' | 'id'> = { source: '/checkout', id: 'job-1' };
+
+  it('is 64 hex chars, within the 128-char MessageDeduplicationId limit', () => {
+    expect(deduplicationIdOf(job)).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('is the same for the same job and differs by source and by id', () => {
+    expect(deduplicationIdOf({ ...job })).toBe(deduplicationIdOf(job));
+    expect(deduplicationIdOf({ ...job, id: 'job-2' })).not.toBe(deduplicationIdOf(job));
+    expect(deduplicationIdOf({ ...job, source: '/other' })).not.toBe(deduplicationIdOf(job));
+  });
+
+  it('does not confuse jobs whose source and id only differ in where they are split', () => {
+    expect(deduplicationIdOf({ source: 'a\nb', id: 'c' })).not.toBe(
+      deduplicationIdOf({ source: 'a', id: 'b\nc' }),
+    );
+  });
+});
+
+describe('childJobId', () => {
+  const parent = { source: '/checkout', id: 'job-1' };
+
+  it('is UUID-shaped and stable across re-runs of the parent', () => {
+    const id = childJobId(parent, 'booking.confirm', 0);
+    expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    expect(childJobId({ ...parent }, 'booking.confirm', 0)).toBe(id);
+  });
+
+  it('differs by parent, child type and position', () => {
+    const id = childJobId(parent, 'booking.confirm', 0);
+    expect(childJobId({ ...parent, id: 'job-2' }, 'booking.confirm', 0)).not.toBe(id);
+    expect(childJobId(parent, 'booking.invoice', 0)).not.toBe(id);
+    expect(childJobId(parent, 'booking.confirm', 1)).not.toBe(id);
+  });
+
+  it('does not confuse parents whose source and id only differ in where they are split', () => {
+    expect(childJobId({ source: 'a\nb', id: 'c' }, 't', 0)).not.toBe(
+      childJobId({ source: 'a', id: 'b\nc' }, 't', 0),
+    );
+  });
+});
