@@ -75,19 +75,30 @@ const TRANSIENT_NETWORK_CODES = new Set([
   'UND_ERR_ABORTED',
 ]);
 
-/** AWS error names that mean "slow down" (SDK v3 `name` / `Code`). */
-const AWS_THROTTLING = new Set([
-  'ThrottlingException',
-  'Throttling',
-  'ThrottledException',
-  'TooManyRequestsException',
-  'RequestLimitExceeded',
+/**
+ * AWS error names (SDK v3 `name` / `Code`) that a retry can outlive although the service calls
+ * them client faults: the SDK's own throttling and transient lists (@smithy/core
+ * service-error-classification), SQS `KmsThrottled`, and request timeouts that S3 answers with
+ * HTTP 400.
+ */
+const AWS_TRANSIENT_NAMES = new Set([
+  'BandwidthLimitExceeded',
+  'EC2ThrottledException',
+  'KmsThrottled',
+  'LimitExceededException',
+  'PriorRequestNotComplete',
   'ProvisionedThroughputExceededException',
+  'RequestLimitExceeded',
   'RequestThrottled',
   'RequestThrottledException',
+  'RequestTimeout',
+  'RequestTimeoutException',
   'SlowDown',
+  'ThrottledException',
+  'Throttling',
+  'ThrottlingException',
+  'TooManyRequestsException',
   'TransactionInProgressException',
-  'LimitExceededException',
 ]);
 
 const ABORT_NAMES = new Set(['AbortError', 'TimeoutError']);
@@ -143,21 +154,33 @@ function httpStatusOf(err: Loose): { status: number; headers: unknown } | undefi
  * Order of rules (the first that matches decides):
  * 1. {@link PermanentError} / {@link TransientError} thrown by a job decide directly.
  * 2. Aborts and timeouts (`AbortError`, `TimeoutError`) are transient.
- * 3. AWS SDK v3 errors: `$retryable`, throttling names and 5xx (`$fault: 'server'`) are
- *    transient; other client faults are permanent.
+ * 3. AWS SDK v3 errors: `$retryable`, throttling and timeout names (the SDK's lists plus SQS
+ *    `KmsThrottled`), 408/425/429 and 5xx (`$fault: 'server'`) are transient, with a
+ *    `Retry-After` of the raw response as `minDelayMs`; other client faults are permanent.
  * 4. HTTP responses: 408, 425, 429 and 5xx are transient (a `Retry-After` header sets
  *    `minDelayMs`); other 4xx are permanent.
  * 5. Node and undici network errors (`code` such as ECONNRESET, ETIMEDOUT, EAI_AGAIN) are
  *    transient, also when wrapped as `cause` (fetch throws `TypeError('fetch failed')`).
  * 6. Anything unknown is transient, bounded by the job's `maxAttempts`.
  *
- * Never throws.
+ * Never throws: an error whose inspection throws is `{ kind: 'transient', reason: 'unknown' }`.
  */
 export function classifyError(error: unknown, nowMs: number = Date.now()): ErrorClassification {
-  const known = classifyKnown(error, nowMs, 0);
-  if (known) return known;
-  const name = asRecord(error)?.name;
-  return { kind: 'transient', reason: typeof name === 'string' ? name : 'unknown' };
+  try {
+    const known = classifyKnown(error, nowMs, 0);
+    if (known) return known;
+    const name = asRecord(error)?.name;
+    return { kind: 'transient', reason: typeof name === 'string' ? name : 'unknown' };
+  } catch {
+    // A getter or proxy on the error threw while being inspected: nothing is known about it.
+    return { kind: 'transient', reason: 'unknown' };
+  }
+}
+
+/** A transient classification with the `Retry-After` of `headers` as `minDelayMs`, if any. */
+function transientWithRetryAfter(reason: string, headers: unknown, nowMs: number): ErrorClassification {
+  const minDelayMs = parseRetryAfterMs(readHeader(headers, 'retry-after'), nowMs);
+  return minDelayMs === undefined ? { kind: 'transient', reason } : { kind: 'transient', reason, minDelayMs };
 }
 
 /** Applies rules 1–5; undefined when none matches. */
@@ -176,13 +199,16 @@ function classifyKnown(error: unknown, nowMs: number, depth: number): ErrorClass
 
   const isAws = '$fault' in err || '$metadata' in err;
   if (isAws) {
-    if (err.$retryable) return { kind: 'transient', reason: name };
-    if (AWS_THROTTLING.has(name)) return { kind: 'transient', reason: name };
     const status = asRecord(err.$metadata)?.httpStatusCode;
-    if (err.$fault === 'server' || (typeof status === 'number' && status >= 500)) {
-      return { kind: 'transient', reason: name };
+    const headers = asRecord(err.$response)?.headers;
+    if (
+      err.$retryable ||
+      AWS_TRANSIENT_NAMES.has(name) ||
+      err.$fault === 'server' ||
+      (typeof status === 'number' && (status >= 500 || TRANSIENT_HTTP.has(status)))
+    ) {
+      return transientWithRetryAfter(name, headers, nowMs);
     }
-    if (typeof status === 'number' && TRANSIENT_HTTP.has(status)) return { kind: 'transient', reason: name };
     if (err.$fault === 'client') return { kind: 'permanent', reason: name };
   }
 
@@ -190,10 +216,7 @@ function classifyKnown(error: unknown, nowMs: number, depth: number): ErrorClass
   if (http) {
     const reason = `HTTP ${http.status}`;
     if (http.status >= 500 || TRANSIENT_HTTP.has(http.status)) {
-      const minDelayMs = parseRetryAfterMs(readHeader(http.headers, 'retry-after'), nowMs);
-      return minDelayMs === undefined
-        ? { kind: 'transient', reason }
-        : { kind: 'transient', reason, minDelayMs };
+      return transientWithRetryAfter(reason, http.headers, nowMs);
     }
     if (http.status >= 400) return { kind: 'permanent', reason };
   }
