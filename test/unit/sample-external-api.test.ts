@@ -1,0 +1,107 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { type ExternalService, startExternalService } from '../../lib/local/external-service.ts';
+import { classifyError, PermanentError, TransientError } from '../../lib/runtime/errors.ts';
+import { ExternalApi, ExternalApiError } from '../../lib/sample/external-api.ts';
+
+let service: ExternalService | undefined;
+afterEach(async () => {
+  await service?.close();
+  service = undefined;
+});
+
+const capture = { bookingId: 'b1', userId: 'u1', amountCents: 500 };
+
+async function failureOf(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (err) {
+    return err;
+  }
+  throw new Error('expected a failure');
+}
+
+describe('ExternalApi against the fake service', () => {
+  it('sends the idempotency key: a retry gets the same payment id and one side effect', async () => {
+    service = await startExternalService({ latencyMs: { min: 0, max: 0 } });
+    const api = new ExternalApi({ baseUrl: service.url });
+    const a = await api.capturePayment(capture, { idempotencyKey: 'job-1/capture' });
+    const b = await api.capturePayment(capture, { idempotencyKey: 'job-1/capture' });
+    expect(b).toEqual(a);
+    expect(service.stats().sideEffectsByKey).toEqual({ 'payment:job-1/capture': 1 });
+  });
+
+  it.each([
+    ['throttle', { kind: 'transient', reason: 'HTTP 429', minDelayMs: 1000 }],
+    ['unavailable', { kind: 'transient', reason: 'HTTP 503' }],
+    ['badRequest', { kind: 'permanent', reason: 'HTTP 400' }],
+  ] as const)('maps an injected %s to an error classifyError reads as %o', async (fault, expected) => {
+    service = await startExternalService({ latencyMs: { min: 0, max: 0 }, faults: { [fault]: 1 } });
+    const api = new ExternalApi({ baseUrl: service.url });
+    const err = await failureOf(
+      api.issueInvoice({ bookingId: 'b', userId: 'u', sku: 's', quantity: 1 }, { idempotencyKey: 'k' }),
+    );
+    expect(err).toBeInstanceOf(ExternalApiError);
+    expect(classifyError(err)).toEqual(expected);
+  });
+
+  it('times out a hanging request (transient) while the job signal is still live', async () => {
+    service = await startExternalService({
+      latencyMs: { min: 0, max: 0 },
+      faults: { timeout: 1 },
+      hangMs: 2_000,
+    });
+    const api = new ExternalApi({ baseUrl: service.url, timeoutMs: 100 });
+    const job = new AbortController();
+    const err = await failureOf(
+      api.sendEmail(
+        { bookingId: 'b', to: 'x@example.com', template: 't' },
+        { idempotencyKey: 'k', signal: job.signal },
+      ),
+    );
+    expect((err as Error).name).toBe('TimeoutError');
+    expect(classifyError(err).kind).toBe('transient');
+  });
+
+  it('stops when the job signal aborts first', async () => {
+    service = await startExternalService({
+      latencyMs: { min: 0, max: 0 },
+      faults: { timeout: 1 },
+      hangMs: 2_000,
+    });
+    const api = new ExternalApi({ baseUrl: service.url, timeoutMs: 5_000 });
+    const job = new AbortController();
+    setTimeout(() => job.abort(), 50);
+    const t0 = performance.now();
+    const err = await failureOf(api.capturePayment(capture, { idempotencyKey: 'k', signal: job.signal }));
+    expect(performance.now() - t0).toBeLessThan(1_000);
+    expect(classifyError(err).kind).toBe('transient');
+  });
+
+  it('reads 409 (key in progress) as transient and 422 (key reused) as permanent', async () => {
+    const answer = (status: number) =>
+      (async () => new Response(JSON.stringify({ error: 'x' }), { status })) as unknown as typeof fetch;
+    const conflict = await failureOf(
+      new ExternalApi({ baseUrl: 'http://x', fetch: answer(409) }).capturePayment(capture, {
+        idempotencyKey: 'k',
+      }),
+    );
+    expect(conflict).toBeInstanceOf(TransientError);
+    const reused = await failureOf(
+      new ExternalApi({ baseUrl: 'http://x', fetch: answer(422) }).capturePayment(capture, {
+        idempotencyKey: 'k',
+      }),
+    );
+    expect(reused).toBeInstanceOf(PermanentError);
+  });
+
+  it('a refused connection is transient', async () => {
+    service = await startExternalService();
+    const url = service.url;
+    await service.close();
+    service = undefined;
+    const err = await failureOf(
+      new ExternalApi({ baseUrl: url }).capturePayment(capture, { idempotencyKey: 'k' }),
+    );
+    expect(classifyError(err)).toMatchObject({ kind: 'transient', reason: 'ECONNREFUSED' });
+  });
+});
