@@ -1,0 +1,465 @@
+/**
+ * The report of a local run (`npm start`): a pure function from the facts collected after the
+ * run to a report object, and a text renderer. Nothing here does I/O, so every figure and every
+ * invariant is unit-tested on hand-made facts.
+ *
+ * Invariants (the run fails when any does not hold):
+ * 1. no job lost: every job sent or enqueued ended completed or dead-lettered;
+ * 2. one side effect per idempotency key, and exactly one per completed job that calls an
+ *    external API (none missing, none duplicated);
+ * 3. no per-user order violation on the FIFO queue;
+ * 4. no unexplained dead letter: each one is a deliberate bad message, an out-of-stock booking,
+ *    or a fault the fake service injected into that very job.
+ */
+import type { OrderLog } from '../sample/domain.ts';
+import { BOOKING_STEPS } from '../sample/domain.ts';
+
+/** Final state of a job at the end of a run. */
+export type JobState = 'completed' | 'dead-lettered' | 'lost';
+
+/** What is known about one job (sent by the workload or enqueued by another job). */
+export interface JobOutcome {
+  /** Stable identity within the run, e.g. `booking.issue-invoice:b-7`. */
+  readonly key: string;
+  readonly type: string;
+  /** Logical queue name. */
+  readonly queue: string;
+  /** `sent` by the workload, or `enqueued` by a job it chained from. */
+  readonly origin: 'sent' | 'enqueued';
+  readonly state: JobState;
+  /** When the job came into being (sent, or its parent completed), epoch ms. */
+  readonly startedAtMs?: number;
+  /** When it completed, epoch ms. */
+  readonly completedAtMs?: number;
+  /** Runs it took: the attempt that completed it, or the `Attempts` of its DLQ evidence. */
+  readonly attempts?: number;
+  /** The fake service's reference of the side effect this job performs, if it calls one. */
+  readonly sideEffectReference?: string;
+}
+
+/** A dead-lettered message as read from a DLQ, with its evidence attributes. */
+export interface DeadLetterFact {
+  /** Logical name of the queue whose DLQ holds it. */
+  readonly queue: string;
+  /** `JobType` attribute (absent for a body that was not an envelope). */
+  readonly jobType?: string;
+  /** `ErrorName` attribute. */
+  readonly errorName?: string;
+  /** `ErrorReason` attribute (the classification reason). */
+  readonly errorReason?: string;
+  /** `Attempts` attribute. */
+  readonly attempts?: number;
+  /** The job it belongs to, when it could be matched. */
+  readonly jobKey?: string;
+  /** Why it was meant to fail (deliberate bad message, out of stock, injected 400); undefined = unexplained. */
+  readonly expectedBecause?: string;
+}
+
+/** Everything the report is computed from. */
+export interface ReportFacts {
+  /** When the workload started sending, epoch ms. */
+  readonly startedAtMs: number;
+  /** When the run ended (all jobs final, or the deadline), epoch ms. */
+  readonly finishedAtMs: number;
+  /** Time spent booting emulators and provisioning before the workload, ms. */
+  readonly bootMs: number;
+  /** True when the deadline passed before every job was final. */
+  readonly timedOut: boolean;
+  readonly jobs: readonly JobOutcome[];
+  readonly deadLetters: readonly DeadLetterFact[];
+  /** Per-user order logs of the booking steps, as recorded by the jobs. */
+  readonly orderLogs: readonly OrderLog[];
+  /** Side effects the fake service performed, per idempotency key and per business reference. */
+  readonly sideEffects: {
+    readonly byKey: Readonly<Record<string, number>>;
+    readonly byReference: Readonly<Record<string, number>>;
+  };
+  /** Faults injected, by kind (fake service kinds, lost responses, deliberate bad messages...). */
+  readonly faultsInjected: Readonly<Record<string, number>>;
+  /** Duplicate deliveries the idempotency store absorbed; undefined when not measured. */
+  readonly duplicatesAbsorbed: number | undefined;
+  /** Where the duplicate count came from (for the text). */
+  readonly duplicatesSource?: string;
+}
+
+/** One checked invariant. */
+export interface InvariantResult {
+  readonly name: string;
+  readonly ok: boolean;
+  /** What was found, e.g. `0` or `2 (b-1, b-9)`. */
+  readonly actual: string;
+  readonly expected: string;
+}
+
+/** An order violation found in a user's log. */
+export interface OrderViolation {
+  readonly userId: string;
+  readonly description: string;
+}
+
+/** Nearest-rank percentiles and extremes of a sample, in ms. */
+export interface LatencySummary {
+  readonly count: number;
+  readonly p50Ms: number | undefined;
+  readonly p95Ms: number | undefined;
+  readonly maxMs: number | undefined;
+}
+
+/** The report of a run. */
+export interface RunReport {
+  readonly ok: boolean;
+  readonly jobs: {
+    readonly sent: number;
+    readonly enqueued: number;
+    readonly total: number;
+    readonly completed: number;
+    readonly deadLettered: number;
+    readonly lost: number;
+    /** Jobs that needed more than one run. */
+    readonly retriedJobs: number;
+    /** Runs beyond the first, summed over all jobs. */
+    readonly retries: number;
+    readonly byType: Readonly<
+      Record<
+        string,
+        { total: number; completed: number; deadLettered: number; lost: number; retries: number }
+      >
+    >;
+    /** Keys of lost jobs (first 10). */
+    readonly lostExamples: readonly string[];
+  };
+  readonly deadLetters: {
+    readonly total: number;
+    readonly byCause: readonly { cause: string; count: number; expected: number }[];
+    readonly unexplained: number;
+  };
+  readonly duplicatesAbsorbed: number | undefined;
+  readonly duplicatesSource: string | undefined;
+  readonly sideEffects: {
+    readonly keys: number;
+    readonly total: number;
+    readonly maxPerKey: number;
+    /** Keys with more than one side effect (first 10). */
+    readonly keysOverOne: readonly string[];
+    /** Completed jobs whose side effect happened more than once. */
+    readonly duplicated: readonly string[];
+    /** Completed jobs whose side effect never happened. */
+    readonly missing: readonly string[];
+  };
+  readonly order: {
+    readonly usersChecked: number;
+    readonly stepsChecked: number;
+    readonly violations: readonly OrderViolation[];
+  };
+  readonly latency: LatencySummary;
+  /** Completed jobs per second over the workload window. */
+  readonly throughputPerSecond: number;
+  /** From the first send to the end of the run, ms. */
+  readonly workloadMs: number;
+  /** Boot plus workload, ms. */
+  readonly wallTimeMs: number;
+  readonly timedOut: boolean;
+  readonly faultsInjected: { readonly total: number; readonly byKind: Readonly<Record<string, number>> };
+  readonly invariants: readonly InvariantResult[];
+}
+
+/**
+ * Nearest-rank percentile (the smallest value with at least `p`% of the sample at or below it).
+ * @returns undefined for an empty sample.
+ */
+export function percentile(sorted: readonly number[], p: number): number | undefined {
+  if (sorted.length === 0) return undefined;
+  const rank = Math.max(1, Math.ceil((p / 100) * sorted.length));
+  return sorted[Math.min(sorted.length, rank) - 1];
+}
+
+/** Summarises latencies (any order) in ms. */
+export function summariseLatency(samples: readonly number[]): LatencySummary {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return {
+    count: sorted.length,
+    p50Ms: percentile(sorted, 50),
+    p95Ms: percentile(sorted, 95),
+    maxMs: sorted.at(-1),
+  };
+}
+
+/**
+ * Finds per-user order violations in the booking logs: within a user, each step must see the
+ * bookings in the order they were placed (ordinals increasing in log order), and each booking
+ * must go reserve → confirm → invoice.
+ */
+export function findOrderViolations(logs: readonly OrderLog[]): OrderViolation[] {
+  const violations: OrderViolation[] = [];
+  for (const log of logs) {
+    const highest = new Map<string, { ordinal: number; bookingId: string }>();
+    const stepsSeen = new Map<string, number>();
+    for (const entry of log.entries) {
+      const prior = highest.get(entry.step);
+      if (prior && entry.ordinal < prior.ordinal) {
+        violations.push({
+          userId: log.userId,
+          description: `${entry.step} of booking #${entry.ordinal} (${entry.bookingId}) after booking #${prior.ordinal} (${prior.bookingId})`,
+        });
+      } else {
+        highest.set(entry.step, { ordinal: entry.ordinal, bookingId: entry.bookingId });
+      }
+      const index = BOOKING_STEPS.indexOf(entry.step);
+      const reached = stepsSeen.get(entry.bookingId) ?? -1;
+      if (index !== reached + 1) {
+        violations.push({
+          userId: log.userId,
+          description: `${entry.step} of booking ${entry.bookingId} after ${reached < 0 ? 'no step' : BOOKING_STEPS[reached]}`,
+        });
+      }
+      stepsSeen.set(entry.bookingId, Math.max(reached, index));
+    }
+  }
+  return violations;
+}
+
+function causeOf(dl: DeadLetterFact): string {
+  const name = dl.errorName ?? 'unknown error';
+  return dl.errorReason && dl.errorReason !== name ? `${name} (${dl.errorReason})` : name;
+}
+
+const examples = (list: readonly string[], n = 10): string[] => list.slice(0, n);
+
+/** Computes the report from the facts of a run. Pure; never throws on well-typed input. */
+export function buildReport(facts: ReportFacts): RunReport {
+  const jobs = facts.jobs;
+  const byType: Record<
+    string,
+    { total: number; completed: number; deadLettered: number; lost: number; retries: number }
+  > = {};
+  let retries = 0;
+  let retriedJobs = 0;
+  for (const job of jobs) {
+    const row = byType[job.type] ?? { total: 0, completed: 0, deadLettered: 0, lost: 0, retries: 0 };
+    row.total += 1;
+    if (job.state === 'completed') row.completed += 1;
+    else if (job.state === 'dead-lettered') row.deadLettered += 1;
+    else row.lost += 1;
+    const extra = Math.max(0, (job.attempts ?? 1) - 1);
+    row.retries += extra;
+    retries += extra;
+    if (extra > 0) retriedJobs += 1;
+    byType[job.type] = row;
+  }
+  const count = (state: JobState) => jobs.filter((j) => j.state === state).length;
+  const lostKeys = jobs.filter((j) => j.state === 'lost').map((j) => j.key);
+
+  const causes = new Map<string, { count: number; expected: number }>();
+  for (const dl of facts.deadLetters) {
+    const cause = causeOf(dl);
+    const row = causes.get(cause) ?? { count: 0, expected: 0 };
+    row.count += 1;
+    if (dl.expectedBecause !== undefined) row.expected += 1;
+    causes.set(cause, row);
+  }
+  const byCause = [...causes]
+    .map(([cause, row]) => ({ cause, ...row }))
+    .sort((a, b) => b.count - a.count || a.cause.localeCompare(b.cause));
+  const unexplained = facts.deadLetters.filter((dl) => dl.expectedBecause === undefined).length;
+
+  const keyCounts = Object.entries(facts.sideEffects.byKey);
+  const keysOverOne = keyCounts.filter(([, n]) => n > 1).map(([k, n]) => `${k} ×${n}`);
+  const maxPerKey = keyCounts.reduce((max, [, n]) => Math.max(max, n), 0);
+  const duplicated: string[] = [];
+  const missing: string[] = [];
+  for (const job of jobs) {
+    if (job.state !== 'completed' || job.sideEffectReference === undefined) continue;
+    const n = facts.sideEffects.byReference[job.sideEffectReference] ?? 0;
+    if (n === 0) missing.push(job.key);
+    else if (n > 1) duplicated.push(`${job.key} ×${n}`);
+  }
+
+  const violations = findOrderViolations(facts.orderLogs);
+  const stepsChecked = facts.orderLogs.reduce((acc, log) => acc + log.entries.length, 0);
+
+  const latencies: number[] = [];
+  let lastCompletion = facts.startedAtMs;
+  for (const job of jobs) {
+    if (job.state !== 'completed' || job.completedAtMs === undefined) continue;
+    lastCompletion = Math.max(lastCompletion, job.completedAtMs);
+    if (job.startedAtMs !== undefined) latencies.push(Math.max(0, job.completedAtMs - job.startedAtMs));
+  }
+  const completed = count('completed');
+  const windowMs = Math.max(1, lastCompletion - facts.startedAtMs);
+  const workloadMs = Math.max(0, facts.finishedAtMs - facts.startedAtMs);
+
+  const faultTotal = Object.values(facts.faultsInjected).reduce((a, b) => a + b, 0);
+
+  const invariants: InvariantResult[] = [
+    {
+      name: 'jobs lost (sent or enqueued, neither completed nor dead-lettered)',
+      ok: lostKeys.length === 0,
+      actual: lostKeys.length === 0 ? '0' : `${lostKeys.length} (${examples(lostKeys, 3).join(', ')})`,
+      expected: '0',
+    },
+    {
+      name: 'side effects per idempotency key',
+      ok: maxPerKey <= 1,
+      actual:
+        keysOverOne.length === 0 ? `all 1 (${keyCounts.length} keys)` : `${keysOverOne.length} keys > 1`,
+      expected: 'all 1',
+    },
+    {
+      name: 'completed jobs with a duplicated or missing side effect',
+      ok: duplicated.length === 0 && missing.length === 0,
+      actual: `${duplicated.length} duplicated, ${missing.length} missing`,
+      expected: '0',
+    },
+    {
+      name: 'per-user order violations on the FIFO queue',
+      ok: violations.length === 0,
+      actual: String(violations.length),
+      expected: '0',
+    },
+    {
+      name: 'dead letters without an injected or deliberate cause',
+      ok: unexplained === 0,
+      actual: String(unexplained),
+      expected: '0',
+    },
+  ];
+
+  return {
+    ok: invariants.every((i) => i.ok),
+    jobs: {
+      sent: jobs.filter((j) => j.origin === 'sent').length,
+      enqueued: jobs.filter((j) => j.origin === 'enqueued').length,
+      total: jobs.length,
+      completed,
+      deadLettered: count('dead-lettered'),
+      lost: lostKeys.length,
+      retriedJobs,
+      retries,
+      byType,
+      lostExamples: examples(lostKeys),
+    },
+    deadLetters: { total: facts.deadLetters.length, byCause, unexplained },
+    duplicatesAbsorbed: facts.duplicatesAbsorbed,
+    duplicatesSource: facts.duplicatesSource,
+    sideEffects: {
+      keys: keyCounts.length,
+      total: keyCounts.reduce((acc, [, n]) => acc + n, 0),
+      maxPerKey,
+      keysOverOne: examples(keysOverOne),
+      duplicated: examples(duplicated),
+      missing: examples(missing),
+    },
+    order: { usersChecked: facts.orderLogs.length, stepsChecked, violations },
+    latency: summariseLatency(latencies),
+    throughputPerSecond: completed === 0 ? 0 : completed / (windowMs / 1000),
+    workloadMs,
+    wallTimeMs: facts.bootMs + workloadMs,
+    timedOut: facts.timedOut,
+    faultsInjected: { total: faultTotal, byKind: { ...facts.faultsInjected } },
+    invariants,
+  };
+}
+
+const ms = (value: number | undefined): string =>
+  value === undefined
+    ? 'n/a'
+    : value >= 10_000
+      ? `${(value / 1000).toFixed(1)} s`
+      : `${Math.round(value)} ms`;
+const seconds = (value: number): string => `${(value / 1000).toFixed(1)} s`;
+
+function table(rows: readonly (readonly string[])[], indent = '  '): string[] {
+  const widths: number[] = [];
+  for (const row of rows) {
+    row.forEach((cell, i) => {
+      widths[i] = Math.max(widths[i] ?? 0, cell.length);
+    });
+  }
+  return rows.map(
+    (row) =>
+      indent +
+      row
+        .map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0)))
+        .join('  ')
+        .trimEnd(),
+  );
+}
+
+/** Renders the report as plain text (no colours), for a terminal or a log. */
+export function renderReport(report: RunReport): string {
+  const out: string[] = [];
+  const { jobs } = report;
+  out.push('sqs-jobs local run report', '');
+  out.push(
+    `Jobs: ${jobs.total} (${jobs.sent} sent by the workload, ${jobs.enqueued} enqueued by jobs)`,
+    ...table([
+      ['completed', String(jobs.completed)],
+      ['dead-lettered', String(jobs.deadLettered)],
+      ['lost', String(jobs.lost)],
+      ['retried', `${jobs.retriedJobs} jobs, ${jobs.retries} retries`],
+    ]),
+    '',
+    'By job type:',
+    ...table([
+      ['type', 'total', 'completed', 'dead-lettered', 'lost', 'retries'],
+      ...Object.entries(jobs.byType)
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([type, r]) => [
+          type,
+          String(r.total),
+          String(r.completed),
+          String(r.deadLettered),
+          String(r.lost),
+          String(r.retries),
+        ]),
+    ]),
+    '',
+  );
+  out.push(`Dead-lettered by cause (${report.deadLetters.total}):`);
+  if (report.deadLetters.byCause.length === 0) out.push('  none');
+  else
+    out.push(
+      ...table(
+        report.deadLetters.byCause.map((c) => [
+          c.cause,
+          String(c.count),
+          c.expected === c.count ? 'expected' : `${c.count - c.expected} unexplained`,
+        ]),
+      ),
+    );
+  out.push('');
+  out.push(
+    `Duplicate deliveries absorbed: ${report.duplicatesAbsorbed ?? 'not measured'}${report.duplicatesSource ? ` (${report.duplicatesSource})` : ''}`,
+    `Side effects: ${report.sideEffects.total} over ${report.sideEffects.keys} idempotency keys, at most ${report.sideEffects.maxPerKey} per key`,
+    `Order: ${report.order.stepsChecked} booking steps of ${report.order.usersChecked} users checked, ${report.order.violations.length} violations`,
+    ...report.order.violations.slice(0, 5).map((v) => `  ${v.userId}: ${v.description}`),
+    `Faults injected: ${report.faultsInjected.total}` +
+      (report.faultsInjected.total > 0
+        ? ` (${Object.entries(report.faultsInjected.byKind)
+            .filter(([, n]) => n > 0)
+            .map(([k, n]) => `${k} ${n}`)
+            .join(', ')})`
+        : ''),
+    `Latency, sent/enqueued to completed: p50 ${ms(report.latency.p50Ms)}, p95 ${ms(report.latency.p95Ms)}, max ${ms(report.latency.maxMs)} over ${report.latency.count} jobs`,
+    `Throughput: ${report.throughputPerSecond.toFixed(1)} jobs/s`,
+    `Wall time: ${seconds(report.wallTimeMs)} (boot ${seconds(report.wallTimeMs - report.workloadMs)}, workload ${seconds(report.workloadMs)})${report.timedOut ? ' — DEADLINE REACHED' : ''}`,
+    '',
+    'Invariants:',
+    ...table(
+      report.invariants.map((i) => [
+        `${i.ok ? 'PASS' : 'FAIL'}  ${i.name}`,
+        i.actual,
+        `(expected ${i.expected})`,
+      ]),
+    ),
+  );
+  if (jobs.lostExamples.length > 0) out.push('', `Lost jobs: ${jobs.lostExamples.join(', ')}`);
+  if (report.sideEffects.keysOverOne.length > 0)
+    out.push(`Keys with repeated side effects: ${report.sideEffects.keysOverOne.join(', ')}`);
+  if (report.sideEffects.duplicated.length > 0)
+    out.push(`Duplicated side effects: ${report.sideEffects.duplicated.join(', ')}`);
+  if (report.sideEffects.missing.length > 0)
+    out.push(`Missing side effects: ${report.sideEffects.missing.join(', ')}`);
+  out.push('', report.ok ? 'RESULT: all invariants hold' : 'RESULT: INVARIANT FAILED');
+  return `${out.join('\n')}\n`;
+}
