@@ -1,0 +1,214 @@
+/**
+ * The sample jobs on the embedded DynamoDB emulator (dynalite) and the fake external service,
+ * run with a hand-made JobContext (no worker, no queue): the domain writes are idempotent on
+ * their own, out of stock is permanent, each step chains the next, and every side effect
+ * happens once per job even when the job runs twice.
+ */
+import type { Server } from 'node:http';
+import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
+import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type ExternalService, NO_FAULTS, startExternalService } from '../../lib/local/external-service.ts';
+import { PermanentError } from '../../lib/runtime/errors.ts';
+import type { JobContext, JobDefinition } from '../../lib/runtime/job.ts';
+import { DomainRepository, OutOfStockError } from '../../lib/sample/domain.ts';
+import { ExternalApi } from '../../lib/sample/external-api.ts';
+import { createSampleJobs, type SampleJobs } from '../../lib/sample/jobs.ts';
+
+const require = createRequire(import.meta.url);
+const dynalite = require('dynalite') as (options: { createTableMs?: number }) => Server;
+
+let db: Server;
+let service: ExternalService;
+let repository: DomainRepository;
+let jobs: SampleJobs;
+let table = 0;
+
+interface TestContext extends JobContext {
+  readonly enqueued: { type: string; data: unknown }[];
+}
+
+/** A JobContext like the worker's: `once` remembers completed steps per job id across runs. */
+const onceStore = new Map<string, unknown>();
+function context(jobId: string, attempt = 1): TestContext {
+  const enqueued: { type: string; data: unknown }[] = [];
+  return {
+    signal: AbortSignal.timeout(10_000),
+    attempt,
+    jobId,
+    source: '/test',
+    partitionKey: 'u1',
+    logger: { debug() {}, info() {}, warn() {}, error() {} },
+    enqueued,
+    enqueue<D>(job: JobDefinition<D>, data: D) {
+      enqueued.push({ type: job.type, data });
+    },
+    async once<T>(step: string, fn: () => Promise<T>): Promise<T> {
+      const key = `${jobId}/${step}`;
+      if (onceStore.has(key)) return onceStore.get(key) as T;
+      const value = await fn();
+      onceStore.set(key, value);
+      return value;
+    },
+    idempotencyKey: (step: string) => `${jobId}/${step}`,
+  };
+}
+
+beforeAll(async () => {
+  db = dynalite({ createTableMs: 0 });
+  await new Promise<void>((resolve) => db.listen(0, '127.0.0.1', () => resolve()));
+});
+
+afterEach(async () => {
+  await service?.close();
+});
+
+afterAll(async () => {
+  await new Promise<void>((resolve) => db?.close(() => resolve()));
+});
+
+beforeEach(async () => {
+  service = await startExternalService({ latencyMs: { min: 0, max: 0 } });
+  onceStore.clear();
+  const raw = new DynamoDBClient({
+    endpoint: `http://127.0.0.1:${(db.address() as AddressInfo).port}`,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
+  });
+  const tableName = `app-${++table}`;
+  await raw.send(
+    new CreateTableCommand({
+      TableName: tableName,
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: [
+        { AttributeName: 'pk', AttributeType: 'S' },
+        { AttributeName: 'sk', AttributeType: 'S' },
+      ],
+      KeySchema: [
+        { AttributeName: 'pk', KeyType: 'HASH' },
+        { AttributeName: 'sk', KeyType: 'RANGE' },
+      ],
+    }),
+  );
+  repository = new DomainRepository({
+    tableName,
+    client: DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true } }),
+  });
+  const deps = { repository, api: new ExternalApi({ baseUrl: service.url }), now: Date.now };
+  jobs = createSampleJobs(() => deps);
+  await repository.putStock('sku-1', 2);
+  await repository.putUser({ userId: 'u1', email: 'u1@example.com', name: 'User One' });
+  for (const [i, bookingId] of ['b1', 'b2', 'b3'].entries()) {
+    await repository.putBooking({
+      bookingId,
+      userId: 'u1',
+      sku: 'sku-1',
+      quantity: 1,
+      amountCents: 1000,
+      ordinal: i + 1,
+      status: 'PENDING',
+    });
+  }
+});
+
+const ref = (bookingId: string) => ({ userId: 'u1', bookingId });
+
+describe('booking chain on the domain table', () => {
+  it('reserve → confirm → invoice, each enqueueing the next, the invoice also the email', async () => {
+    const reserve = context('r1');
+    await jobs.reserveInventory.run(ref('b1'), reserve);
+    expect(reserve.enqueued).toEqual([{ type: 'booking.confirm-reservation', data: ref('b1') }]);
+    const confirm = context('c1');
+    await jobs.confirmReservation.run(ref('b1'), confirm);
+    expect(confirm.enqueued).toEqual([{ type: 'booking.issue-invoice', data: ref('b1') }]);
+    const invoice = context('i1');
+    await jobs.issueInvoice.run(ref('b1'), invoice);
+    expect(invoice.enqueued).toEqual([
+      { type: 'notifications.send-email', data: { ...ref('b1'), template: 'booking-confirmed' } },
+    ]);
+    const booking = await repository.getBooking('u1', 'b1');
+    expect(booking.status).toBe('INVOICED');
+    expect(booking.invoiceId).toMatch(/^inv_/);
+    expect((await repository.getStock('sku-1'))?.stock).toBe(1);
+    const log = await repository.getOrderLog('u1');
+    expect(log.entries.map((e) => e.step)).toEqual(['reserve', 'confirm', 'invoice']);
+  });
+
+  it('a reservation that runs twice takes stock once and logs once', async () => {
+    await jobs.reserveInventory.run(ref('b1'), context('r1'));
+    const again = context('r1', 2);
+    const result = await jobs.reserveInventory.run(ref('b1'), again);
+    expect(result.alreadyDone).toBe(true);
+    expect(again.enqueued).toHaveLength(1);
+    expect(await repository.getStock('sku-1')).toMatchObject({ stock: 1, reservations: ['b1'] });
+    expect((await repository.getOrderLog('u1')).entries).toHaveLength(1);
+  });
+
+  it('out of stock is a permanent OutOfStockError and takes nothing', async () => {
+    await jobs.reserveInventory.run(ref('b1'), context('r1'));
+    await jobs.reserveInventory.run(ref('b2'), context('r2'));
+    const third = context('r3');
+    const failure = jobs.reserveInventory.run(ref('b3'), third);
+    await expect(failure).rejects.toBeInstanceOf(OutOfStockError);
+    await expect(failure).rejects.toBeInstanceOf(PermanentError);
+    expect(third.enqueued).toEqual([]);
+    expect(await repository.getStock('sku-1')).toMatchObject({ stock: 0 });
+    expect((await repository.getBooking('u1', 'b3')).status).toBe('PENDING');
+  });
+
+  it('a missing booking is permanent', async () => {
+    await expect(jobs.reserveInventory.run(ref('nope'), context('x'))).rejects.toBeInstanceOf(PermanentError);
+  });
+
+  it('confirming a booking that was never reserved is permanent', async () => {
+    await expect(jobs.confirmReservation.run(ref('b1'), context('c'))).rejects.toBeInstanceOf(PermanentError);
+  });
+
+  it('an invoice whose response was lost is issued once: the retry gets the stored answer', async () => {
+    await jobs.reserveInventory.run(ref('b1'), context('r1'));
+    await jobs.confirmReservation.run(ref('b1'), context('c1'));
+    service.setFaults({ timeout: 1 });
+    const api = new ExternalApi({ baseUrl: service.url, timeoutMs: 100 });
+    const impatient = createSampleJobs(() => ({ repository, api, now: Date.now }));
+    await expect(impatient.issueInvoice.run(ref('b1'), context('i1'))).rejects.toMatchObject({
+      name: 'TimeoutError',
+    });
+    service.setFaults(NO_FAULTS);
+    await jobs.issueInvoice.run(ref('b1'), context('i1', 2));
+    const stats = service.stats();
+    expect(stats.sideEffectsByReference).toEqual({ 'invoice:b1': 1 });
+    expect(stats.replays).toBe(1);
+    const log = await repository.getOrderLog('u1');
+    expect(log.entries.at(-1)).toMatchObject({ step: 'invoice', attempt: 2 });
+  });
+
+  it('payment capture sends its idempotency key and records the payment once', async () => {
+    await jobs.capturePayment.run(ref('b1'), context('p1'));
+    await jobs.capturePayment.run(ref('b1'), context('p1', 2));
+    const booking = await repository.getBooking('u1', 'b1');
+    expect(booking.paymentId).toMatch(/^pay_/);
+    expect(booking.paymentAttempt).toBe(1);
+    expect(service.stats().sideEffectsByKey).toEqual({ 'payment:p1/capture': 1 });
+  });
+
+  it('the email reloads the address and is sent once', async () => {
+    const data = { ...ref('b2'), template: 'booking-confirmed' as const };
+    await jobs.sendEmail.run(data, context('e1'));
+    await jobs.sendEmail.run(data, context('e1', 2));
+    expect((await repository.getBooking('u1', 'b2')).emailId).toMatch(/^msg_/);
+    expect(service.stats().sideEffectsByReference).toEqual({ 'email:b2:booking-confirmed': 1 });
+  });
+
+  it('snapshot groups stocks, users, bookings and order logs', async () => {
+    await jobs.reserveInventory.run(ref('b1'), context('r1'));
+    const snapshot = await repository.snapshot();
+    expect(snapshot.stocks).toEqual([{ sku: 'sku-1', stock: 1, reservations: ['b1'] }]);
+    expect(snapshot.users).toHaveLength(1);
+    expect(snapshot.bookings).toHaveLength(3);
+    expect(snapshot.orderLogs).toEqual([
+      { userId: 'u1', entries: [expect.objectContaining({ bookingId: 'b1', step: 'reserve' })] },
+    ]);
+  });
+});
