@@ -28,11 +28,13 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = Object.freeze({
 });
 
 /**
- * Fills a partial policy with defaults and checks it.
+ * Fills a partial policy with defaults (fields absent or undefined) and checks it.
  * @throws {JobError} listing every invalid field.
  */
 export function resolveRetryPolicy(partial: Partial<RetryPolicy> | undefined, jobType = 'job'): RetryPolicy {
-  const policy = { ...DEFAULT_RETRY_POLICY, ...partial };
+  // A field given as undefined (e.g. from optional config) takes its default, like a missing one.
+  const given = Object.fromEntries(Object.entries(partial ?? {}).filter(([, value]) => value !== undefined));
+  const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...given };
   const problems: string[] = [];
   if (!Number.isInteger(policy.maxAttempts) || policy.maxAttempts < 1 || policy.maxAttempts > 100) {
     problems.push(`maxAttempts must be an integer from 1 to 100, got ${policy.maxAttempts}`);
@@ -70,7 +72,10 @@ export function backoffDelaySeconds(
   random: () => number = Math.random,
 ): number {
   const exponent = Math.max(0, attempt - 1);
-  const ceiling = Math.min(policy.maxDelaySeconds, policy.baseDelaySeconds * 2 ** Math.min(exponent, 60));
+  // Whole seconds: a fractional base (0.5 s) must not leak a fractional VisibilityTimeout.
+  const ceiling = Math.floor(
+    Math.min(policy.maxDelaySeconds, policy.baseDelaySeconds * 2 ** Math.min(exponent, 60)),
+  );
   const jittered = Math.floor(random() * (ceiling + 1));
   const floor = Math.ceil(minDelayMs / 1000);
   return Math.min(MAX_VISIBILITY_TIMEOUT_SECONDS, Math.max(Math.min(jittered, ceiling), floor));
