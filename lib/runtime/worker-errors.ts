@@ -1,0 +1,64 @@
+/**
+ * Errors raised by the batch worker itself (as opposed to errors thrown by jobs). Each one is a
+ * {@link PermanentError} or {@link TransientError} so {@link classifyError} routes it without
+ * special cases, and its `name` is what lands in the DLQ evidence attribute `ErrorName`.
+ */
+import { JobError, PermanentError, TransientError } from './errors.ts';
+
+/**
+ * The worker's options or environment are unusable (missing `JOBS_QUEUE_URL`, duplicate job
+ * types, ...). Raised by {@link createWorker} for mistakes in code; for mistakes in the
+ * environment it is logged and every record of the event is reported failed.
+ */
+export class WorkerConfigError extends JobError {
+  /** Every problem found, one sentence each. */
+  readonly problems: readonly string[];
+  constructor(problems: readonly string[]) {
+    super(`invalid worker configuration: ${problems.join('; ')}`, { context: { problems } });
+    this.problems = problems;
+  }
+}
+
+/** The envelope `type` names no job of this worker: permanent, a retry routes it the same way. */
+export class UnknownJobTypeError extends PermanentError {
+  constructor(type: string, known: readonly string[]) {
+    super(`no job of type ${JSON.stringify(type)} in this worker (known: ${known.join(', ') || 'none'})`, {
+      context: { type },
+    });
+  }
+}
+
+/** The job data failed the job's Standard Schema: permanent. `issues` lists the schema's findings. */
+export class JobDataInvalidError extends PermanentError {
+  readonly issues: readonly string[];
+  constructor(type: string, issues: readonly string[]) {
+    super(`data of ${type} failed its schema: ${issues.join('; ')}`, { context: { type, issues } });
+    this.issues = issues;
+  }
+}
+
+/**
+ * A run hit its soft time limit (the job's `timeoutSeconds`) or the Lambda deadline minus the
+ * worker's margin; the run's `ctx.signal` was aborted with this error. Transient.
+ */
+export class JobTimeoutError extends TransientError {
+  /** Which limit fired: `job` = `timeoutSeconds`, `lambda` = the invocation deadline. */
+  readonly limit: 'job' | 'lambda';
+  constructor(type: string, limitMs: number, limit: 'job' | 'lambda') {
+    const what = limit === 'job' ? 'its timeoutSeconds' : 'the Lambda deadline minus the worker margin';
+    super(`${type} was aborted after ${limitMs} ms: it reached ${what}`, {
+      context: { type, limitMs, limit },
+    });
+    this.limit = limit;
+  }
+}
+
+/** Some children enqueued by a successful run were not sent: transient, the re-run derives the same child ids. */
+export class ChildEnqueueError extends TransientError {}
+
+/**
+ * An earlier run of this job took the lease and never completed (crash, timeout), and the job's
+ * idempotency policy is `onLeaseExpired: 'dead-letter'` (rather never than twice): the job is
+ * not run again but dead-lettered for a person to decide. Permanent.
+ */
+export class LeaseExpiredError extends PermanentError {}
