@@ -1,0 +1,136 @@
+/**
+ * Logs and metrics of the worker: Powertools Logger (structured JSON) and Powertools Metrics
+ * (CloudWatch Embedded Metric Format). Metric names, units and dimension sets are fixed by
+ * docs/contracts.md ("Metrics").
+ */
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { JobLogger } from './job.ts';
+
+/** Default CloudWatch namespace when `POWERTOOLS_METRICS_NAMESPACE` is unset. */
+export const DEFAULT_METRICS_NAMESPACE = 'SqsJobs';
+
+/** The per-job metrics of the contract. */
+export type JobMetricName =
+  | 'JobCompleted'
+  | 'JobRetried'
+  | 'JobDeadLettered'
+  | 'JobDuplicateAbsorbed'
+  | 'JobDuration';
+
+/** `JobType` dimension value of a record whose type could not be read (bad JSON). */
+export const UNKNOWN_JOB_TYPE = 'unknown';
+
+/**
+ * Values per EMF blob and metric kept well under the EMF limit of 100 (Powertools flushes on
+ * its own at 100 and clears the dimensions with it, which would strip the next values).
+ */
+const VALUES_PER_BLOB = 50;
+
+/** Builds the default Powertools Logger of a worker (service `POWERTOOLS_SERVICE_NAME`, else `sqs-jobs-<queue>`). */
+export function createDefaultLogger(queueName: string | undefined): Logger {
+  return new Logger({
+    serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? `sqs-jobs-${queueName ?? 'worker'}`,
+  });
+}
+
+/**
+ * Builds the default Powertools Metrics of a worker: namespace from `POWERTOOLS_METRICS_NAMESPACE`
+ * (else `SqsJobs`), and no default dimensions, so the emitted dimension sets are exactly
+ * `[Queue]` and `[Queue, JobType]` (Powertools would otherwise add `service` to every set and the
+ * alarms on `[Queue]` would not match).
+ */
+export function createDefaultMetrics(): Metrics {
+  const metrics = new Metrics({
+    namespace: process.env.POWERTOOLS_METRICS_NAMESPACE || DEFAULT_METRICS_NAMESPACE,
+  });
+  metrics.clearDefaultDimensions();
+  return metrics;
+}
+
+/**
+ * Collects the metric values of one invocation and publishes them at its end, one EMF blob per
+ * job type. One blob carries one value per dimension, and a batch can mix job types, so the
+ * Powertools middleware (one blob per invocation) does not fit here. Created per invocation:
+ * nothing is kept between invocations.
+ */
+export class BatchMetrics {
+  readonly #values = new Map<string, Map<JobMetricName, number[]>>();
+
+  /** Records one value: a count of 1, or a duration in milliseconds for `JobDuration`. */
+  add(jobType: string, name: JobMetricName, value = 1): void {
+    let byName = this.#values.get(jobType);
+    if (!byName) {
+      byName = new Map();
+      this.#values.set(jobType, byName);
+    }
+    const list = byName.get(name) ?? [];
+    list.push(value);
+    byName.set(name, list);
+  }
+
+  /**
+   * Publishes everything collected through `metrics`, with dimension sets `[Queue]` and
+   * `[Queue, JobType]`, then forgets it. Counts are summed per job type; durations keep every
+   * value (EMF value arrays) so percentiles stay right.
+   */
+  flush(metrics: Metrics, queueName: string): void {
+    if (this.#values.size === 0) return;
+    // `Queue` as a default dimension plus the sets {} and {JobType} gives exactly [Queue] and
+    // [Queue, JobType]; naming Queue in both sets instead makes Powertools warn on every flush.
+    metrics.setDefaultDimensions({ Queue: queueName });
+    for (const [jobType, byName] of this.#values) {
+      const durations = byName.get('JobDuration') ?? [];
+      const blobs = Math.max(1, Math.ceil(durations.length / VALUES_PER_BLOB));
+      for (let blob = 0; blob < blobs; blob++) {
+        metrics.addDimensions({});
+        metrics.addDimensions({ JobType: jobType });
+        if (blob === 0) {
+          for (const [name, values] of byName) {
+            if (name === 'JobDuration') continue;
+            metrics.addMetric(
+              name,
+              MetricUnit.Count,
+              values.reduce((a, b) => a + b, 0),
+            );
+          }
+        }
+        for (const ms of durations.slice(blob * VALUES_PER_BLOB, (blob + 1) * VALUES_PER_BLOB)) {
+          metrics.addMetric('JobDuration', MetricUnit.Milliseconds, ms);
+        }
+        metrics.publishStoredMetrics();
+      }
+    }
+    this.#values.clear();
+  }
+}
+
+/** Minimal logger surface the worker writes to (see {@link fromPowertools}). */
+export type WorkerLogger = JobLogger;
+
+/**
+ * Adapts a Powertools Logger to {@link WorkerLogger}: its methods take the extra attributes as a
+ * rest parameter, so an absent `extra` must not be passed on as `undefined`.
+ */
+export function fromPowertools(logger: Logger): WorkerLogger {
+  const call =
+    (level: 'debug' | 'info' | 'warn' | 'error') => (message: string, extra?: Record<string, unknown>) => {
+      if (extra === undefined) logger[level](message);
+      else logger[level](message, extra);
+    };
+  return { debug: call('debug'), info: call('info'), warn: call('warn'), error: call('error') };
+}
+
+/**
+ * A logger that adds the same keys (job type, id, messageId, attempt) to every entry, without
+ * mutating the shared logger: records of one batch run concurrently, so `appendKeys` on the
+ * shared instance would mix their keys.
+ */
+export function withKeys(logger: WorkerLogger, keys: Record<string, unknown>): WorkerLogger {
+  return {
+    debug: (message, extra) => logger.debug(message, { ...keys, ...extra }),
+    info: (message, extra) => logger.info(message, { ...keys, ...extra }),
+    warn: (message, extra) => logger.warn(message, { ...keys, ...extra }),
+    error: (message, extra) => logger.error(message, { ...keys, ...extra }),
+  };
+}
