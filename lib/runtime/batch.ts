@@ -1,0 +1,96 @@
+/**
+ * Scheduling of one SQS batch: FIFO records one at a time per `MessageGroupId`, in event order,
+ * groups concurrently; standard records concurrently up to a limit. Everything lives in the call:
+ * nothing carries over to the next invocation on a warm instance.
+ */
+import type { SQSRecord } from 'aws-lambda';
+import pLimit from 'p-limit';
+import type { RecordOutcome } from './record.ts';
+
+/** Default number of records (standard) or groups (FIFO) in flight at once. */
+export const DEFAULT_MAX_CONCURRENCY = 10;
+
+/** How a batch is run. */
+export interface BatchSchedule {
+  /** Records (standard) or message groups (FIFO) in flight at once, >= 1. */
+  readonly maxConcurrency: number;
+  /** Runs one record; must not throw. */
+  readonly process: (record: SQSRecord) => Promise<RecordOutcome>;
+  /**
+   * Called once for every record whose outcome is `retry` (the ones reported failed), right
+   * after it is known; sets its visibility. Must not throw.
+   */
+  readonly onRetry: (
+    record: SQSRecord,
+    outcome: Extract<RecordOutcome, { status: 'retry' }>,
+  ) => Promise<void>;
+}
+
+/**
+ * Whether a record comes from a FIFO queue: its source ARN ends in `.fifo`; without an ARN
+ * (hand-built events), a `SequenceNumber` with a `MessageGroupId`, which only FIFO messages
+ * carry together. A `MessageGroupId` alone is not enough: on standard fair queues it names a
+ * tenant and promises no order (sqs-fair-queues).
+ */
+export function isFifoRecord(record: SQSRecord): boolean {
+  if (record.eventSourceARN) return record.eventSourceARN.endsWith('.fifo');
+  return record.attributes?.MessageGroupId !== undefined && record.attributes?.SequenceNumber !== undefined;
+}
+
+/**
+ * Runs a batch and returns each record's outcome, in the order of `records`.
+ *
+ * FIFO rule: within a group, once a record is reported failed (whatever the reason), the later
+ * records of that group are not run; they are reported failed too (`group-blocked`) with the
+ * same visibility delay as the record that failed, so the group comes back whole and in order
+ * (a FIFO group delivers nothing more while any of its messages is in flight). A record that was
+ * dead-lettered counts as handled and does not block its group.
+ */
+export async function runBatch(
+  records: readonly SQSRecord[],
+  schedule: BatchSchedule,
+): Promise<RecordOutcome[]> {
+  const outcomes: RecordOutcome[] = new Array(records.length);
+  const limit = pLimit(schedule.maxConcurrency);
+
+  const settle = async (index: number, outcome: RecordOutcome): Promise<RecordOutcome> => {
+    outcomes[index] = outcome;
+    const record = records[index] as SQSRecord;
+    if (outcome.status === 'retry') await schedule.onRetry(record, outcome);
+    return outcome;
+  };
+
+  const fifo = records.length > 0 && records.every(isFifoRecord);
+  if (!fifo) {
+    await Promise.all(
+      records.map((record, index) => limit(async () => settle(index, await schedule.process(record)))),
+    );
+    return outcomes;
+  }
+
+  // Group indexes by MessageGroupId, keeping event order inside each group.
+  const groups = new Map<string, number[]>();
+  records.forEach((record, index) => {
+    const group = record.attributes?.MessageGroupId ?? `\u0000${record.messageId}`;
+    const list = groups.get(group) ?? [];
+    list.push(index);
+    groups.set(group, list);
+  });
+
+  await Promise.all(
+    [...groups.values()].map((indexes) =>
+      limit(async () => {
+        let blockedFor: number | undefined;
+        for (const index of indexes) {
+          if (blockedFor !== undefined) {
+            await settle(index, { status: 'retry', delaySeconds: blockedFor, reason: 'group-blocked' });
+            continue;
+          }
+          const outcome = await settle(index, await schedule.process(records[index] as SQSRecord));
+          if (outcome.status === 'retry') blockedFor = outcome.delaySeconds;
+        }
+      }),
+    ),
+  );
+  return outcomes;
+}

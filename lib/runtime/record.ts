@@ -1,0 +1,500 @@
+/**
+ * The pipeline of one SQS record: parse the envelope, route by `type`, validate `data`, take the
+ * idempotency lease, run the job under its time limit, send its children, complete the lease;
+ * on failure classify, then retry with backoff or dead-letter with evidence.
+ *
+ * It decides the record's outcome and does the record's own side effects (DLQ send, lease
+ * writes); it never throws, and it does not touch visibility: the batch scheduler does, because
+ * on FIFO queues a failure also holds back the rest of the group.
+ */
+import { createHash } from 'node:crypto';
+import type { SQSRecord } from 'aws-lambda';
+import { backoffDelaySeconds, DEFAULT_RETRY_POLICY, type RetryPolicy } from './backoff.ts';
+import { payloadHash } from './canonical-json.ts';
+import { ChildCollector, type ChildSender, sendChildren } from './children.ts';
+import type { WorkerConfig } from './config.ts';
+import { type DeadLetterEvidence, sendToDeadLetterQueue } from './dead-letter.ts';
+import { type JobEnvelope, parseEnvelope } from './envelope.ts';
+import { classifyError } from './errors.ts';
+import type { IdempotencyGuard, Lease } from './idempotency/guard.ts';
+import type { JobContext, JobDefinition } from './job.ts';
+import type { SqsSender } from './sqs-port.ts';
+import { type BatchMetrics, UNKNOWN_JOB_TYPE, type WorkerLogger, withKeys } from './telemetry.ts';
+import { raceAbort, startRunLimit } from './timeout.ts';
+import { JobDataInvalidError, LeaseExpiredError, UnknownJobTypeError } from './worker-errors.ts';
+
+/**
+ * Visibility, in seconds, of a record not started because the Lambda deadline is near: short,
+ * so it is picked up again at once by the next invocation.
+ */
+export const DEADLINE_RELEASE_SECONDS = 2;
+
+// biome-ignore lint/suspicious/noExplicitAny: jobs of any data type share one worker; data is checked by each job's schema.
+export type AnyJob = JobDefinition<any, any>;
+
+/** Why a record is reported failed. */
+export type RetryReason =
+  /** The job failed transiently and has attempts left. */
+  | 'transient'
+  /** Another run holds the lease (a concurrent duplicate); no attempt spent. */
+  | 'busy'
+  /** Not started: the Lambda deadline is near; no attempt spent. */
+  | 'deadline'
+  /** The record was due for the DLQ but the DLQ send failed: it stays on the queue, never lost. */
+  | 'dead-letter-failed'
+  /** The idempotency store could not answer (throttling, network). */
+  | 'guard-unavailable'
+  /** FIFO: an earlier record of the same group was reported failed; this one was not run. */
+  | 'group-blocked'
+  /** A bug in the worker itself. */
+  | 'internal';
+
+/** What happened to one record. Only `retry` is reported in `batchItemFailures`. */
+export type RecordOutcome =
+  | { readonly status: 'completed' }
+  | { readonly status: 'duplicate' }
+  | { readonly status: 'dead-lettered' }
+  | { readonly status: 'retry'; readonly delaySeconds: number; readonly reason: RetryReason };
+
+/** Everything the pipeline needs; built per invocation by the worker. */
+export interface RecordDeps {
+  readonly jobs: ReadonlyMap<string, AnyJob>;
+  /** Undefined when idempotency is off for the worker. */
+  readonly guard: IdempotencyGuard | undefined;
+  readonly sqs: SqsSender;
+  /** Sends children; called only when a run enqueued some. */
+  readonly childSender: () => ChildSender;
+  readonly config: WorkerConfig;
+  readonly logger: WorkerLogger;
+  readonly metrics: BatchMetrics;
+  /** Epoch milliseconds. */
+  readonly now: () => number;
+  /** Uniform [0, 1), for backoff jitter. */
+  readonly random: () => number;
+  /** Milliseconds left in the invocation (`context.getRemainingTimeInMillis`). */
+  readonly remainingMs: () => number;
+  /** Milliseconds kept free before the Lambda deadline. */
+  readonly deadlineMarginMs: number;
+}
+
+/** Per-record state threaded through the stages. */
+interface RecordRun {
+  readonly record: SQSRecord;
+  readonly deps: RecordDeps;
+  readonly receiveCount: number;
+  logger: WorkerLogger;
+  jobType: string | undefined;
+}
+
+const retry = (delaySeconds: number, reason: RetryReason): RecordOutcome => ({
+  status: 'retry',
+  delaySeconds,
+  reason,
+});
+
+/**
+ * Processes one record. Never throws.
+ *
+ * Deadline rule: the record is started only while more than `deadlineMarginMs` remain in the
+ * invocation; otherwise it is reported failed with a {@link DEADLINE_RELEASE_SECONDS} visibility
+ * and the idempotency store is not asked, so no attempt is counted (without a store the attempt
+ * is SQS's `ApproximateReceiveCount`, which the receive has already raised).
+ */
+export async function processRecord(record: SQSRecord, deps: RecordDeps): Promise<RecordOutcome> {
+  const run: RecordRun = {
+    record,
+    deps,
+    receiveCount: readReceiveCount(record),
+    logger: withKeys(deps.logger, { messageId: record.messageId }),
+    jobType: undefined,
+  };
+  if (deps.remainingMs() <= deps.deadlineMarginMs) {
+    run.logger.info('record not started: the Lambda deadline is near', {
+      outcome: 'deferred',
+      remainingMs: deps.remainingMs(),
+      deadlineMarginMs: deps.deadlineMarginMs,
+      visibilitySeconds: DEADLINE_RELEASE_SECONDS,
+    });
+    return retry(DEADLINE_RELEASE_SECONDS, 'deadline');
+  }
+  try {
+    return await pipeline(run);
+  } catch (error) {
+    run.logger.error('unexpected error in the worker while processing a record', { outcome: 'retry', error });
+    return retry(backoffDelaySeconds(run.receiveCount, DEFAULT_RETRY_POLICY, 0, deps.random), 'internal');
+  }
+}
+
+function readReceiveCount(record: SQSRecord): number {
+  const count = Number(record.attributes?.ApproximateReceiveCount);
+  return Number.isInteger(count) && count >= 1 ? count : 1;
+}
+
+async function pipeline(run: RecordRun): Promise<RecordOutcome> {
+  const { deps, record } = run;
+  let envelope: JobEnvelope;
+  try {
+    envelope = parseEnvelope(record.body);
+  } catch (error) {
+    return deadLetter(run, { error, reason: classifyError(error).reason, attempts: run.receiveCount });
+  }
+  run.jobType = envelope.type;
+  run.logger = withKeys(deps.logger, {
+    messageId: record.messageId,
+    jobType: envelope.type,
+    jobId: envelope.id,
+  });
+
+  const job = deps.jobs.get(envelope.type);
+  if (!job) {
+    const error = new UnknownJobTypeError(envelope.type, [...deps.jobs.keys()]);
+    return deadLetter(run, { error, reason: error.name, attempts: run.receiveCount });
+  }
+
+  let data: unknown;
+  try {
+    const result = await job.schema['~standard'].validate(envelope.data);
+    if (result.issues) {
+      const error = new JobDataInvalidError(job.type, result.issues.map(formatIssue));
+      return deadLetter(run, { error, reason: error.name, attempts: run.receiveCount });
+    }
+    data = result.value;
+  } catch (error) {
+    // A validator that throws is a bug or an outage of its own, not bad data: classify it.
+    return failed(run, job, error, undefined, undefined);
+  }
+
+  const jobTimeoutMs = job.timeoutSeconds * 1000;
+  const lambdaBudgetMs = deps.remainingMs() - deps.deadlineMarginMs;
+  let key: string;
+  try {
+    key = job.idempotency?.key ? job.idempotency.key(data) : `${envelope.source}\n${envelope.id}`;
+  } catch (error) {
+    return failed(run, job, error, undefined, undefined);
+  }
+
+  let lease: Lease | undefined;
+  if (deps.guard && job.idempotency?.enabled !== false) {
+    const begun = await beginLease(run, job, envelope, key, jobTimeoutMs, lambdaBudgetMs);
+    if ('outcome' in begun) return begun.outcome;
+    lease = begun.lease;
+  }
+  return runJob(run, job, envelope, data, key, lease, jobTimeoutMs, lambdaBudgetMs);
+}
+
+function formatIssue(issue: {
+  readonly message: string;
+  readonly path?: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }> | undefined;
+}): string {
+  const path = (issue.path ?? [])
+    .map((segment) => String(typeof segment === 'object' ? segment.key : segment))
+    .join('.');
+  return path === '' ? issue.message : `${path}: ${issue.message}`;
+}
+
+/** Asks the guard; returns the lease to run under, or the record's outcome when it must not run. */
+async function beginLease(
+  run: RecordRun,
+  job: AnyJob,
+  envelope: JobEnvelope,
+  key: string,
+  jobTimeoutMs: number,
+  lambdaBudgetMs: number,
+): Promise<{ lease: Lease } | { outcome: RecordOutcome }> {
+  const { deps } = run;
+  const guard = deps.guard as IdempotencyGuard;
+  let begun: Awaited<ReturnType<IdempotencyGuard['begin']>>;
+  try {
+    begun = await guard.begin({
+      jobType: job.type,
+      key,
+      payloadHash: payloadHash(envelope.data),
+      // The run may take its budget, then children and completion need up to the margin again.
+      leaseExpiresAtMs:
+        deps.now() + Math.max(0, Math.min(jobTimeoutMs, lambdaBudgetMs)) + deps.deadlineMarginMs,
+      onLeaseExpired: job.idempotency?.onLeaseExpired ?? 'rerun',
+      messageId: run.record.messageId,
+    });
+  } catch (error) {
+    const classification = classifyError(error, deps.now());
+    if (classification.kind === 'permanent') {
+      return {
+        outcome: await deadLetter(run, {
+          error,
+          reason: classification.reason,
+          attempts: run.receiveCount,
+          job,
+        }),
+      };
+    }
+    // The store could not answer: no attempt was counted, so do not dead-letter on its account;
+    // the queue's maxReceiveCount (above maxAttempts) is the safety net for a long outage.
+    const delaySeconds = backoffDelaySeconds(
+      run.receiveCount,
+      job.retry,
+      classification.minDelayMs,
+      deps.random,
+    );
+    run.logger.warn('idempotency store unavailable; record will be retried', {
+      outcome: 'retry',
+      reason: classification.reason,
+      delaySeconds,
+      error,
+    });
+    return { outcome: retry(delaySeconds, 'guard-unavailable') };
+  }
+
+  switch (begun.status) {
+    case 'acquired':
+      return { lease: begun.lease };
+    case 'completed':
+      deps.metrics.add(job.type, 'JobDuplicateAbsorbed');
+      run.logger.info('duplicate delivery absorbed: the job already completed', {
+        outcome: 'duplicate',
+        resultStored: begun.resultStored,
+      });
+      return { outcome: { status: 'duplicate' } };
+    case 'busy': {
+      const delaySeconds = Math.ceil(begun.retryAfterMs / 1000);
+      run.logger.info('another run holds the lease; record will be retried', {
+        outcome: 'retry',
+        reason: 'busy',
+        delaySeconds,
+      });
+      return { outcome: retry(delaySeconds, 'busy') };
+    }
+    case 'lease-expired': {
+      const error = new LeaseExpiredError(
+        `an earlier run (attempt ${begun.previousAttempt}) of ${job.type} took the lease and did not complete ` +
+          `before it expired; the job's idempotency policy is onLeaseExpired: 'dead-letter' (rather never than ` +
+          'twice), so it is not run again. Check whether its side effects happened, then redrive or delete it.',
+        { context: { key, previousAttempt: begun.previousAttempt } },
+      );
+      return {
+        outcome: await deadLetter(run, {
+          error,
+          reason: error.name,
+          attempts: begun.previousAttempt,
+          job,
+          lease: begun.lease,
+          keepLeaseOnSendFailure: true,
+        }),
+      };
+    }
+  }
+}
+
+async function runJob(
+  run: RecordRun,
+  job: AnyJob,
+  envelope: JobEnvelope,
+  data: unknown,
+  key: string,
+  lease: Lease | undefined,
+  jobTimeoutMs: number,
+  lambdaBudgetMs: number,
+): Promise<RecordOutcome> {
+  const { deps } = run;
+  const attempt = lease?.attempt ?? run.receiveCount;
+  const partitionKey = envelope.partitionkey ?? run.record.attributes?.MessageGroupId;
+  run.logger = withKeys(deps.logger, {
+    messageId: run.record.messageId,
+    jobType: job.type,
+    jobId: envelope.id,
+    attempt,
+  });
+  const children = new ChildCollector({ source: envelope.source, id: envelope.id, partitionKey });
+  const limit = startRunLimit(job.type, jobTimeoutMs, lambdaBudgetMs);
+  const ctx: JobContext = {
+    signal: limit.signal,
+    attempt,
+    jobId: envelope.id,
+    source: envelope.source,
+    partitionKey,
+    logger: run.logger,
+    enqueue: (child, childData, options) => children.add(child, childData, options),
+    once: lease ? (step, fn) => lease.once(step, fn) : (_step, fn) => fn(),
+    idempotencyKey: lease ? (step) => lease.idempotencyKey(step) : (step) => stepKey(job.type, key, step),
+  };
+
+  const startedAt = deps.now();
+  let result: unknown;
+  try {
+    // `then` turns a synchronous throw inside `run` into a rejection.
+    result = await raceAbort(
+      Promise.resolve().then(() => job.run(data, ctx)),
+      limit.signal,
+    );
+  } catch (error) {
+    // When the limit fired, its JobTimeoutError says more than the AbortError the job rethrew.
+    const failure = limit.signal.aborted ? limit.signal.reason : error;
+    return failed(run, job, failure, lease, deps.now() - startedAt);
+  } finally {
+    limit.dispose();
+  }
+
+  let sentChildren = 0;
+  try {
+    sentChildren = await sendChildren(
+      children.entries.length > 0 ? deps.childSender() : NO_CHILDREN,
+      children.entries,
+    );
+  } catch (error) {
+    return failed(run, job, error, lease, deps.now() - startedAt);
+  }
+  const durationMs = deps.now() - startedAt;
+
+  if (lease) {
+    try {
+      const write = await lease.complete(result);
+      if (write === 'fenced') {
+        run.logger.warn(
+          'lease was taken over by another run before completion; its run will complete the key',
+        );
+      }
+    } catch (error) {
+      // The work and its children are done: acknowledging risks a rare re-run on a duplicate
+      // delivery, while retrying would re-run it for certain.
+      run.logger.error('could not mark the job completed in the idempotency store', { error });
+    }
+  }
+  deps.metrics.add(job.type, 'JobCompleted');
+  deps.metrics.add(job.type, 'JobDuration', durationMs);
+  run.logger.info('job completed', { outcome: 'completed', durationMs, children: sentChildren });
+  return { status: 'completed' };
+}
+
+const NO_CHILDREN: ChildSender = {
+  sendBatch: async () => ({ sent: [], failed: [] }),
+};
+
+/** Key for an external API's `Idempotency-Key` header when no store is used: job type, key and step hashed. */
+function stepKey(jobType: string, key: string, step: string): string {
+  return createHash('sha256').update(`${jobType}\n${key}\n${step}`).digest('hex');
+}
+
+/** A run (or a stage after routing) failed: retry with backoff, or dead-letter. */
+async function failed(
+  run: RecordRun,
+  job: AnyJob,
+  error: unknown,
+  lease: Lease | undefined,
+  durationMs: number | undefined,
+): Promise<RecordOutcome> {
+  const { deps } = run;
+  if (durationMs !== undefined) deps.metrics.add(job.type, 'JobDuration', durationMs);
+  const classification = classifyError(error, deps.now());
+  const attempt = lease?.attempt ?? run.receiveCount;
+  if (classification.kind === 'permanent') {
+    return deadLetter(run, { error, reason: classification.reason, attempts: attempt, job, lease });
+  }
+  if (attempt >= job.retry.maxAttempts) {
+    return deadLetter(run, {
+      error,
+      reason: `attempts-used-up: ${classification.reason}`,
+      attempts: attempt,
+      job,
+      lease,
+    });
+  }
+  const delaySeconds = backoffDelaySeconds(attempt, job.retry, classification.minDelayMs, deps.random);
+  if (lease) await failLease(run, lease, error, 'transient');
+  deps.metrics.add(job.type, 'JobRetried');
+  run.logger.warn('job failed; it will be retried', {
+    outcome: 'retry',
+    reason: classification.reason,
+    delaySeconds,
+    maxAttempts: job.retry.maxAttempts,
+    durationMs,
+    error,
+  });
+  return retry(delaySeconds, 'transient');
+}
+
+async function failLease(
+  run: RecordRun,
+  lease: Lease,
+  error: unknown,
+  kind: 'transient' | 'permanent',
+): Promise<void> {
+  try {
+    const write = await lease.fail(error, kind);
+    if (write === 'fenced')
+      run.logger.warn('lease was taken over by another run before it was released', { kind });
+  } catch (leaseError) {
+    // The lease expires on its own; the record's outcome does not depend on this write.
+    run.logger.error('could not record the failure in the idempotency store', { kind, error: leaseError });
+  }
+}
+
+interface DeadLetterInput {
+  readonly error: unknown;
+  readonly reason: string;
+  readonly attempts: number;
+  /** Undefined before routing (bad JSON, unknown type). */
+  readonly job?: AnyJob;
+  readonly lease?: Lease | undefined;
+  /**
+   * Leave the lease untouched when the DLQ send fails (lease-expired: the next delivery must find
+   * it expired again, not released, or the `dead-letter` policy would turn into a re-run).
+   */
+  readonly keepLeaseOnSendFailure?: boolean;
+}
+
+/**
+ * Sends the record to the DLQ with evidence, then ends the lease as permanent. When the send
+ * fails the record is reported failed (never lost) and comes back after a backoff.
+ */
+async function deadLetter(run: RecordRun, input: DeadLetterInput): Promise<RecordOutcome> {
+  const { deps, record } = run;
+  const nowMs = deps.now();
+  const policy: RetryPolicy = input.job?.retry ?? DEFAULT_RETRY_POLICY;
+  const evidence: DeadLetterEvidence = {
+    jobType: run.jobType,
+    error: input.error,
+    reason: input.reason,
+    attempts: input.attempts,
+    firstFailureAtMs: firstFailureAt(run, input.lease, input.attempts, nowMs),
+    lastFailureAtMs: nowMs,
+    handlerVersion: deps.config.handlerVersion,
+    sourceMessageId: record.messageId,
+  };
+  try {
+    await sendToDeadLetterQueue({ sqs: deps.sqs, dlqUrl: deps.config.dlqUrl, record, evidence });
+  } catch (sendError) {
+    if (input.lease && !input.keepLeaseOnSendFailure)
+      await failLease(run, input.lease, input.error, 'permanent');
+    const delaySeconds = backoffDelaySeconds(input.attempts, policy, 0, deps.random);
+    run.logger.error('dead-letter send failed; the record stays on the queue', {
+      outcome: 'retry',
+      reason: 'dead-letter-failed',
+      delaySeconds,
+      error: sendError,
+      jobError: input.error,
+    });
+    return retry(delaySeconds, 'dead-letter-failed');
+  }
+  if (input.lease) await failLease(run, input.lease, input.error, 'permanent');
+  deps.metrics.add(run.jobType ?? UNKNOWN_JOB_TYPE, 'JobDeadLettered');
+  run.logger.error('job dead-lettered', {
+    outcome: 'dead-lettered',
+    reason: input.reason,
+    attempts: input.attempts,
+    error: input.error,
+  });
+  return { status: 'dead-lettered' };
+}
+
+/**
+ * First failure time for the evidence: the store's record when there is one; otherwise this
+ * failure on a first attempt, and SQS's `ApproximateFirstReceiveTimestamp` on later ones (the
+ * first run started then and failed, or the message would not be here again).
+ */
+function firstFailureAt(run: RecordRun, lease: Lease | undefined, attempts: number, nowMs: number): number {
+  if (lease?.firstFailureAtMs !== undefined) return lease.firstFailureAtMs;
+  if (!lease && attempts > 1) {
+    const firstReceive = Number(run.record.attributes?.ApproximateFirstReceiveTimestamp);
+    if (Number.isFinite(firstReceive) && firstReceive > 0) return firstReceive;
+  }
+  return nowMs;
+}

@@ -1,0 +1,253 @@
+/**
+ * `createWorker`: the Lambda handler of an SQS event source mapping, wrapped in Middy.
+ *
+ * Per record: parse envelope → route by `type` → validate `data` → idempotency lease →
+ * `run(data, ctx)` under a time limit → send enqueued children → complete. On failure: transient
+ * → reported in `batchItemFailures` with ChangeMessageVisibility set to the backoff; permanent or
+ * attempts used up → original body to the DLQ with evidence, then acknowledged.
+ *
+ * The response follows "Handling errors for an SQS event source in Lambda"
+ * (services-sqs-errorhandling): exactly `{ batchItemFailures: [{ itemIdentifier }] }` with ids of
+ * the current event; the mapping must have `FunctionResponseTypes: [ReportBatchItemFailures]`.
+ */
+
+import type { Logger } from '@aws-lambda-powertools/logger';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import type { Metrics } from '@aws-lambda-powertools/metrics';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import middy, { type MiddlewareObj } from '@middy/core';
+import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { DEFAULT_MAX_CONCURRENCY, runBatch } from './batch.ts';
+import { createJobClientChildSender } from './child-sender.ts';
+import type { ChildSender } from './children.ts';
+import { readWorkerConfig, type WorkerConfig } from './config.ts';
+import { createDefaultIdempotencyGuard } from './default-guard.ts';
+import type { IdempotencyGuard } from './idempotency/guard.ts';
+import { type AnyJob, processRecord, type RecordDeps } from './record.ts';
+import type { SqsSender } from './sqs-port.ts';
+import {
+  BatchMetrics,
+  createDefaultLogger,
+  createDefaultMetrics,
+  fromPowertools,
+  type WorkerLogger,
+} from './telemetry.ts';
+import { changeVisibility } from './visibility.ts';
+import { WorkerConfigError } from './worker-errors.ts';
+
+/** Default time kept free before the Lambda deadline, in milliseconds. */
+export const DEFAULT_DEADLINE_MARGIN_MS = 3_000;
+
+/** Options of {@link createWorker}. */
+export interface WorkerOptions {
+  /** The jobs this worker runs, routed by their `type`. Two jobs with the same type are an error. */
+  readonly jobs: readonly AnyJob[];
+  /** Logical queue name, the `Queue` metric dimension. @default env `JOBS_QUEUE_NAME` */
+  readonly queueName?: string;
+  /** URL of the consumed queue (ChangeMessageVisibility). @default env `JOBS_QUEUE_URL` */
+  readonly queueUrl?: string;
+  /** URL of the queue's dead-letter queue. @default env `JOBS_DLQ_URL` */
+  readonly dlqUrl?: string;
+  /**
+   * Written into DLQ evidence (`HandlerVersion`).
+   * @default env `JOBS_HANDLER_VERSION`, else `AWS_LAMBDA_FUNCTION_VERSION`, else `"unknown"`
+   */
+  readonly handlerVersion?: string;
+  /**
+   * Records in flight at once on a standard queue (message groups at once on a FIFO queue).
+   * Integer >= 1. @default 10
+   */
+  readonly maxConcurrency?: number;
+  /**
+   * The idempotency guard, or `false` to run without one (every delivery runs; attempts are then
+   * SQS's `ApproximateReceiveCount`). A job can still opt out with `idempotency.enabled: false`.
+   * @default the DynamoDB store on env `JOBS_IDEMPOTENCY_TABLE` (see default-guard.ts)
+   */
+  readonly idempotency?: IdempotencyGuard | false;
+  /** SQS client for DLQ sends and visibility changes. @default `new SQSClient({})` (honours `AWS_ENDPOINT_URL`) */
+  readonly sqs?: SqsSender;
+  /**
+   * Sends the children enqueued by `ctx.enqueue`.
+   * @default a `JobClient` on `queueUrls`, with `source` as the children's envelope source
+   */
+  readonly childSender?: ChildSender;
+  /** Logical queue name → URL for children. @default env `JOBS_QUEUE_URL_<NAME>` (`queueUrlsFromEnv`) */
+  readonly queueUrls?: Readonly<Record<string, string>>;
+  /** Envelope `source` of the children this worker sends. @default `"/sqs-jobs/<queueName>"` */
+  readonly source?: string;
+  /** Uniform random numbers in [0, 1) for backoff jitter. @default Math.random */
+  readonly random?: () => number;
+  /** Clock, epoch milliseconds. @default Date.now */
+  readonly now?: () => number;
+  /**
+   * Milliseconds kept free before the Lambda deadline, in milliseconds: a record is started only
+   * while more than this remains, and a running job's `ctx.signal` fires at the deadline minus
+   * this, leaving time to dead-letter or release it. >= 0. @default 3000
+   */
+  readonly deadlineMarginMs?: number;
+  /** Powertools Logger. @default a Logger with service `POWERTOOLS_SERVICE_NAME` or `sqs-jobs-<queue>` */
+  readonly logger?: Logger;
+  /**
+   * Powertools Metrics. The worker sets `Queue` as its default dimension; give it no other
+   * default dimension (such as `service`) to keep the dimension sets exactly `[Queue]` and
+   * `[Queue, JobType]`. @default namespace `POWERTOOLS_METRICS_NAMESPACE` or `SqsJobs`, no default dimensions
+   */
+  readonly metrics?: Metrics;
+  /** Environment to read. @default process.env */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+}
+
+/** The handler returned by {@link createWorker}. */
+export type WorkerHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
+
+/** Everything fixed for the life of the handler; nothing here changes between invocations. */
+interface WorkerSetup {
+  readonly config: WorkerConfig;
+  readonly guard: IdempotencyGuard | undefined;
+  readonly childSender: () => ChildSender;
+}
+
+/**
+ * Builds the SQS batch handler.
+ *
+ * @returns a Middy-wrapped `(event: SQSEvent, context: Context) => Promise<SQSBatchResponse>`.
+ * @throws {WorkerConfigError} at once for mistakes in code: duplicate job types, a bad
+ *   `maxConcurrency` or `deadlineMarginMs`. Mistakes in the environment (a missing queue URL,
+ *   no idempotency table) do not throw here: they are logged on every invocation and every
+ *   record of the event is reported failed, so nothing is deleted by accident.
+ */
+export function createWorker(options: WorkerOptions): WorkerHandler {
+  const jobs = indexJobs(options);
+  const maxConcurrency = options.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY;
+  const deadlineMarginMs = options.deadlineMarginMs ?? DEFAULT_DEADLINE_MARGIN_MS;
+  const env = options.env ?? process.env;
+  const powertoolsLogger = options.logger ?? createDefaultLogger(options.queueName ?? env.JOBS_QUEUE_NAME);
+  const logger = fromPowertools(powertoolsLogger);
+  const metrics = options.metrics ?? createDefaultMetrics();
+  const sqs = options.sqs ?? new SQSClient({});
+  const now = options.now ?? Date.now;
+  const random = options.random ?? Math.random;
+  const setup = resolveSetup(options, env, sqs, logger);
+
+  const handleBatch = async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
+    if (!setup.ok) throw setup.error;
+    const { config } = setup.value;
+    const records = event.Records;
+    const batchMetrics = new BatchMetrics();
+    const deps: RecordDeps = {
+      jobs,
+      guard: setup.value.guard,
+      sqs,
+      childSender: setup.value.childSender,
+      config,
+      logger,
+      metrics: batchMetrics,
+      now,
+      random,
+      remainingMs: () => context.getRemainingTimeInMillis?.() ?? Number.POSITIVE_INFINITY,
+      deadlineMarginMs,
+    };
+    try {
+      const outcomes = await runBatch(records, {
+        maxConcurrency,
+        process: (record) => processRecord(record, deps),
+        onRetry: async (record, outcome) => {
+          await changeVisibility(sqs, config.queueUrl, record.receiptHandle, outcome.delaySeconds, logger);
+        },
+      });
+      const batchItemFailures = records
+        .filter((_record, index) => outcomes[index]?.status === 'retry')
+        .map((record) => ({ itemIdentifier: record.messageId }));
+      return { batchItemFailures };
+    } finally {
+      try {
+        batchMetrics.flush(metrics, config.queueName);
+      } catch (error) {
+        logger.warn('could not publish metrics', { error });
+      }
+    }
+  };
+
+  return middy(handleBatch)
+    .use(injectLambdaContext(powertoolsLogger, { resetKeys: true }))
+    .use(failWholeBatchOnError(logger));
+}
+
+/**
+ * Turns any error outside a record (bad configuration, a bug, Middy's early timeout) into every
+ * record of the event reported failed: a thrown error would do the same, but a response keeps
+ * the invocation from counting as a Lambda error for each retry of a misconfigured worker while
+ * still never letting the batch be deleted.
+ */
+function failWholeBatchOnError(logger: WorkerLogger): MiddlewareObj<SQSEvent, SQSBatchResponse> {
+  return {
+    onError: (request) => {
+      const records = Array.isArray(request.event?.Records) ? request.event.Records : [];
+      logger.error('batch failed outside any record; every record is reported failed', {
+        outcome: 'batch-failed',
+        records: records.length,
+        error: request.error,
+      });
+      request.response = {
+        batchItemFailures: records.map((record) => ({ itemIdentifier: record.messageId })),
+      };
+    },
+  };
+}
+
+function indexJobs(options: WorkerOptions): ReadonlyMap<string, AnyJob> {
+  const problems: string[] = [];
+  const jobs = new Map<string, AnyJob>();
+  for (const job of options.jobs ?? []) {
+    if (jobs.has(job.type)) problems.push(`two jobs have the type ${JSON.stringify(job.type)}`);
+    jobs.set(job.type, job);
+  }
+  if (jobs.size === 0) problems.push('jobs must list at least one job');
+  const maxConcurrency = options.maxConcurrency;
+  if (maxConcurrency !== undefined && (!Number.isInteger(maxConcurrency) || maxConcurrency < 1)) {
+    problems.push(`maxConcurrency must be an integer >= 1, got ${maxConcurrency}`);
+  }
+  const margin = options.deadlineMarginMs;
+  if (margin !== undefined && (!Number.isFinite(margin) || margin < 0)) {
+    problems.push(`deadlineMarginMs must be a number >= 0, got ${margin}`);
+  }
+  if (problems.length > 0) throw new WorkerConfigError(problems);
+  return jobs;
+}
+
+type SetupResult = { ok: true; value: WorkerSetup } | { ok: false; error: WorkerConfigError };
+
+/** Reads the environment and builds the guard once; problems are kept and raised per invocation. */
+function resolveSetup(
+  options: WorkerOptions,
+  env: Readonly<Record<string, string | undefined>>,
+  sqs: SqsSender,
+  logger: WorkerLogger,
+): SetupResult {
+  const read = readWorkerConfig(options, env);
+  if (!read.ok) return { ok: false, error: new WorkerConfigError(read.problems) };
+  const { config } = read;
+  let guard: IdempotencyGuard | undefined;
+  try {
+    guard =
+      options.idempotency === false
+        ? undefined
+        : (options.idempotency ?? createDefaultIdempotencyGuard(config.idempotencyTable));
+  } catch (error) {
+    if (error instanceof WorkerConfigError) return { ok: false, error };
+    throw error;
+  }
+  let childSender = options.childSender;
+  const getChildSender = (): ChildSender => {
+    // Built on first use: most jobs never enqueue, and a worker without child queues is fine.
+    childSender ??= createJobClientChildSender({
+      source: options.source ?? `/sqs-jobs/${config.queueName}`,
+      queueUrls: options.queueUrls,
+      env,
+      sqs,
+      logger,
+    });
+    return childSender;
+  };
+  return { ok: true, value: { config, guard, childSender: getChildSender } };
+}
