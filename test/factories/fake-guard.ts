@@ -40,8 +40,16 @@ export class FakeGuard implements IdempotencyGuard {
   #script: ((request: BeginRequest) => BeginOutcome | Error | undefined) | undefined;
   #token = 0;
 
-  constructor(now: () => number = Date.now) {
-    this.#now = now;
+  readonly #journal: string[] | undefined;
+
+  /**
+   * @param options.now clock in epoch ms. @default Date.now
+   * @param options.journal when given, every lease call is appended as `lease:<op>` (to check
+   *   the order against other fakes' calls).
+   */
+  constructor(options: { now?: () => number; journal?: string[] } = {}) {
+    this.#now = options.now ?? Date.now;
+    this.#journal = options.journal;
   }
 
   /** Answers `begin` from `script` when it returns something (an Error is thrown). */
@@ -118,7 +126,13 @@ export class FakeGuard implements IdempotencyGuard {
   #lease(key: string, entry: Entry): Lease {
     const token = entry.token;
     const holds = () => entry.token === token;
-    const calls = this.leaseCalls;
+    const journal = this.#journal;
+    const calls = {
+      push: (call: LeaseCall) => {
+        journal?.push(`lease:${call.op}`);
+        this.leaseCalls.push(call);
+      },
+    };
     const now = this.#now;
     return {
       attempt: entry.attempt,

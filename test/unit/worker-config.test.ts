@@ -1,0 +1,164 @@
+/**
+ * Configuration: options over the environment contract (docs/contracts.md); mistakes in code
+ * throw at once, mistakes in the environment fail every record of every event, never delete.
+ */
+import { Logger } from '@aws-lambda-powertools/logger';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { readWorkerConfig } from '../../lib/runtime/config.ts';
+import { PermanentError } from '../../lib/runtime/errors.ts';
+import { defineJob } from '../../lib/runtime/job.ts';
+import { createWorker } from '../../lib/runtime/worker.ts';
+import { WorkerConfigError } from '../../lib/runtime/worker-errors.ts';
+import { FakeSqs } from '../factories/fake-sqs.ts';
+import { jobBody, lambdaContext, queueUrl, sqsEvent, sqsRecord } from '../factories/sqs.ts';
+import { captureOutput, failedIds } from '../factories/worker.ts';
+
+const schema = z.object({ id: z.string() });
+let runs = 0;
+const job = defineJob({ type: 'mail.send', queue: 'notifications', schema, run: async () => void runs++ });
+const failing = defineJob({
+  type: 'mail.bounce',
+  queue: 'notifications',
+  schema,
+  run: async () => {
+    throw new PermanentError('bounced');
+  },
+});
+
+const fullEnv = {
+  JOBS_QUEUE_NAME: 'notifications',
+  JOBS_QUEUE_URL: queueUrl('notifications'),
+  JOBS_DLQ_URL: queueUrl('notifications-dlq'),
+};
+const silent = () => new Logger({ logLevel: 'SILENT' });
+const records = () => [
+  sqsRecord({ body: jobBody('mail.send', { id: '1' }) }),
+  sqsRecord({ body: jobBody('mail.send', { id: '2' }) }),
+];
+
+async function invoke(handler: ReturnType<typeof createWorker>, recs = records()) {
+  const { value, lines } = await captureOutput(() => handler(sqsEvent(recs), lambdaContext()));
+  return { response: value, lines, recs };
+}
+
+describe('mistakes in code throw from createWorker', () => {
+  it.each([
+    {
+      name: 'duplicate job types',
+      options: { jobs: [job, job] },
+      message: /two jobs have the type "mail.send"/,
+    },
+    { name: 'no jobs', options: { jobs: [] }, message: /at least one job/ },
+    { name: 'maxConcurrency 0', options: { jobs: [job], maxConcurrency: 0 }, message: /maxConcurrency/ },
+    {
+      name: 'fractional maxConcurrency',
+      options: { jobs: [job], maxConcurrency: 2.5 },
+      message: /maxConcurrency/,
+    },
+    {
+      name: 'negative deadline margin',
+      options: { jobs: [job], deadlineMarginMs: -1 },
+      message: /deadlineMarginMs/,
+    },
+  ])('$name', ({ options, message }) => {
+    expect(() => createWorker({ ...options, idempotency: false, env: fullEnv, logger: silent() })).toThrow(
+      WorkerConfigError,
+    );
+    expect(() => createWorker({ ...options, idempotency: false, env: fullEnv, logger: silent() })).toThrow(
+      message,
+    );
+  });
+});
+
+describe('mistakes in the environment fail every record, run nothing, delete nothing', () => {
+  it.each([{ missing: 'JOBS_QUEUE_URL' }, { missing: 'JOBS_DLQ_URL' }, { missing: 'JOBS_QUEUE_NAME' }])(
+    '$missing unset',
+    async ({ missing }) => {
+      const env: Record<string, string> = { ...fullEnv };
+      delete env[missing];
+      runs = 0;
+      const handler = createWorker({ jobs: [job], idempotency: false, env, sqs: new FakeSqs() });
+      const { response, lines, recs } = await invoke(handler);
+      expect(failedIds(response)).toEqual(recs.map((r) => r.messageId));
+      expect(runs).toBe(0);
+      expect(lines.some((l) => l.level === 'ERROR' && JSON.stringify(l).includes(missing))).toBe(true);
+    },
+  );
+
+  it('refuses to run unguarded when JOBS_IDEMPOTENCY_TABLE is unset and idempotency is not switched off', async () => {
+    runs = 0;
+    const handler = createWorker({ jobs: [job], env: fullEnv, sqs: new FakeSqs() });
+    const { response, lines, recs } = await invoke(handler);
+    expect(failedIds(response)).toEqual(recs.map((r) => r.messageId));
+    expect(runs).toBe(0);
+    expect(lines.some((l) => JSON.stringify(l).includes('JOBS_IDEMPOTENCY_TABLE is not set'))).toBe(true);
+  });
+
+  it('fails every record while the default DynamoDB store is not wired in', async () => {
+    runs = 0;
+    const handler = createWorker({
+      jobs: [job],
+      env: { ...fullEnv, JOBS_IDEMPOTENCY_TABLE: 'jobs-idempotency' },
+      sqs: new FakeSqs(),
+    });
+    const { response, recs } = await invoke(handler);
+    expect(failedIds(response)).toEqual(recs.map((r) => r.messageId));
+    expect(runs).toBe(0);
+  });
+
+  it('keeps failing on every invocation (the error is not forgotten after the first)', async () => {
+    const handler = createWorker({ jobs: [job], idempotency: false, env: {}, sqs: new FakeSqs() });
+    await invoke(handler);
+    const { response, recs } = await invoke(handler);
+    expect(failedIds(response)).toEqual(recs.map((r) => r.messageId));
+  });
+});
+
+describe('configuration from the environment', () => {
+  it('uses JOBS_DLQ_URL and JOBS_HANDLER_VERSION when no option overrides them', async () => {
+    const sqs = new FakeSqs();
+    const handler = createWorker({
+      jobs: [failing],
+      idempotency: false,
+      env: { ...fullEnv, JOBS_HANDLER_VERSION: 'build-123' },
+      sqs,
+      logger: silent(),
+    });
+    await invoke(handler, [sqsRecord({ body: jobBody('mail.bounce', { id: '1' }) })]);
+    const [sent] = sqs.sentTo(fullEnv.JOBS_DLQ_URL);
+    expect(sent?.MessageAttributes?.HandlerVersion?.StringValue).toBe('build-123');
+  });
+
+  it('lets options win over the environment', () => {
+    const read = readWorkerConfig(
+      { queueName: 'opt', dlqUrl: 'https://dlq.example/opt', handlerVersion: 'v-opt' },
+      { ...fullEnv, JOBS_HANDLER_VERSION: 'v-env' },
+    );
+    expect(read).toEqual({
+      ok: true,
+      config: {
+        queueName: 'opt',
+        queueUrl: fullEnv.JOBS_QUEUE_URL,
+        dlqUrl: 'https://dlq.example/opt',
+        handlerVersion: 'v-opt',
+        idempotencyTable: undefined,
+      },
+    });
+  });
+
+  it.each([
+    { env: { AWS_LAMBDA_FUNCTION_VERSION: '12' }, expected: '12' },
+    { env: { JOBS_HANDLER_VERSION: 'abc', AWS_LAMBDA_FUNCTION_VERSION: '12' }, expected: 'abc' },
+    { env: {}, expected: 'unknown' },
+  ])('handler version from $env → $expected', ({ env, expected }) => {
+    const read = readWorkerConfig({}, { ...fullEnv, ...env });
+    expect(read.ok && read.config.handlerVersion).toBe(expected);
+  });
+
+  it('reports every missing variable at once', () => {
+    const read = readWorkerConfig({}, {});
+    expect(read.ok).toBe(false);
+    expect(!read.ok && read.problems).toHaveLength(3);
+  });
+});
