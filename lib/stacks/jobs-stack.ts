@@ -1,0 +1,243 @@
+/**
+ * `JobsStack`: the deployable sample application. Its queues come from lib/sample/topology.ts
+ * (plain data shared with the jobs and the local runtime): FIFO `booking` (per user: reserve
+ * inventory → confirm reservation → issue invoice), standard `payments` and `notifications`.
+ */
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Annotations, CfnOutput, type Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type { Construct } from 'constructs';
+import { AlarmTopic } from '../constructs/alarm-topic.ts';
+import { JobsConfigError } from '../constructs/errors.ts';
+import { IdempotencyTable } from '../constructs/idempotency-table.ts';
+import { JobQueue, type JobQueueProps } from '../constructs/job-queue.ts';
+import { JobsDashboard } from '../constructs/jobs-dashboard.ts';
+import { SAMPLE_QUEUES, type SampleQueue, type SampleQueueName } from '../sample/topology.ts';
+
+/** The project root (where package.json, package-lock.json and functions/ are). */
+export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/** Context keys the stack reads when the matching prop is not given (`cdk deploy -c key=value`). */
+export const JOBS_STACK_CONTEXT = {
+  alarmEmail: 'alarmEmail',
+  externalApiUrl: 'externalApiUrl',
+} as const;
+
+/**
+ * Per-queue tuning of the sample app beyond the topology, in JobQueue props. Everything not set
+ * here uses the JobQueue defaults.
+ */
+const SAMPLE_TUNING: Readonly<Record<SampleQueueName, Partial<JobQueueProps>>> = {
+  // FIFO: concurrency follows the number of active message groups (users); batches of 10 at most.
+  booking: { batchSize: 10 },
+  // The payment API is the scarce resource: at most 5 concurrent batches call it.
+  payments: { batchSize: 10, maxConcurrency: 5 },
+  notifications: { batchSize: 10, maxConcurrency: 10 },
+};
+
+/** Properties of a {@link JobsStack}. */
+export interface JobsStackProps extends StackProps {
+  /**
+   * Email address subscribed to the alarm topic (confirm the subscription email AWS sends).
+   * @default - context `alarmEmail`, else no subscription
+   */
+  readonly alarmEmail?: string;
+
+  /**
+   * Base URL (http or https) of the payment / mail / invoice API the sample jobs call
+   * (`EXTERNAL_API_URL` of every worker).
+   * @default - context `externalApiUrl`; when neither is set, `EXTERNAL_API_URL` stays unset, a synth warning is shown and the jobs that call the API dead-letter with a permanent error
+   */
+  readonly externalApiUrl?: string;
+
+  /**
+   * Alarm threshold for the age of the oldest message of every queue.
+   * @default 15 minutes (the JobQueue default)
+   */
+  readonly ageOfOldestMessageAlarmThreshold?: Duration;
+
+  /**
+   * The queues to build.
+   * @default SAMPLE_QUEUES from lib/sample/topology.ts
+   */
+  readonly queues?: readonly SampleQueue[];
+
+  /**
+   * Project root: worker entries (`functions/*.ts`) are relative to it; its package-lock.json
+   * and tsconfig.json drive bundling.
+   * @default PROJECT_ROOT (two directories above this file)
+   */
+  readonly projectRoot?: string;
+
+  /**
+   * What happens to the sample domain table (`APP_TABLE`) when the stack is deleted. The
+   * idempotency table is always retained.
+   * @default RemovalPolicy.DESTROY (sample data)
+   */
+  readonly appTableRemovalPolicy?: RemovalPolicy;
+}
+
+/** `booking` → `Booking`, `my-queue` → `MyQueue` (output ids). */
+function pascal(name: string): string {
+  return name
+    .split(/[-_]/)
+    .filter((p) => p.length > 0)
+    .map((p) => p[0]!.toUpperCase() + p.slice(1))
+    .join('');
+}
+
+/**
+ * The sample application: one {@link JobQueue} per topology entry, the idempotency table, the
+ * domain table (`APP_TABLE`: `pk` + `sk` strings, on-demand, PITR), the alarm topic, a dashboard
+ * and stack outputs for producers and operators.
+ *
+ * Outputs (ids): `<Queue>QueueUrl`, `<Queue>QueueArn`, `<Queue>DlqUrl`, `<Queue>DlqArn` per queue
+ * (e.g. `BookingQueueUrl`), `IdempotencyTableName`, `AppTableName`, `AlarmTopicArn`,
+ * `DashboardName`.
+ * @throws {JobsConfigError} when `externalApiUrl` is not an http(s) URL, a queue's `enqueuesTo`
+ *   names a queue that does not exist, or a JobQueue refuses its settings.
+ */
+export class JobsStack extends Stack {
+  /** The job queues by logical name. */
+  readonly jobQueues: ReadonlyMap<string, JobQueue>;
+  readonly idempotencyTable: IdempotencyTable;
+  /** The sample domain table (`APP_TABLE`). */
+  readonly appTable: dynamodb.Table;
+  readonly alarmTopic: AlarmTopic;
+  readonly dashboard: JobsDashboard;
+
+  constructor(scope: Construct, id: string, props: JobsStackProps = {}) {
+    super(scope, id, {
+      description: 'sqs-jobs sample: background jobs on Lambda + SQS with idempotency, DLQs and alarms',
+      ...props,
+    });
+    const queues = props.queues ?? SAMPLE_QUEUES;
+    const projectRoot = props.projectRoot ?? PROJECT_ROOT;
+    const alarmEmail = props.alarmEmail ?? this.stringContext(JOBS_STACK_CONTEXT.alarmEmail);
+    const externalApiUrl = props.externalApiUrl ?? this.stringContext(JOBS_STACK_CONTEXT.externalApiUrl);
+
+    const problems: string[] = [];
+    if (externalApiUrl !== undefined && !isHttpUrl(externalApiUrl)) {
+      problems.push(`externalApiUrl: '${externalApiUrl}' is not an http(s) URL`);
+    }
+    const names = new Set(queues.map((q) => q.name));
+    for (const q of queues) {
+      for (const target of q.enqueuesTo) {
+        if (!names.has(target))
+          problems.push(`queues: '${q.name}' enqueues to '${target}', which is not a queue of this stack`);
+      }
+    }
+    if (problems.length > 0) throw new JobsConfigError('JobsStack', this.node.path, problems);
+    if (externalApiUrl === undefined) {
+      Annotations.of(this).addWarningV2(
+        'sqs-jobs:noExternalApiUrl',
+        'externalApiUrl is not set (prop or -c externalApiUrl=https://...): EXTERNAL_API_URL stays unset and the jobs that call the external API dead-letter',
+      );
+    }
+
+    this.idempotencyTable = new IdempotencyTable(this, 'IdempotencyTable');
+    this.appTable = new dynamodb.Table(this, 'AppTable', {
+      partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING },
+      sortKey: { name: 'sk', type: dynamodb.AttributeType.STRING },
+      billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      removalPolicy: props.appTableRemovalPolicy ?? RemovalPolicy.DESTROY,
+    });
+    this.alarmTopic = new AlarmTopic(this, 'Alarms', {
+      emails: alarmEmail === undefined ? [] : [alarmEmail],
+    });
+
+    const built = new Map<string, JobQueue>();
+    for (const q of queues) {
+      const jobQueue = new JobQueue(this, pascal(q.name), {
+        ...SAMPLE_TUNING[q.name as SampleQueueName],
+        name: q.name,
+        fifo: q.fifo,
+        entry: q.entry,
+        projectRoot,
+        maxAttempts: q.maxAttempts,
+        jobTimeoutSeconds: q.jobTimeoutSeconds,
+        idempotencyTable: this.idempotencyTable.table,
+        alarmTopic: this.alarmTopic.topic,
+        ageOfOldestMessageAlarmThreshold: props.ageOfOldestMessageAlarmThreshold,
+        environment: {
+          APP_TABLE: this.appTable.tableName,
+          ...(externalApiUrl === undefined ? {} : { EXTERNAL_API_URL: externalApiUrl }),
+        },
+      });
+      // Every sample job reads and updates the domain state it names by id.
+      this.appTable.grantReadWriteData(jobQueue.worker);
+      built.set(q.name, jobQueue);
+    }
+    // Enqueue targets after all queues exist: a queue may chain to itself or to a later one.
+    for (const q of queues) {
+      const source = built.get(q.name)!;
+      for (const target of q.enqueuesTo) source.addEnqueueTarget(target, built.get(target)!.queue);
+    }
+    this.jobQueues = built;
+
+    this.dashboard = new JobsDashboard(this, 'Dashboard', { queues: [...built.values()] });
+    this.addOutputs();
+  }
+
+  /** The job queue named `name`. @throws {Error} when there is none. */
+  jobQueue(name: string): JobQueue {
+    const q = this.jobQueues.get(name);
+    if (q === undefined) throw new Error(`JobsStack has no queue '${name}'`);
+    return q;
+  }
+
+  private addOutputs(): void {
+    for (const q of this.jobQueues.values()) {
+      const id = pascal(q.name);
+      new CfnOutput(this, `${id}QueueUrl`, {
+        value: q.queue.queueUrl,
+        description: `URL of the ${q.name} queue (producers send jobs here)`,
+      });
+      new CfnOutput(this, `${id}QueueArn`, {
+        value: q.queue.queueArn,
+        description: `ARN of the ${q.name} queue`,
+      });
+      new CfnOutput(this, `${id}DlqUrl`, {
+        value: q.deadLetterQueue.queueUrl,
+        description: `URL of the ${q.name} dead-letter queue (inspect and redrive)`,
+      });
+      new CfnOutput(this, `${id}DlqArn`, {
+        value: q.deadLetterQueue.queueArn,
+        description: `ARN of the ${q.name} dead-letter queue (redrive source)`,
+      });
+    }
+    new CfnOutput(this, 'IdempotencyTableName', {
+      value: this.idempotencyTable.tableName,
+      description: 'Idempotency records of all workers',
+    });
+    new CfnOutput(this, 'AppTableName', {
+      value: this.appTable.tableName,
+      description: 'Sample domain table (APP_TABLE)',
+    });
+    new CfnOutput(this, 'AlarmTopicArn', {
+      value: this.alarmTopic.topic.topicArn,
+      description: 'SNS topic of all alarms: subscribe to get notified',
+    });
+    new CfnOutput(this, 'DashboardName', {
+      value: this.dashboard.dashboard.dashboardName,
+      description: 'CloudWatch dashboard of the queues and jobs',
+    });
+  }
+
+  private stringContext(key: string): string | undefined {
+    const value: unknown = this.node.tryGetContext(key);
+    if (value === undefined || value === null || value === '') return undefined;
+    return String(value);
+  }
+}
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'https:' || url.protocol === 'http:';
+  } catch {
+    return false;
+  }
+}
