@@ -2,22 +2,60 @@
  * The default sender of child jobs: a `JobClient` (lib/client/job-client.ts) on the queue URLs
  * of the worker's environment (`JOBS_QUEUE_URL_<NAME>`, docs/contracts.md).
  */
+import { JobClient } from '../client/job-client.ts';
+import { JobClientError } from '../client/job-client-error.ts';
+import { queueUrlsFromEnv } from '../client/queue-urls.ts';
 import type { ChildSender } from './children.ts';
 import type { SqsSender } from './sqs-port.ts';
 import type { WorkerLogger } from './telemetry.ts';
+import { ChildRejectedError } from './worker-errors.ts';
 
 /** Input of {@link createJobClientChildSender}. */
 export interface ChildSenderOptions {
   /** Envelope `source` of the children. */
   readonly source: string;
-  /** Logical queue name → URL; when undefined, read from `env`. */
+  /** Logical queue name → URL; when undefined, read from `env` (`queueUrlsFromEnv`). */
   readonly queueUrls: Readonly<Record<string, string>> | undefined;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly sqs: SqsSender;
   readonly logger: WorkerLogger;
 }
 
-/** Builds the default child sender. */
-export function createJobClientChildSender(_options: ChildSenderOptions): ChildSender {
-  throw new Error('JobClient is not available yet');
+/**
+ * Builds the default child sender. A child refused before anything is sent (unknown queue, data
+ * failing the child's schema, FIFO child without partition key: `JobClientError` with
+ * `senderFault`) becomes a {@link ChildRejectedError}, which dead-letters the parent: running it
+ * again would build the same children. Entries SQS did not take come back in `failed` and are
+ * handled by the caller as transient.
+ *
+ * @throws {ChildRejectedError} when the client options are invalid (e.g. a malformed queue URL).
+ */
+export function createJobClientChildSender(options: ChildSenderOptions): ChildSender {
+  let client: JobClient;
+  try {
+    client = new JobClient({
+      source: options.source,
+      queueUrls: options.queueUrls ?? queueUrlsFromEnv(options.env),
+      sqs: options.sqs,
+      logger: options.logger,
+    });
+  } catch (error) {
+    throw rejected(error);
+  }
+  return {
+    async sendBatch(entries) {
+      try {
+        return await client.sendBatch(entries);
+      } catch (error) {
+        throw rejected(error);
+      }
+    },
+  };
+}
+
+function rejected(error: unknown): unknown {
+  if (error instanceof JobClientError && error.senderFault) {
+    return new ChildRejectedError(`child jobs refused before sending: ${error.message}`, { cause: error });
+  }
+  return error;
 }

@@ -57,6 +57,12 @@ export class JobTimeoutError extends TransientError {
 export class ChildEnqueueError extends TransientError {}
 
 /**
+ * The children of a successful run were refused before sending (unknown queue, data failing the
+ * child's schema, FIFO child without partition key): permanent, a re-run builds the same ones.
+ */
+export class ChildRejectedError extends PermanentError {}
+
+/**
  * An earlier run of this job took the lease and never completed (crash, timeout), and the job's
  * idempotency policy is `onLeaseExpired: 'dead-letter'` (rather never than twice): the job is
  * not run again but dead-lettered for a person to decide. Permanent.
