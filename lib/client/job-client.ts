@@ -1,0 +1,434 @@
+/**
+ * `JobClient`: how other services send jobs. Each job travels as a CloudEvents envelope
+ * (lib/runtime/envelope.ts) in the SQS message body; FIFO queues get `MessageGroupId` from the
+ * partition key and a `MessageDeduplicationId` derived from `source` + `id`.
+ *
+ * Rules and their sources:
+ * - SendMessageBatch API reference: at most 10 entries per request; the sum of the message sizes
+ *   within the 1 MiB message limit; a 200 response can still carry `Failed` entries, each with
+ *   `SenderFault` (BatchResultErrorEntry).
+ * - SendMessage API reference: 1 MiB (1,048,576 bytes) per message, attributes included
+ *   (raised from 256 KiB in August 2025); `DelaySeconds` 0–900 and not per message on FIFO
+ *   queues; `MessageGroupId` required on FIFO queues, 1–128 printable ASCII characters.
+ * - Amazon SQS FIFO key terms: a `MessageDeduplicationId` (max 128 chars) is remembered for 5
+ *   minutes; a retried entry keeps its dedup id, so a FIFO queue never gets it twice.
+ */
+import { SendMessageBatchCommand, type SendMessageBatchResult, SQSClient } from '@aws-sdk/client-sqs';
+import { classifyError } from '../runtime/errors.ts';
+import type { JobLogger } from '../runtime/job.ts';
+import { chunkByCountAndBytes } from './chunk.ts';
+import { type EntryProblem, JobClientError } from './job-client-error.ts';
+import { SQS_MAX_BATCH_ENTRIES, SQS_MAX_MESSAGE_BYTES } from './message-size.ts';
+import {
+  type BatchEntry,
+  type PreparedEntry,
+  prepareEntries,
+  type SendableJob,
+  type SendOptions,
+} from './prepare.ts';
+import { type ClientRetryOptions, clientRetryDelayMs, DEFAULT_CLIENT_RETRY, sleep } from './retry.ts';
+
+export type { BatchEntry, SendableJob, SendOptions } from './prepare.ts';
+
+/** Default size above which the job data draws a warning: 16 KiB. Payloads should carry ids. */
+export const DEFAULT_PAYLOAD_WARN_BYTES = 16_384;
+
+/**
+ * The part of an SQS client the JobClient uses. An `SQSClient` of `@aws-sdk/client-sqs`
+ * satisfies it; tests pass a small fake. The output is read as a `SendMessageBatchResult`.
+ */
+export interface SqsBatchSender {
+  send(command: SendMessageBatchCommand): Promise<unknown>;
+}
+
+/** Options of {@link JobClient}. */
+export interface JobClientOptions {
+  /** Envelope `source` of every job sent, e.g. `"/services/checkout"`. Non-empty. */
+  readonly source: string;
+  /**
+   * Logical queue name → queue URL, e.g. `{ booking: 'https://sqs.eu-west-1.amazonaws.com/123/booking.fifo' }`.
+   * A URL ending in `.fifo` is a FIFO queue. Inside Lambda use {@link queueUrlsFromEnv}.
+   */
+  readonly queueUrls: Readonly<Record<string, string>>;
+  /** @default `new SQSClient({})`, created on first send (region and endpoint from the environment) */
+  readonly sqs?: SqsBatchSender;
+  /** @default JSON lines on stderr for warnings and errors; debug and info dropped */
+  readonly logger?: JobLogger;
+  /** Warn when a job's data is larger than this, in UTF-8 bytes of its JSON. @default 16,384 (16 KiB) */
+  readonly payloadWarnBytes?: number;
+  /**
+   * Largest message (body + attributes, UTF-8 bytes) and largest batch request. Integer
+   * 1–1,048,576; lower it to the queue's `MaximumMessageSize` when that is smaller.
+   * @default 1,048,576 (1 MiB, the SQS limit since August 2025)
+   */
+  readonly maxMessageBytes?: number;
+  /** Retries of entries SQS did not take. @default { maxAttempts: 3, baseDelayMs: 100 } */
+  readonly retry?: Partial<ClientRetryOptions>;
+}
+
+/** A job that was sent. */
+export interface SentEntry {
+  /** Position in the `sendBatch` input. */
+  readonly index: number;
+  /** Envelope `id`. */
+  readonly id: string;
+  /** SQS `MessageId`. */
+  readonly messageId: string;
+  /** Logical queue name. */
+  readonly queue: string;
+  /** FIFO queues only: the SQS `SequenceNumber`. */
+  readonly sequenceNumber?: string;
+}
+
+/** A job that was not sent. */
+export interface FailedEntry {
+  /** Position in the `sendBatch` input. */
+  readonly index: number;
+  /** Envelope `id`: resending with the same `options.id` keeps the job's identity. */
+  readonly id: string;
+  /** Logical queue name. */
+  readonly queue: string;
+  /** SQS error code of the entry (`InternalError`, `InvalidParameterValue`, ...) or of the whole request. */
+  readonly code: string;
+  readonly message: string;
+  /** True when resending the same message cannot help (SQS `SenderFault`, or a permanent request error). */
+  readonly senderFault: boolean;
+}
+
+/** Result of {@link JobClient.sendBatch}: every entry is in exactly one list, each sorted by index. */
+export interface BatchResult {
+  readonly sent: SentEntry[];
+  readonly failed: FailedEntry[];
+}
+
+/** Result of {@link JobClient.send}. */
+export interface SendResult {
+  readonly id: string;
+  readonly messageId: string;
+  readonly queue: string;
+  /** FIFO queues only. */
+  readonly sequenceNumber?: string;
+}
+
+/**
+ * Builds a `sendBatch` entry with its data checked against the job's type at compile time.
+ * @example client.sendBatch([batchEntry(reserve, { bookingId }, { partitionKey: userId })])
+ */
+export function batchEntry<Data>(
+  job: SendableJob<Data>,
+  data: NoInfer<Data>,
+  options?: SendOptions,
+): BatchEntry {
+  return options === undefined ? { job, data } : { job, data, options };
+}
+
+const defaultLogger: JobLogger = {
+  debug() {},
+  info() {},
+  warn(message, extra) {
+    console.warn(JSON.stringify({ level: 'WARN', message, ...extra }));
+  },
+  error(message, extra) {
+    console.error(JSON.stringify({ level: 'ERROR', message, ...extra }));
+  },
+};
+
+interface Settings {
+  readonly source: string;
+  readonly queueUrls: Readonly<Record<string, string>>;
+  readonly payloadWarnBytes: number;
+  readonly maxMessageBytes: number;
+  readonly retry: ClientRetryOptions;
+}
+
+function checkOptions(options: JobClientOptions): Settings {
+  const problems: string[] = [];
+  const source = options?.source;
+  if (typeof source !== 'string' || source.length === 0) problems.push('source must be a non-empty string');
+  const queueUrls = options?.queueUrls;
+  if (typeof queueUrls !== 'object' || queueUrls === null) {
+    problems.push('queueUrls must be an object of logical queue name → queue URL');
+  } else {
+    for (const [name, url] of Object.entries(queueUrls)) {
+      if (typeof url !== 'string' || !/^https?:\/\/\S+$/.test(url)) {
+        problems.push(`queueUrls.${name} must be an http(s) queue URL, got ${JSON.stringify(url)}`);
+      }
+    }
+  }
+  const payloadWarnBytes = options?.payloadWarnBytes ?? DEFAULT_PAYLOAD_WARN_BYTES;
+  if (typeof payloadWarnBytes !== 'number' || Number.isNaN(payloadWarnBytes) || payloadWarnBytes < 0) {
+    problems.push(`payloadWarnBytes must be a number >= 0, got ${payloadWarnBytes}`);
+  }
+  const maxMessageBytes = options?.maxMessageBytes ?? SQS_MAX_MESSAGE_BYTES;
+  if (!Number.isInteger(maxMessageBytes) || maxMessageBytes < 1 || maxMessageBytes > SQS_MAX_MESSAGE_BYTES) {
+    problems.push(
+      `maxMessageBytes must be an integer from 1 to ${SQS_MAX_MESSAGE_BYTES} (1 MiB, the SQS limit), got ${maxMessageBytes}`,
+    );
+  }
+  const retry: ClientRetryOptions = {
+    maxAttempts: options?.retry?.maxAttempts ?? DEFAULT_CLIENT_RETRY.maxAttempts,
+    baseDelayMs: options?.retry?.baseDelayMs ?? DEFAULT_CLIENT_RETRY.baseDelayMs,
+  };
+  if (!Number.isInteger(retry.maxAttempts) || retry.maxAttempts < 1 || retry.maxAttempts > 20) {
+    problems.push(`retry.maxAttempts must be an integer from 1 to 20, got ${retry.maxAttempts}`);
+  }
+  if (!Number.isFinite(retry.baseDelayMs) || retry.baseDelayMs < 0) {
+    problems.push(`retry.baseDelayMs must be a finite number >= 0, got ${retry.baseDelayMs}`);
+  }
+  if (options?.sqs !== undefined && typeof options.sqs?.send !== 'function') {
+    problems.push('sqs must be an SQS client (an object with send(command))');
+  }
+  if (problems.length > 0) {
+    throw new JobClientError(`invalid JobClient options: ${problems.join('; ')}`, {
+      code: 'InvalidOptions',
+      senderFault: true,
+    });
+  }
+  return { source, queueUrls: { ...queueUrls }, payloadWarnBytes, maxMessageBytes, retry };
+}
+
+function refusal(problems: readonly EntryProblem[], total: number): JobClientError {
+  const badEntries = new Set(problems.map((p) => p.index)).size;
+  const lines = problems.map(
+    (p) => `  entry ${p.index}${p.type === undefined ? '' : ` (${p.type})`}: ${p.message}`,
+  );
+  return new JobClientError(
+    `${badEntries} of ${total} job${total === 1 ? '' : 's'} refused before sending; nothing was sent:\n${lines.join('\n')}`,
+    { code: 'InvalidEntries', senderFault: true, problems },
+  );
+}
+
+/** Code of a whole-request failure: the Node/undici `code` (ECONNRESET), else the AWS error name. */
+function errorCode(error: unknown): string {
+  const { code, name } = (typeof error === 'object' && error !== null ? error : {}) as {
+    code?: unknown;
+    name?: unknown;
+  };
+  if (typeof code === 'string' && code.length > 0) return code;
+  return typeof name === 'string' && name.length > 0 ? name : 'Error';
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** An entry that may be retried, with what went wrong last time. */
+interface Retryable {
+  readonly entry: PreparedEntry;
+  readonly code: string;
+  readonly message: string;
+  readonly minDelayMs: number;
+}
+
+/** Collects outcomes; every prepared entry ends in exactly one list. */
+class Outcome {
+  readonly sent: SentEntry[] = [];
+  readonly failed: FailedEntry[] = [];
+
+  succeed(entry: PreparedEntry, messageId: string, sequenceNumber: string | undefined): void {
+    this.sent.push({
+      index: entry.index,
+      id: entry.id,
+      messageId,
+      queue: entry.queue,
+      ...(sequenceNumber === undefined ? {} : { sequenceNumber }),
+    });
+  }
+
+  fail(entry: PreparedEntry, code: string, message: string, senderFault: boolean): void {
+    this.failed.push({ index: entry.index, id: entry.id, queue: entry.queue, code, message, senderFault });
+  }
+
+  result(): BatchResult {
+    return {
+      sent: this.sent.sort((a, b) => a.index - b.index),
+      failed: this.failed.sort((a, b) => a.index - b.index),
+    };
+  }
+}
+
+/**
+ * Sends jobs to their queues.
+ *
+ * @example
+ * const client = new JobClient({ source: '/services/checkout', queueUrls: queueUrlsFromEnv() });
+ * await client.send(reserveInventory, { bookingId }, { partitionKey: userId });
+ *
+ * @throws {JobClientError} `InvalidOptions` from the constructor, listing every bad option.
+ */
+export class JobClient {
+  readonly #settings: Settings;
+  readonly #logger: JobLogger;
+  #sqs: SqsBatchSender | undefined;
+
+  constructor(options: JobClientOptions) {
+    this.#settings = checkOptions(options);
+    this.#logger = options.logger ?? defaultLogger;
+    this.#sqs = options.sqs;
+  }
+
+  /**
+   * Sends one job.
+   *
+   * @param job a job definition (`defineJob`); its `queue` picks the URL from `queueUrls`.
+   * @param data the job's input, checked against `job.schema` before sending; ids only.
+   * @param options `partitionKey` (required on FIFO queues), `id`, `delaySeconds` (standard queues).
+   * @returns the envelope id, the SQS MessageId, the logical queue and, on FIFO, the SequenceNumber.
+   * @throws {JobClientError} `InvalidEntries` when the job is refused before sending (unknown queue,
+   *   schema failure naming the path, FIFO without partition key, delay on FIFO, message over
+   *   `maxMessageBytes`); otherwise the SQS error `code` when the message could not be sent after
+   *   the retries, with `senderFault`.
+   */
+  async send<Data>(job: SendableJob<Data>, data: NoInfer<Data>, options?: SendOptions): Promise<SendResult> {
+    const { sent, failed } = await this.sendBatch([batchEntry(job, data, options)]);
+    const failure = failed[0];
+    if (failure) {
+      throw new JobClientError(
+        `job ${job.type} (id ${failure.id}) was not sent to queue "${failure.queue}": ${failure.code}: ${failure.message}`,
+        {
+          code: failure.code,
+          senderFault: failure.senderFault,
+          problems: [{ index: 0, type: job.type, message: `${failure.code}: ${failure.message}` }],
+          context: { jobType: job.type, jobId: failure.id, queue: failure.queue },
+        },
+      );
+    }
+    const { id, messageId, queue, sequenceNumber } = sent[0]!;
+    return sequenceNumber === undefined ? { id, messageId, queue } : { id, messageId, queue, sequenceNumber };
+  }
+
+  /**
+   * Sends many jobs, possibly to several queues, with SendMessageBatch: entries are grouped by
+   * queue (in input order), then split into requests of at most 10 entries and at most
+   * `maxMessageBytes` in total. Requests to one queue go one after another (a FIFO queue keeps
+   * the order of its groups across requests); different queues are sent to concurrently.
+   *
+   * Entries that SQS reports failed with `SenderFault: false`, and whole requests that fail
+   * with a transient error (`classifyError`), are retried up to `retry.maxAttempts` tries with
+   * exponential backoff and full jitter; a retried entry keeps its envelope id and FIFO dedup id.
+   * Everything else is reported in `failed`. On a FIFO queue an entry retried after a partial
+   * failure can land after later entries of its own group that were accepted in the same request.
+   *
+   * @returns every entry exactly once: `sent.length + failed.length === entries.length`.
+   * @throws {JobClientError} `InvalidEntries` when any entry is refused before sending, listing every
+   *   problem of every bad entry by index; then nothing at all is sent.
+   */
+  async sendBatch(entries: ReadonlyArray<BatchEntry>): Promise<BatchResult> {
+    const { entries: prepared, problems } = await prepareEntries(entries, this.#settings);
+    if (problems.length > 0) throw refusal(problems, entries.length);
+    for (const entry of prepared) {
+      if (entry.dataBytes > this.#settings.payloadWarnBytes) {
+        this.#logger.warn('job data is larger than payloadWarnBytes: payloads should carry ids only', {
+          index: entry.index,
+          jobType: entry.type,
+          jobId: entry.id,
+          queue: entry.queue,
+          dataBytes: entry.dataBytes,
+          payloadWarnBytes: this.#settings.payloadWarnBytes,
+        });
+      }
+    }
+    const outcome = new Outcome();
+    const byQueueUrl = new Map<string, PreparedEntry[]>();
+    for (const entry of prepared) {
+      const group = byQueueUrl.get(entry.queueUrl);
+      if (group) group.push(entry);
+      else byQueueUrl.set(entry.queueUrl, [entry]);
+    }
+    await Promise.all([...byQueueUrl.values()].map((group) => this.#sendToQueue(group, outcome)));
+    return outcome.result();
+  }
+
+  async #sendToQueue(entries: readonly PreparedEntry[], outcome: Outcome): Promise<void> {
+    const chunks = chunkByCountAndBytes(entries, (entry) => entry.bytes, {
+      maxEntries: SQS_MAX_BATCH_ENTRIES,
+      maxBytes: this.#settings.maxMessageBytes,
+    });
+    for (const chunk of chunks) await this.#sendChunk(chunk, outcome);
+  }
+
+  /** Sends one request's entries, retrying what may be retried; records every entry's outcome. */
+  async #sendChunk(chunk: readonly PreparedEntry[], outcome: Outcome): Promise<void> {
+    const { maxAttempts, baseDelayMs } = this.#settings.retry;
+    let pending = chunk;
+    for (let attempt = 1; ; attempt++) {
+      const retry = await this.#tryOnce(pending, outcome);
+      if (retry.length === 0) return;
+      const first = retry[0]!;
+      if (attempt >= maxAttempts) {
+        for (const r of retry) outcome.fail(r.entry, r.code, `${r.message} (after ${attempt} tries)`, false);
+        this.#logger.warn('jobs not sent: retries used up', {
+          queue: first.entry.queue,
+          attempts: attempt,
+          entries: retry.length,
+          codes: [...new Set(retry.map((r) => r.code))],
+        });
+        return;
+      }
+      const minDelayMs = Math.max(...retry.map((r) => r.minDelayMs));
+      const delayMs = clientRetryDelayMs(attempt, baseDelayMs, minDelayMs);
+      this.#logger.warn('SQS did not take some jobs: retrying', {
+        queue: first.entry.queue,
+        attempt,
+        delayMs,
+        entries: retry.length,
+        codes: [...new Set(retry.map((r) => r.code))],
+      });
+      await sleep(delayMs);
+      pending = retry.map((r) => r.entry);
+    }
+  }
+
+  /** One SendMessageBatch call; returns the entries worth another try. */
+  async #tryOnce(pending: readonly PreparedEntry[], outcome: Outcome): Promise<Retryable[]> {
+    let output: Partial<SendMessageBatchResult>;
+    try {
+      this.#sqs ??= new SQSClient({});
+      const response = await this.#sqs.send(
+        new SendMessageBatchCommand({
+          QueueUrl: pending[0]!.queueUrl,
+          Entries: pending.map((e) => e.request),
+        }),
+      );
+      output = (response ?? {}) as Partial<SendMessageBatchResult>;
+    } catch (error) {
+      const classification = classifyError(error);
+      const code = errorCode(error);
+      const message = errorMessage(error);
+      if (classification.kind === 'permanent') {
+        for (const entry of pending) outcome.fail(entry, code, message, true);
+        return [];
+      }
+      const minDelayMs = classification.minDelayMs ?? 0;
+      return pending.map((entry) => ({ entry, code, message, minDelayMs }));
+    }
+    const waiting = new Map(pending.map((entry) => [entry.request.Id, entry]));
+    for (const success of output.Successful ?? []) {
+      const entry = waiting.get(success.Id);
+      if (!entry) continue;
+      waiting.delete(success.Id);
+      outcome.succeed(entry, success.MessageId ?? '', success.SequenceNumber);
+    }
+    const retry: Retryable[] = [];
+    for (const failure of output.Failed ?? []) {
+      const entry = waiting.get(failure.Id);
+      if (!entry) continue;
+      waiting.delete(failure.Id);
+      const code = failure.Code ?? 'Unknown';
+      const message = failure.Message ?? '';
+      if (failure.SenderFault === false) retry.push({ entry, code, message, minDelayMs: 0 });
+      else outcome.fail(entry, code, message, true);
+    }
+    // The response must account for every entry (Successful + Failed == sent); one it does not
+    // mention may or may not be queued: send it again (its FIFO dedup id and envelope id stay).
+    for (const entry of waiting.values()) {
+      retry.push({
+        entry,
+        code: 'MissingFromResponse',
+        message: 'SendMessageBatch reported neither success nor failure for this entry',
+        minDelayMs: 0,
+      });
+    }
+    return retry;
+  }
+}

@@ -1,0 +1,47 @@
+/**
+ * Queue URLs by logical queue name, as the `JobQueue` construct passes them to a Lambda:
+ * `JOBS_QUEUE_URL_<NAME>` with `<NAME>` = the logical name upper-cased and `-` → `_`
+ * (docs/contracts.md, "Environment of a worker Lambda").
+ */
+
+/** Prefix of the environment variables holding the URL of each queue a service sends to. */
+export const QUEUE_URL_ENV_PREFIX = 'JOBS_QUEUE_URL_';
+
+/**
+ * Name of the environment variable carrying a logical queue's URL.
+ * @example queueUrlEnvName('booking-retries') === 'JOBS_QUEUE_URL_BOOKING_RETRIES'
+ */
+export function queueUrlEnvName(queue: string): string {
+  return `${QUEUE_URL_ENV_PREFIX}${queue.toUpperCase().replaceAll('-', '_')}`;
+}
+
+/**
+ * Reads every `JOBS_QUEUE_URL_<NAME>` variable and maps it back to the logical queue name:
+ * `<NAME>` lower-cased with `_` → `-` (so `JOBS_QUEUE_URL_BOOKING_RETRIES` → `booking-retries`).
+ * Logical names therefore use lowercase letters, digits and dashes; an underscore in a logical
+ * name does not survive the round trip. Empty values are skipped. `JOBS_QUEUE_URL` (no suffix,
+ * the worker's own queue) is not included.
+ *
+ * @param env the environment to read. @default process.env
+ * @returns logical queue name → queue URL, e.g. `{ booking: 'https://sqs.eu-west-1.amazonaws.com/123/booking.fifo' }`.
+ */
+export function queueUrlsFromEnv(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): Record<string, string> {
+  const urls: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) {
+    if (!key.startsWith(QUEUE_URL_ENV_PREFIX) || key.length === QUEUE_URL_ENV_PREFIX.length) continue;
+    const url = value?.trim();
+    if (!url) continue;
+    urls[key.slice(QUEUE_URL_ENV_PREFIX.length).toLowerCase().replaceAll('_', '-')] = url;
+  }
+  return urls;
+}
+
+/**
+ * Whether a queue URL names a FIFO queue: FIFO queue names end in `.fifo`
+ * (Amazon SQS Developer Guide, "Amazon SQS FIFO queue key terms" / CreateQueue API, QueueName).
+ */
+export function isFifoQueueUrl(url: string): boolean {
+  return url.endsWith('.fifo');
+}
