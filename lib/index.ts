@@ -1,8 +1,73 @@
-// Worker (lib/runtime/worker.ts and its modules)
+// Public API of sqs-jobs: export list only. Biome keeps it sorted by module path, so group
+// comments would drift: lib/client = producer client, lib/runtime = contracts and worker.
+export {
+  type BatchEntry,
+  type BatchResult,
+  batchEntry,
+  DEFAULT_PAYLOAD_WARN_BYTES,
+  type FailedEntry,
+  JobClient,
+  type JobClientOptions,
+  type SendableJob,
+  type SendOptions,
+  type SendResult,
+  type SentEntry,
+  type SqsBatchSender,
+} from './client/job-client.ts';
+export { type EntryProblem, JobClientError } from './client/job-client-error.ts';
+export {
+  messageSizeBytes,
+  SQS_MAX_BATCH_ENTRIES,
+  SQS_MAX_MESSAGE_BYTES,
+} from './client/message-size.ts';
+export {
+  isFifoQueueUrl,
+  QUEUE_URL_ENV_PREFIX,
+  queueUrlEnvName,
+  queueUrlsFromEnv,
+} from './client/queue-urls.ts';
+export { type ClientRetryOptions, DEFAULT_CLIENT_RETRY } from './client/retry.ts';
+export {
+  backoffDelaySeconds,
+  DEFAULT_RETRY_POLICY,
+  MAX_VISIBILITY_TIMEOUT_SECONDS,
+  type RetryPolicy,
+  resolveRetryPolicy,
+} from './runtime/backoff.ts';
 export { DEFAULT_MAX_CONCURRENCY } from './runtime/batch.ts';
 export { canonicalJson, payloadHash } from './runtime/canonical-json.ts';
 export { WORKER_ENV, type WorkerConfig } from './runtime/config.ts';
 export { type DeadLetterEvidence, deadLetterDeduplicationId } from './runtime/dead-letter.ts';
+export {
+  type CreateEnvelopeInput,
+  childJobId,
+  createEnvelope,
+  DATA_CONTENT_TYPE,
+  deduplicationIdOf,
+  EnvelopeError,
+  type JobEnvelope,
+  parseEnvelope,
+  SPEC_VERSION,
+} from './runtime/envelope.ts';
+export {
+  classifyError,
+  type ErrorClassification,
+  JobError,
+  PermanentError,
+  parseRetryAfterMs,
+  TransientError,
+} from './runtime/errors.ts';
+export {
+  DEFAULT_JOB_TIMEOUT_SECONDS,
+  defineJob,
+  type EnqueueOptions,
+  type JobContext,
+  type JobDefinition,
+  type JobIdempotencyOptions,
+  type JobLogger,
+  type JobSpec,
+  type LeaseExpiredPolicy,
+} from './runtime/job.ts';
 export { DEADLINE_RELEASE_SECONDS } from './runtime/record.ts';
 export type { SqsSender } from './runtime/sqs-port.ts';
 export {
