@@ -1,13 +1,18 @@
 /**
  * Errors of the idempotency store. SDK exceptions never leave the store bare: they are wrapped
- * in {@link IdempotencyStoreError} with the SDK error as `cause`, so `classifyError` decides by
- * the cause (throttling, 5xx and network errors stay transient; other client faults are
- * permanent) while logs name the operation and key.
+ * in {@link IdempotencyStoreError} with the SDK error as `cause` and the operation, key and
+ * table as `context`. A failed condition is not an error: the store handles it.
  */
-import { JobError, PermanentError } from '../errors.ts';
+import { PermanentError, TransientError } from '../errors.ts';
 
-/** A DynamoDB call of the store failed (other than an expected failed condition). */
-export class IdempotencyStoreError extends JobError {}
+/**
+ * A DynamoDB call of the store failed (throttling, network, 5xx, but also a missing table or
+ * missing permissions). Always transient: the store's trouble is not the job's fault, so the
+ * record is retried (the worker spends no attempt on it) and never dead-lettered on its
+ * account; a lasting outage shows in the queue's age-of-oldest-message alarm, and the queue's
+ * `maxReceiveCount` is the safety net. `cause` is the SDK error (its `name`, `$metadata`).
+ */
+export class IdempotencyStoreError extends TransientError {}
 
 /**
  * The same idempotency key was used with a different payload (a different `payloadHash`): two

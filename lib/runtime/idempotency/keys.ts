@@ -57,50 +57,15 @@ export function stepRecordKey(jobPk: string, stepName: string): string {
 }
 
 /**
- * Stable key for an external API's `Idempotency-Key` header: SHA-256 hex (64 chars) of the job
- * record key and the step name. The same job key and step always give the same value, across
- * retries, redrives and workers; different job types or steps never share one.
+ * Stable key for an external API's `Idempotency-Key` header: SHA-256 hex (64 chars) of
+ * `<jobType>\n<key>\n<stepName>`. The same job key and step always give the same value, across
+ * retries, redrives and workers, with or without the store (the worker derives the same value
+ * when idempotency is off); different job types or steps never share one.
+ * @throws {JobError} when `stepName` is empty.
  */
 export function deriveIdempotencyKey(jobType: string, key: string, stepName: string): string {
-  return deriveFromRecordKey(jobRecordKey(jobType, key), stepName);
-}
-
-/** {@link deriveIdempotencyKey} from an already built job record key. */
-export function deriveFromRecordKey(jobPk: string, stepName: string): string {
   if (typeof stepName !== 'string' || stepName.length === 0) {
     throw new JobError('idempotency: stepName must be a non-empty string');
   }
-  return sha256Hex(`${jobPk}\n${stepName}`);
-}
-
-/** Rebuilds a JSON value with object keys sorted, recursively (arrays keep their order). */
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (value !== null && typeof value === 'object') {
-    const obj = value as Record<string, unknown>;
-    const out: Record<string, unknown> = {};
-    for (const k of Object.keys(obj).sort()) out[k] = sortKeys(obj[k]);
-    return out;
-  }
-  return value;
-}
-
-/**
- * Canonical JSON of a value: what `JSON.stringify` writes (so `toJSON`, dropped `undefined`
- * members and the like behave as on the wire), with object keys sorted by UTF-16 code unit.
- * `undefined` at the top level becomes `null`.
- * @throws {TypeError} from `JSON.stringify` (BigInt, cycles).
- */
-export function canonicalJson(value: unknown): string {
-  const wire = JSON.stringify(value);
-  if (wire === undefined) return 'null';
-  return JSON.stringify(sortKeys(JSON.parse(wire)));
-}
-
-/**
- * The `payloadHash` of {@link BeginRequest}: SHA-256 hex of {@link canonicalJson} of the job
- * data, so `{a:1,b:2}` and `{b:2,a:1}` hash the same.
- */
-export function hashPayload(data: unknown): string {
-  return sha256Hex(canonicalJson(data));
+  return sha256Hex(`${jobType}\n${key}\n${stepName}`);
 }

@@ -22,12 +22,12 @@ import {
   PutItemCommand,
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
-import { JobError } from '../errors.ts';
+import { JobError, type PermanentError, type TransientError } from '../errors.ts';
 import type { LeaseExpiredPolicy } from '../job.ts';
 import { CompletedKeyCache } from './cache.ts';
 import { IdempotencyStoreError, PayloadMismatchError, StepValueNotStoredError } from './errors.ts';
 import type { BeginOutcome, BeginRequest, IdempotencyGuard, Lease, LeaseWrite } from './guard.ts';
-import { deriveFromRecordKey, jobRecordKey, stepRecordKey } from './keys.ts';
+import { deriveIdempotencyKey, jobRecordKey, stepRecordKey } from './keys.ts';
 import {
   BOOL,
   DYNAMODB_MAX_ITEM_BYTES,
@@ -244,8 +244,8 @@ export class DynamoIdempotencyStore implements IdempotencyGuard {
    * 4. When takeovers keep losing races, answers `busy`.
    *
    * @throws {PayloadMismatchError} (a {@link PermanentError}) when the key holds a different payload hash.
-   * @throws {IdempotencyStoreError} when DynamoDB fails; its `cause` is the SDK error, so
-   *   `classifyError` keeps throttling, 5xx and network failures transient.
+   * @throws {IdempotencyStoreError} (a {@link TransientError}) when DynamoDB fails (throttling,
+   *   network, 5xx, missing table or permissions) or a record is malformed; `cause` is the SDK error.
    * @throws {JobError} when the request is invalid (empty key, non-finite `leaseExpiresAtMs`...).
    */
   async begin(request: BeginRequest): Promise<BeginOutcome> {
@@ -263,7 +263,7 @@ export class DynamoIdempotencyStore implements IdempotencyGuard {
       const { record, expr, condition } = this.#acquisition(plan, request, pk, now);
       const written = await this.#put('acquire', pk, jobRecordToItem(record), expr, condition);
       if (written.ok) {
-        const lease = new DynamoLease(record, this.#leaseOps);
+        const lease = new DynamoLease(record, request.key, this.#leaseOps);
         return plan.kind === 'dead-letter'
           ? { status: 'lease-expired', lease, previousAttempt: plan.old.attempt }
           : { status: 'acquired', lease };
@@ -760,10 +760,12 @@ class DynamoLease implements Lease {
   readonly attempt: number;
   readonly firstFailureAtMs: number | undefined;
   readonly #record: JobRecord;
+  readonly #key: string;
   readonly #ops: LeaseOps;
 
-  constructor(record: JobRecord, ops: LeaseOps) {
+  constructor(record: JobRecord, key: string, ops: LeaseOps) {
     this.#record = record;
+    this.#key = key;
     this.#ops = ops;
     this.attempt = record.attempt;
     this.firstFailureAtMs = record.firstFailureAtMs;
@@ -782,6 +784,6 @@ class DynamoLease implements Lease {
   }
 
   idempotencyKey(stepName: string): string {
-    return deriveFromRecordKey(this.#record.pk, stepName);
+    return deriveIdempotencyKey(this.#record.jobType, this.#key, stepName);
   }
 }
