@@ -58,6 +58,25 @@ export {
   TransientError,
 } from './runtime/errors.ts';
 export {
+  IdempotencyStoreError,
+  PayloadMismatchError,
+  StepValueNotStoredError,
+} from './runtime/idempotency/errors.ts';
+export type {
+  BeginOutcome,
+  BeginRequest,
+  IdempotencyGuard,
+  Lease,
+  LeaseWrite,
+} from './runtime/idempotency/guard.ts';
+export { deriveIdempotencyKey, jobRecordKey, stepRecordKey } from './runtime/idempotency/keys.ts';
+export type { JobRecord, JobRecordStatus, StepRecord } from './runtime/idempotency/record.ts';
+export {
+  DynamoIdempotencyStore,
+  type DynamoIdempotencyStoreOptions,
+  IDEMPOTENCY_DEFAULTS,
+} from './runtime/idempotency/store.ts';
+export {
   DEFAULT_JOB_TIMEOUT_SECONDS,
   defineJob,
   type EnqueueOptions,
