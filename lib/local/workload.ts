@@ -1,0 +1,734 @@
+/**
+ * The workload of `npm start`: seeds the sample domain, sends bookings, payments and a few
+ * deliberately bad messages through {@link JobClient}, waits until every job has reached a final
+ * state (completed or dead-lettered) or a deadline passes, then collects the facts the report is
+ * computed from (lib/local/report.ts).
+ *
+ * How a job's final state is known, without trusting the system under test:
+ * - completed: the job's own evidence in the domain table (a booking step in the user's order
+ *   log, `paymentId` / `emailId` on the booking), written by the job itself;
+ * - dead-lettered: the message is in its queue's DLQ (matched by `SourceMessageId` or by the
+ *   body's job type and booking id);
+ * - lost: neither, once every queue is empty (nothing visible, in flight or delayed).
+ * Children exist only when their parent completed (`ctx.enqueue` sends on success only), so
+ * the set of jobs that must reach a final state follows from the parents' evidence.
+ */
+import {
+  GetQueueAttributesCommand,
+  type MessageAttributeValue,
+  ReceiveMessageCommand,
+  SendMessageCommand,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import pLimit from 'p-limit';
+import { type BatchEntry, batchEntry, JobClient } from '../client/job-client.ts';
+import { createEnvelope } from '../runtime/envelope.ts';
+import { type Booking, DomainRepository, type DomainSnapshot } from '../sample/domain.ts';
+import { CONFIRMATION_TEMPLATE, sampleJobs } from '../sample/jobs.ts';
+import { SAMPLE_QUEUES } from '../sample/topology.ts';
+import { FAILING_FAULT_KINDS, type FaultKind, seededUniform } from './external-service.ts';
+import type { DeadLetterFact, JobOutcome } from './report.ts';
+
+/** Envelope `source` of the jobs the workload sends. */
+export const WORKLOAD_SOURCE = '/sqs-jobs/workload';
+/** SKU with no stock: bookings of it are the deliberate out-of-stock failures. */
+export const SOLD_OUT_SKU = 'sku-sold-out';
+
+/** Size and shape of a workload. */
+export interface WorkloadOptions {
+  /** Users, each a FIFO message group. Integer >= 1. @default 100 */
+  readonly users?: number;
+  /** Bookings per user, sent in order. Integer >= 1. @default 3 */
+  readonly bookingsPerUser?: number;
+  /** Seed of every random choice (SKUs, quantities, which bookings are sold out). @default 1 */
+  readonly seed?: number;
+  /** Bookings of a sold-out SKU (dead-lettered as out of stock, never retried). @default 2 */
+  readonly outOfStock?: number;
+  /** Malformed messages (bad JSON, schema failure, unknown type), one per queue in turn. @default 3 */
+  readonly malformed?: number;
+}
+
+/** A workload with every default filled in. */
+export type ResolvedWorkloadOptions = Required<WorkloadOptions>;
+
+/** Fills defaults and checks the options. @throws {RangeError} naming every bad option. */
+export function resolveWorkloadOptions(options: WorkloadOptions = {}): ResolvedWorkloadOptions {
+  const resolved = { users: 100, bookingsPerUser: 3, seed: 1, outOfStock: 2, malformed: 3, ...options };
+  const problems: string[] = [];
+  const int = (name: keyof ResolvedWorkloadOptions, min: number) => {
+    const value = resolved[name];
+    if (!Number.isInteger(value) || value < min)
+      problems.push(`${name} must be an integer >= ${min}, got ${value}`);
+  };
+  int('users', 1);
+  int('bookingsPerUser', 1);
+  int('seed', 0);
+  int('outOfStock', 0);
+  int('malformed', 0);
+  if (problems.length === 0 && resolved.outOfStock > resolved.users * resolved.bookingsPerUser) {
+    problems.push(`outOfStock (${resolved.outOfStock}) exceeds the number of bookings`);
+  }
+  if (problems.length > 0) throw new RangeError(`invalid workload: ${problems.join('; ')}`);
+  return resolved;
+}
+
+/** A malformed message the workload sends on purpose. */
+export interface BadMessagePlan {
+  readonly key: string;
+  /** Logical queue it goes to. */
+  readonly queue: string;
+  readonly kind: 'bad JSON' | 'schema failure' | 'unknown job type';
+  /** FIFO `MessageGroupId`, for the FIFO queue. */
+  readonly groupId?: string;
+}
+
+/**
+ * The body of a malformed message: JSON cut short, an envelope whose data fails the job's
+ * schema, or an envelope of a job type no worker knows.
+ */
+export function badMessageBody(bad: BadMessagePlan, time: Date = new Date()): string {
+  if (bad.kind === 'bad JSON') return `{"specversion":"1.0","id":"${bad.key}",`;
+  const envelope =
+    bad.kind === 'schema failure'
+      ? createEnvelope({
+          type: sampleJobs.sendEmail.type,
+          source: WORKLOAD_SOURCE,
+          id: bad.key,
+          time,
+          data: { userId: 'u-1' },
+        })
+      : createEnvelope({
+          type: 'booking.cancel-everything',
+          source: WORKLOAD_SOURCE,
+          id: bad.key,
+          time,
+          data: { userId: 'nobody' },
+          ...(bad.groupId ? { partitionKey: bad.groupId } : {}),
+        });
+  return JSON.stringify(envelope);
+}
+
+/** Everything the workload will create and send; pure data from the options. */
+export interface WorkloadPlan {
+  readonly options: ResolvedWorkloadOptions;
+  readonly stocks: readonly { readonly sku: string; readonly stock: number }[];
+  readonly users: readonly { readonly userId: string; readonly email: string; readonly name: string }[];
+  /** All bookings, ordered by ordinal then user (the send order). */
+  readonly bookings: readonly Booking[];
+  /** Booking ids of the deliberate out-of-stock bookings (no payment is sent for them). */
+  readonly soldOut: ReadonlySet<string>;
+  readonly badMessages: readonly BadMessagePlan[];
+}
+
+const pad = (n: number, width: number) => String(n).padStart(width, '0');
+
+/** Plans a workload: same options, same plan. */
+export function planWorkload(options: WorkloadOptions = {}): WorkloadPlan {
+  const o = resolveWorkloadOptions(options);
+  const width = String(o.users).length;
+  const total = o.users * o.bookingsPerUser;
+  const regularSkus = Array.from({ length: 10 }, (_, i) => `sku-${pad(i + 1, 2)}`);
+  // Enough stock that only the sold-out SKU ever runs out (at most 3 units per booking).
+  const stocks = [...regularSkus.map((sku) => ({ sku, stock: total * 3 })), { sku: SOLD_OUT_SKU, stock: 0 }];
+  const users = Array.from({ length: o.users }, (_, i) => {
+    const userId = `u-${pad(i + 1, width)}`;
+    return { userId, email: `${userId}@example.com`, name: `User ${i + 1}` };
+  });
+  // Pick the sold-out bookings by a seeded shuffle of all booking positions.
+  const positions = Array.from({ length: total }, (_, i) => i)
+    .map((i) => ({ i, r: seededUniform(o.seed, 'sold-out', i) }))
+    .sort((a, b) => a.r - b.r)
+    .slice(0, o.outOfStock)
+    .map((p) => p.i);
+  const soldOutPositions = new Set(positions);
+  const bookings: Booking[] = [];
+  const soldOut = new Set<string>();
+  for (let ordinal = 1; ordinal <= o.bookingsPerUser; ordinal++) {
+    users.forEach(({ userId }, u) => {
+      const position = u * o.bookingsPerUser + (ordinal - 1);
+      const bookingId = `b-${userId.slice(2)}-${ordinal}`;
+      const sku = soldOutPositions.has(position)
+        ? SOLD_OUT_SKU
+        : (regularSkus[Math.floor(seededUniform(o.seed, 'sku', bookingId) * regularSkus.length)] ?? 'sku-01');
+      if (sku === SOLD_OUT_SKU) soldOut.add(bookingId);
+      const quantity = 1 + Math.floor(seededUniform(o.seed, 'quantity', bookingId) * 3);
+      bookings.push({
+        bookingId,
+        userId,
+        sku,
+        quantity,
+        amountCents: quantity * (500 + Math.floor(seededUniform(o.seed, 'price', bookingId) * 9_500)),
+        ordinal,
+        status: 'PENDING',
+      });
+    });
+  }
+  const kinds: BadMessagePlan['kind'][] = ['bad JSON', 'schema failure', 'unknown job type'];
+  const queues: Record<BadMessagePlan['kind'], string> = {
+    'bad JSON': 'payments',
+    'schema failure': 'notifications',
+    'unknown job type': 'booking',
+  };
+  const badMessages = Array.from({ length: o.malformed }, (_, i): BadMessagePlan => {
+    const kind = kinds[i % kinds.length] ?? 'bad JSON';
+    const plan = { key: `bad:${i + 1}`, kind, queue: queues[kind] };
+    return kind === 'unknown job type' ? { ...plan, groupId: `bad-${i + 1}` } : plan;
+  });
+  return { options: o, stocks, users, bookings, soldOut, badMessages };
+}
+
+/** Where the workload runs: queue URLs, the domain table and clients pointed at the emulators. */
+export interface WorkloadTarget {
+  /** Logical queue name → URL (`booking`, `payments`, `notifications`). */
+  readonly queueUrls: Readonly<Record<string, string>>;
+  /** Logical queue name → URL of its dead-letter queue. */
+  readonly dlqUrls: Readonly<Record<string, string>>;
+  /** Name of the sample app's domain table (`APP_TABLE`). */
+  readonly appTableName: string;
+  readonly sqs: SQSClient;
+  readonly dynamo: DynamoDBDocumentClient;
+}
+
+/** What was sent, when: the ledger reconciled against the evidence. */
+export interface SentLedger {
+  /** Job key → send time, epoch ms. */
+  readonly sentAtMs: ReadonlyMap<string, number>;
+  /** SQS message id → job key of the malformed messages. */
+  readonly badMessageIds: ReadonlyMap<string, string>;
+}
+
+/** A job key: `<type>:<bookingId>`. */
+export const jobKey = (type: string, bookingId: string): string => `${type}:${bookingId}`;
+
+/** Seeds the domain table with the plan's stocks, users and bookings. */
+export async function seedDomain(
+  repository: DomainRepository,
+  plan: WorkloadPlan,
+  concurrency = 16,
+): Promise<void> {
+  const limit = pLimit(concurrency);
+  await Promise.all([
+    ...plan.stocks.map((s) => limit(() => repository.putStock(s.sku, s.stock))),
+    ...plan.users.map((u) => limit(() => repository.putUser(u))),
+    ...plan.bookings.map((b) => limit(() => repository.putBooking(b))),
+  ]);
+}
+
+/**
+ * Sends the plan: round by round (the k-th booking of every user, then the next), so each user's
+ * bookings enter their FIFO group in order; payments go with their bookings; then the malformed
+ * messages, raw, because JobClient refuses to send them.
+ * @throws when a send fails for good (JobClient reports failed entries).
+ */
+export async function sendWorkload(
+  client: JobClient,
+  target: WorkloadTarget,
+  plan: WorkloadPlan,
+  onSent: (count: number) => void = () => {},
+): Promise<SentLedger> {
+  const sentAtMs = new Map<string, number>();
+  const badMessageIds = new Map<string, string>();
+  const { reserveInventory, capturePayment } = sampleJobs;
+  for (let ordinal = 1; ordinal <= plan.options.bookingsPerUser; ordinal++) {
+    const round = plan.bookings.filter((b) => b.ordinal === ordinal);
+    const entries = round.flatMap((b): BatchEntry[] => {
+      const data = { userId: b.userId, bookingId: b.bookingId };
+      const reserve = batchEntry(reserveInventory, data, {
+        partitionKey: b.userId,
+        id: `reserve-${b.bookingId}`,
+      });
+      if (plan.soldOut.has(b.bookingId)) return [reserve];
+      return [reserve, batchEntry(capturePayment, data, { id: `capture-${b.bookingId}` })];
+    });
+    const at = Date.now();
+    const result = await client.sendBatch(entries);
+    if (result.failed.length > 0) {
+      throw new Error(
+        `could not send ${result.failed.length} jobs: ${JSON.stringify(result.failed.slice(0, 3))}`,
+      );
+    }
+    for (const entry of entries) {
+      sentAtMs.set(jobKey(entry.job.type, (entry.data as { bookingId: string }).bookingId), at);
+    }
+    onSent(entries.length);
+  }
+  for (const bad of plan.badMessages) {
+    const url = target.queueUrls[bad.queue];
+    if (!url) throw new Error(`no URL for queue ${bad.queue}`);
+    const at = Date.now();
+    const out = await target.sqs.send(
+      new SendMessageCommand({
+        QueueUrl: url,
+        MessageBody: badMessageBody(bad),
+        ...(bad.groupId ? { MessageGroupId: bad.groupId, MessageDeduplicationId: `${bad.key}-${at}` } : {}),
+      }),
+    );
+    if (out.MessageId) badMessageIds.set(out.MessageId, bad.key);
+    sentAtMs.set(bad.key, at);
+    onSent(1);
+  }
+  return { sentAtMs, badMessageIds };
+}
+
+/** Messages of a queue by state (SQS `ApproximateNumberOfMessages*` attributes). */
+export interface QueueActivity {
+  readonly visible: number;
+  readonly inFlight: number;
+  readonly delayed: number;
+}
+
+/** Reads the message counts of a queue. */
+export async function queueActivity(sqs: SQSClient, queueUrl: string): Promise<QueueActivity> {
+  const out = await sqs.send(
+    new GetQueueAttributesCommand({
+      QueueUrl: queueUrl,
+      AttributeNames: [
+        'ApproximateNumberOfMessages',
+        'ApproximateNumberOfMessagesNotVisible',
+        'ApproximateNumberOfMessagesDelayed',
+      ],
+    }),
+  );
+  const a = out.Attributes ?? {};
+  return {
+    visible: Number(a.ApproximateNumberOfMessages ?? 0),
+    inFlight: Number(a.ApproximateNumberOfMessagesNotVisible ?? 0),
+    delayed: Number(a.ApproximateNumberOfMessagesDelayed ?? 0),
+  };
+}
+
+/** A message read from a DLQ, reduced to what the report needs. */
+export interface CollectedDeadLetter {
+  /** Logical name of the source queue. */
+  readonly queue: string;
+  readonly messageId: string;
+  readonly body: string;
+  readonly attributes: Readonly<Record<string, string>>;
+}
+
+function attributeValues(
+  attributes: Record<string, MessageAttributeValue> | undefined,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(attributes ?? {})) {
+    if (value.StringValue !== undefined) out[name] = value.StringValue;
+  }
+  return out;
+}
+
+/**
+ * Reads every message of the DLQs without deleting them (they stay for an operator; a long
+ * visibility timeout keeps them from being read twice). Stops at `expected` per queue when
+ * given, or after three empty receives.
+ */
+export async function collectDeadLetters(
+  sqs: SQSClient,
+  dlqUrls: Readonly<Record<string, string>>,
+  expected: Readonly<Record<string, number>> = {},
+): Promise<CollectedDeadLetter[]> {
+  const collected: CollectedDeadLetter[] = [];
+  for (const [queue, url] of Object.entries(dlqUrls)) {
+    const seen = new Set<string>();
+    let empty = 0;
+    while (empty < 3 && (expected[queue] === undefined || seen.size < (expected[queue] ?? 0))) {
+      const out = await sqs.send(
+        new ReceiveMessageCommand({
+          QueueUrl: url,
+          MaxNumberOfMessages: 10,
+          VisibilityTimeout: 300,
+          WaitTimeSeconds: 0,
+          MessageAttributeNames: ['All'],
+          MessageSystemAttributeNames: ['All'],
+        }),
+      );
+      const messages = out.Messages ?? [];
+      if (messages.length === 0) empty += 1;
+      for (const m of messages) {
+        if (!m.MessageId || seen.has(m.MessageId)) continue;
+        seen.add(m.MessageId);
+        collected.push({
+          queue,
+          messageId: m.MessageId,
+          body: m.Body ?? '',
+          attributes: attributeValues(m.MessageAttributes),
+        });
+      }
+    }
+  }
+  return collected;
+}
+
+/** Transient reasons that an injected fault produces (retries used up on injected faults only). */
+const INJECTED_TRANSIENT_REASONS = new Set(['HTTP 429', 'HTTP 503', 'TimeoutError', 'AbortError']);
+
+/** What {@link reconcile} produces. */
+export interface Reconciliation {
+  readonly jobs: JobOutcome[];
+  readonly deadLetters: DeadLetterFact[];
+  readonly completed: number;
+  readonly deadLettered: number;
+  /** Jobs known to exist and not final yet (lost, when the queues are empty). */
+  readonly pending: number;
+  /** Jobs expected by the end, counting the children of jobs not yet final. */
+  readonly projectedTotal: number;
+}
+
+/**
+ * Joins the plan, the sent ledger, the domain evidence and the dead letters into one outcome per
+ * job. Pure. With `final`, jobs still pending are `lost`; without, they are left out of `jobs`
+ * and counted in `pending`.
+ */
+export function reconcile(input: {
+  readonly plan: WorkloadPlan;
+  readonly ledger: SentLedger;
+  readonly snapshot: DomainSnapshot;
+  readonly deadLetters: readonly CollectedDeadLetter[];
+  /** The fake service's injected faults per reference. */
+  readonly faultsByReference: Readonly<Record<string, readonly FaultKind[]>>;
+  readonly final: boolean;
+}): Reconciliation {
+  const { plan, ledger, snapshot, faultsByReference, final } = input;
+  const maxAttempts = Object.fromEntries(SAMPLE_QUEUES.map((q) => [q.name, q.maxAttempts])) as Record<
+    string,
+    number
+  >;
+
+  // Dead letters, matched to job keys.
+  const deadLetterByKey = new Map<string, CollectedDeadLetter>();
+  const unmatched: CollectedDeadLetter[] = [];
+  for (const dl of input.deadLetters) {
+    const key = matchDeadLetter(dl, ledger);
+    if (key && !deadLetterByKey.has(key)) deadLetterByKey.set(key, dl);
+    else unmatched.push(dl);
+  }
+
+  const jobs: JobOutcome[] = [];
+  const deadLetters: DeadLetterFact[] = [];
+  let pending = 0;
+  let projectedTotal = 0;
+  const logs = new Map(snapshot.orderLogs.map((log) => [log.userId, log]));
+  const bookings = new Map(snapshot.bookings.map((b) => [b.bookingId, b]));
+
+  const account = (
+    job: Omit<JobOutcome, 'state'>,
+    evidence: { atMs: number; attempt: number } | undefined,
+    expectedFailure: (dl: CollectedDeadLetter) => string | undefined,
+  ): 'completed' | 'dead-lettered' | 'pending' => {
+    projectedTotal += 1;
+    const dl = deadLetterByKey.get(job.key);
+    if (dl) {
+      const attempts = Number(dl.attributes.Attempts);
+      jobs.push({ ...job, state: 'dead-lettered', ...(Number.isFinite(attempts) ? { attempts } : {}) });
+      deadLetters.push(toFact(dl, job.key, expectedFailure(dl)));
+      return 'dead-lettered';
+    }
+    if (evidence) {
+      jobs.push({ ...job, state: 'completed', completedAtMs: evidence.atMs, attempts: evidence.attempt });
+      return 'completed';
+    }
+    pending += 1;
+    if (final) jobs.push({ ...job, state: 'lost' });
+    return 'pending';
+  };
+
+  const injectedFailures = (reference: string | undefined): FaultKind[] =>
+    reference === undefined
+      ? []
+      : (faultsByReference[reference] ?? []).filter((k) =>
+          (FAILING_FAULT_KINDS as readonly string[]).includes(k),
+        );
+  const externalFailure = (queue: string, reference: string | undefined) => (dl: CollectedDeadLetter) => {
+    const reason = dl.attributes.ErrorReason;
+    const injected = injectedFailures(reference);
+    if (reason === 'HTTP 400' && injected.includes('badRequest')) return 'injected 400';
+    const attempts = Number(dl.attributes.Attempts);
+    if (
+      reason !== undefined &&
+      INJECTED_TRANSIENT_REASONS.has(reason) &&
+      attempts >= (maxAttempts[queue] ?? 1) &&
+      injected.length >= attempts
+    ) {
+      return 'retries used up on injected faults';
+    }
+    return undefined;
+  };
+  const none = () => undefined;
+
+  for (const booking of plan.bookings) {
+    const { bookingId, userId } = booking;
+    const entries = logs.get(userId)?.entries.filter((e) => e.bookingId === bookingId) ?? [];
+    const stepEvidence = (step: string) => entries.find((e) => e.step === step);
+    const current = bookings.get(bookingId);
+    const chain: [{ readonly type: string }, string, string | undefined][] = [
+      [sampleJobs.reserveInventory, 'reserve', undefined],
+      [sampleJobs.confirmReservation, 'confirm', undefined],
+      [sampleJobs.issueInvoice, 'invoice', `invoice:${bookingId}`],
+    ];
+    let startedAtMs = ledger.sentAtMs.get(jobKey(sampleJobs.reserveInventory.type, bookingId));
+    let parentDone = true;
+    let remaining = 4; // reserve, confirm, invoice, email
+    for (const [job, step, reference] of chain) {
+      if (!parentDone) break;
+      remaining -= 1;
+      const evidence = stepEvidence(step);
+      const state = account(
+        {
+          key: jobKey(job.type, bookingId),
+          type: job.type,
+          queue: 'booking',
+          origin: step === 'reserve' ? 'sent' : 'enqueued',
+          ...(startedAtMs === undefined ? {} : { startedAtMs }),
+          ...(reference ? { sideEffectReference: reference } : {}),
+        },
+        evidence ? { atMs: evidence.atMs, attempt: evidence.attempt } : undefined,
+        step === 'reserve'
+          ? (dl) =>
+              plan.soldOut.has(bookingId) && dl.attributes.ErrorName === 'OutOfStockError'
+                ? 'out of stock (deliberate)'
+                : undefined
+          : step === 'invoice'
+            ? externalFailure('booking', reference)
+            : none,
+      );
+      parentDone = state === 'completed';
+      if (state === 'pending') projectedTotal += remaining;
+      startedAtMs = evidence?.atMs;
+    }
+    if (parentDone) {
+      const reference = `email:${bookingId}:${CONFIRMATION_TEMPLATE}`;
+      account(
+        {
+          key: jobKey(sampleJobs.sendEmail.type, bookingId),
+          type: sampleJobs.sendEmail.type,
+          queue: 'notifications',
+          origin: 'enqueued',
+          ...(startedAtMs === undefined ? {} : { startedAtMs }),
+          sideEffectReference: reference,
+        },
+        current?.emailId && current.emailAtMs !== undefined
+          ? { atMs: current.emailAtMs, attempt: current.emailAttempt ?? 1 }
+          : undefined,
+        externalFailure('notifications', reference),
+      );
+    }
+    if (!plan.soldOut.has(bookingId)) {
+      const reference = `payment:${bookingId}`;
+      const key = jobKey(sampleJobs.capturePayment.type, bookingId);
+      const sentAt = ledger.sentAtMs.get(key);
+      account(
+        {
+          key,
+          type: sampleJobs.capturePayment.type,
+          queue: 'payments',
+          origin: 'sent',
+          ...(sentAt === undefined ? {} : { startedAtMs: sentAt }),
+          sideEffectReference: reference,
+        },
+        current?.paymentId && current.paymentAtMs !== undefined
+          ? { atMs: current.paymentAtMs, attempt: current.paymentAttempt ?? 1 }
+          : undefined,
+        externalFailure('payments', reference),
+      );
+    }
+  }
+  for (const bad of plan.badMessages) {
+    const sentAt = ledger.sentAtMs.get(bad.key);
+    account(
+      {
+        key: bad.key,
+        type: `malformed (${bad.kind})`,
+        queue: bad.queue,
+        origin: 'sent',
+        ...(sentAt === undefined ? {} : { startedAtMs: sentAt }),
+      },
+      undefined,
+      () => `deliberate malformed message (${bad.kind})`,
+    );
+  }
+  for (const dl of unmatched) deadLetters.push(toFact(dl, undefined, undefined));
+
+  const count = (state: JobOutcome['state']) => jobs.filter((j) => j.state === state).length;
+  return {
+    jobs,
+    deadLetters,
+    completed: count('completed'),
+    deadLettered: count('dead-lettered'),
+    pending,
+    projectedTotal,
+  };
+}
+
+function matchDeadLetter(dl: CollectedDeadLetter, ledger: SentLedger): string | undefined {
+  const source = dl.attributes.SourceMessageId;
+  if (source !== undefined) {
+    const bad = ledger.badMessageIds.get(source);
+    if (bad) return bad;
+  }
+  try {
+    const body = JSON.parse(dl.body) as { type?: unknown; id?: unknown; data?: { bookingId?: unknown } };
+    if (typeof body.id === 'string' && body.id.startsWith('bad:')) return body.id;
+    if (typeof body.type === 'string' && typeof body.data?.bookingId === 'string') {
+      return jobKey(body.type, body.data.bookingId);
+    }
+  } catch {
+    // Not JSON: only the SourceMessageId can match it.
+  }
+  return undefined;
+}
+
+function toFact(
+  dl: CollectedDeadLetter,
+  key: string | undefined,
+  expectedBecause: string | undefined,
+): DeadLetterFact {
+  const attempts = Number(dl.attributes.Attempts);
+  return {
+    queue: dl.queue,
+    ...(dl.attributes.JobType ? { jobType: dl.attributes.JobType } : {}),
+    ...(dl.attributes.ErrorName ? { errorName: dl.attributes.ErrorName } : {}),
+    ...(dl.attributes.ErrorReason ? { errorReason: dl.attributes.ErrorReason } : {}),
+    ...(Number.isFinite(attempts) ? { attempts } : {}),
+    ...(key ? { jobKey: key } : {}),
+    ...(expectedBecause ? { expectedBecause } : {}),
+  };
+}
+
+/** Progress of a running workload, for a progress bar or log lines. */
+export interface WorkloadProgress {
+  readonly phase: 'seeding' | 'sending' | 'running' | 'collecting' | 'done';
+  /** Jobs sent by the workload so far. */
+  readonly sent: number;
+  readonly completed: number;
+  readonly deadLettered: number;
+  /** Jobs expected by the end (grows and shrinks as chains complete or stop). */
+  readonly total: number;
+  /** Messages visible, in flight or delayed in the main queues. */
+  readonly inQueues: number;
+  readonly elapsedMs: number;
+}
+
+/** Options of {@link runWorkload}. */
+export interface RunWorkloadOptions extends WorkloadOptions {
+  /** Deadline for every job to reach a final state, in seconds from the first send. @default 180 */
+  readonly timeoutSeconds?: number;
+  /** Interval between checks, in ms. @default 1000 */
+  readonly pollIntervalMs?: number;
+  /** Called at each check. */
+  readonly onProgress?: (progress: WorkloadProgress) => void;
+  /** The fake service's injected faults per reference (read at the end). */
+  readonly faultsByReference?: () => Readonly<Record<string, readonly FaultKind[]>>;
+}
+
+/** What {@link runWorkload} found. */
+export interface WorkloadResult {
+  readonly plan: WorkloadPlan;
+  readonly ledger: SentLedger;
+  readonly reconciliation: Reconciliation;
+  readonly snapshot: DomainSnapshot;
+  readonly deadLetters: readonly CollectedDeadLetter[];
+  /** First send, epoch ms. */
+  readonly startedAtMs: number;
+  /** All final (or the deadline), epoch ms. */
+  readonly finishedAtMs: number;
+  readonly timedOut: boolean;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Runs a workload against a target: seed, send, wait until the main queues stay empty (two
+ * checks in a row) or the deadline passes, collect the dead letters, reconcile.
+ */
+export async function runWorkload(
+  target: WorkloadTarget,
+  options: RunWorkloadOptions = {},
+): Promise<WorkloadResult> {
+  const plan = planWorkload(options);
+  const timeoutMs = (options.timeoutSeconds ?? 180) * 1000;
+  const pollMs = options.pollIntervalMs ?? 1_000;
+  const report = options.onProgress ?? (() => {});
+  const repository = new DomainRepository({ tableName: target.appTableName, client: target.dynamo });
+  const t0 = Date.now();
+  let sent = 0;
+  const progress = (phase: WorkloadProgress['phase'], extra: Partial<WorkloadProgress> = {}) =>
+    report({
+      phase,
+      sent,
+      completed: 0,
+      deadLettered: 0,
+      total: 0,
+      inQueues: 0,
+      elapsedMs: Date.now() - t0,
+      ...extra,
+    });
+
+  progress('seeding');
+  await seedDomain(repository, plan);
+  const client = new JobClient({ source: WORKLOAD_SOURCE, queueUrls: target.queueUrls, sqs: target.sqs });
+  const startedAtMs = Date.now();
+  progress('sending');
+  const ledger = await sendWorkload(client, target, plan, (n) => {
+    sent += n;
+    progress('sending');
+  });
+
+  const faults = options.faultsByReference ?? (() => ({}));
+  let quiet = 0;
+  let timedOut = false;
+  for (;;) {
+    const activity = await Promise.all(
+      Object.values(target.queueUrls).map((url) => queueActivity(target.sqs, url)),
+    );
+    const dlqActivity = await Promise.all(
+      Object.values(target.dlqUrls).map((url) => queueActivity(target.sqs, url)),
+    );
+    const inQueues = activity.reduce((acc, a) => acc + a.visible + a.inFlight + a.delayed, 0);
+    const deadLettered = dlqActivity.reduce((acc, a) => acc + a.visible + a.inFlight + a.delayed, 0);
+    const partial = reconcile({
+      plan,
+      ledger,
+      snapshot: await repository.snapshot(),
+      deadLetters: [],
+      faultsByReference: {},
+      final: false,
+    });
+    progress('running', {
+      completed: partial.completed,
+      deadLettered,
+      total: partial.projectedTotal,
+      inQueues,
+    });
+    quiet = inQueues === 0 ? quiet + 1 : 0;
+    if (quiet >= 2) break;
+    if (Date.now() - startedAtMs > timeoutMs) {
+      timedOut = true;
+      break;
+    }
+    await sleep(pollMs);
+  }
+  const finishedAtMs = Date.now();
+
+  progress('collecting');
+  const dlqCounts: Record<string, number> = {};
+  for (const [queue, url] of Object.entries(target.dlqUrls)) {
+    const a = await queueActivity(target.sqs, url);
+    dlqCounts[queue] = a.visible + a.inFlight + a.delayed;
+  }
+  const deadLetters = await collectDeadLetters(target.sqs, target.dlqUrls, dlqCounts);
+  const snapshot = await repository.snapshot();
+  const reconciliation = reconcile({
+    plan,
+    ledger,
+    snapshot,
+    deadLetters,
+    faultsByReference: faults(),
+    final: true,
+  });
+  progress('done', {
+    completed: reconciliation.completed,
+    deadLettered: reconciliation.deadLettered,
+    total: reconciliation.jobs.length,
+  });
+  return { plan, ledger, reconciliation, snapshot, deadLetters, startedAtMs, finishedAtMs, timedOut };
+}
