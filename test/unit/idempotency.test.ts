@@ -136,7 +136,7 @@ describe('DynamoIdempotencyStore with the old item on a failed condition (ALL_OL
   it('answers busy for a live lease, with a short retry delay bounded by the lease and busyRetryAfterMs', async () => {
     const cases = [
       { leftMs: 3_000, expected: 4_000 }, // lease end + skew margin
-      { leftMs: 600_000, expected: 5_000 }, // capped by busyRetryAfterMs
+      { leftMs: 600_000, expected: 30_000 }, // capped by busyRetryAfterMs
       { leftMs: -500, expected: 1_000 }, // within the margin: still busy, at least 1 s
     ];
     for (const { leftMs, expected } of cases) {
@@ -251,7 +251,7 @@ describe('DynamoIdempotencyStore errors and options', () => {
     expect(IDEMPOTENCY_DEFAULTS).toEqual({
       recordTtlSeconds: 604_800,
       maxResultBytes: 65_536,
-      busyRetryAfterMs: 5_000,
+      busyRetryAfterMs: 30_000,
       leaseMarginMs: 1_000,
       completedCacheSize: 1_000,
     });

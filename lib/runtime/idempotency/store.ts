@@ -69,7 +69,13 @@ export interface DynamoIdempotencyStoreOptions {
    * @default 65536 (64 KiB: a completion costs at most 64 write units)
    */
   readonly maxResultBytes?: number;
-  /** Upper bound of `retryAfterMs` of a `busy` outcome, in ms. @default 5000 */
+  /**
+   * Upper bound of `retryAfterMs` of a `busy` outcome, in ms. A busy duplicate is told to come
+   * back when the holder's lease ends (plus `leaseMarginMs`), at least 1 s and at most this.
+   * Each retry is an SQS receive (not a job attempt): for jobs that run much longer than this,
+   * raise it, or a concurrent duplicate may use up the queue's `maxReceiveCount`.
+   * @default 30000 (the default job time limit)
+   */
   readonly busyRetryAfterMs?: number;
   /**
    * Clock-skew allowance between workers, in ms: a lease counts as expired (and may be taken
@@ -86,7 +92,7 @@ export interface DynamoIdempotencyStoreOptions {
 export const IDEMPOTENCY_DEFAULTS = Object.freeze({
   recordTtlSeconds: 7 * 24 * 60 * 60,
   maxResultBytes: 64 * 1024,
-  busyRetryAfterMs: 5_000,
+  busyRetryAfterMs: 30_000,
   leaseMarginMs: 1_000,
   completedCacheSize: 1_000,
 });
@@ -771,18 +777,51 @@ class DynamoLease implements Lease {
     this.firstFailureAtMs = record.firstFailureAtMs;
   }
 
+  /**
+   * Marks the key COMPLETED (conditional UpdateItem on this lease's token). The result is
+   * stored as JSON text when it is at most `maxResultBytes`; otherwise (or when it has no JSON
+   * form) the record keeps `resultStored: false`, `resultBytes` and `resultOmittedReason`
+   * instead, and duplicates get `resultStored: false` with `result: undefined`.
+   * @returns `ok`, or `fenced` when another run took the lease over (nothing was written).
+   * @throws {IdempotencyStoreError} when DynamoDB fails.
+   */
   complete(result: unknown): Promise<LeaseWrite> {
     return this.#ops.complete(this.#record, result);
   }
 
+  /**
+   * Ends the run after a failure (conditional UpdateItem on this lease's token), writing
+   * `lastError` (`Name: message`, at most 2,048 bytes), `lastFailureAtMs`, and
+   * `firstFailureAtMs` if unset. `transient` → RELEASED: the next delivery runs with attempt + 1.
+   * `permanent` → FAILED: the next delivery (a redrive) runs as a new cycle, attempt 1.
+   * @returns `ok`, or `fenced` when another run took the lease over (nothing was written).
+   * @throws {IdempotencyStoreError} when DynamoDB fails.
+   */
   fail(error: unknown, kind: 'transient' | 'permanent'): Promise<LeaseWrite> {
     return this.#ops.fail(this.#record, error, kind);
   }
 
+  /**
+   * Runs `fn` unless an earlier run of this key (same record generation) recorded the step:
+   * then returns the recorded value without running `fn`. Cost: one consistent GetItem, plus
+   * one conditional PutItem of the step record (`<jobPk>#step#<stepName>`) when `fn` runs.
+   *
+   * - Values pass through JSON on retries (a `Date` comes back as a string); the first run
+   *   gets `fn`'s own value.
+   * - A crash between `fn`'s side effect and the step record re-runs the step on the retry:
+   *   pass {@link idempotencyKey} to the external API to close that gap where it can.
+   * - When two runs record the same step (a fenced run still going), the first record wins and
+   *   the later run gets its value.
+   * - A value over `maxResultBytes` is recorded as done but not stored: the retry then throws
+   *   {@link StepValueNotStoredError} (permanent) rather than run the step again.
+   * @throws whatever `fn` throws (nothing is recorded), {@link StepValueNotStoredError},
+   *   {@link IdempotencyStoreError}.
+   */
   once<T>(stepName: string, fn: () => Promise<T>): Promise<T> {
     return this.#ops.once(this.#record, stepName, fn);
   }
 
+  /** SHA-256 hex of job type, key and step: see {@link deriveIdempotencyKey}. */
   idempotencyKey(stepName: string): string {
     return deriveIdempotencyKey(this.#record.jobType, this.#key, stepName);
   }
