@@ -1,22 +1,23 @@
 /**
- * THE single place where a worker gets its default idempotency guard: the DynamoDB store on the
- * table named by `JOBS_IDEMPOTENCY_TABLE` (docs/contracts.md). `createWorker` calls it when its
- * `idempotency` option is neither a guard nor `false`.
- *
- * The DynamoDB store (lib/runtime/idempotency/store.ts) is being written in parallel; until it is
- * wired in here, asking for the default is a configuration error, and the worker reports every
- * record of every event failed (nothing is run unguarded, nothing is deleted by accident).
+ * THE single place where a worker gets its default idempotency guard: the DynamoDB store
+ * (lib/runtime/idempotency/store.ts) on the table named by `JOBS_IDEMPOTENCY_TABLE`
+ * (docs/contracts.md). `createWorker` calls it when its `idempotency` option is neither a guard
+ * nor `false`.
  */
+
 import type { IdempotencyGuard } from './idempotency/guard.ts';
+import { DynamoIdempotencyStore } from './idempotency/store.ts';
 import { WorkerConfigError } from './worker-errors.ts';
 
 /**
- * Creates the default idempotency guard for a worker.
+ * Creates the default idempotency guard for a worker: a `DynamoIdempotencyStore` with its
+ * defaults and a `DynamoDBClient` from the environment (region, credentials and
+ * `AWS_ENDPOINT_URL`, which the local runtime points at its emulator).
  *
  * @param tableName value of `JOBS_IDEMPOTENCY_TABLE`; undefined when unset.
  * @throws {WorkerConfigError} when the table is not set (the worker refuses to run unguarded
- *   unless idempotency is switched off explicitly with `idempotency: false`), or while the
- *   DynamoDB store is not wired in.
+ *   unless idempotency is switched off explicitly with `idempotency: false`), or when the store
+ *   refuses its options.
  */
 export function createDefaultIdempotencyGuard(tableName: string | undefined): IdempotencyGuard {
   if (tableName === undefined) {
@@ -25,9 +26,9 @@ export function createDefaultIdempotencyGuard(tableName: string | undefined): Id
         '`idempotency` guard, or switch idempotency off with `idempotency: false`',
     ]);
   }
-  // Wire the DynamoDB store from lib/runtime/idempotency/store.ts here once it exists.
-  throw new WorkerConfigError([
-    `the default DynamoDB idempotency store for table ${JSON.stringify(tableName)} is not available yet ` +
-      '(lib/runtime/idempotency/store.ts): pass an `idempotency` guard or `idempotency: false`',
-  ]);
+  try {
+    return new DynamoIdempotencyStore({ tableName });
+  } catch (error) {
+    throw new WorkerConfigError([`the idempotency store refused its options: ${(error as Error).message}`]);
+  }
 }

@@ -6,7 +6,9 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { readWorkerConfig } from '../../lib/runtime/config.ts';
+import { createDefaultIdempotencyGuard } from '../../lib/runtime/default-guard.ts';
 import { PermanentError } from '../../lib/runtime/errors.ts';
+import { DynamoIdempotencyStore } from '../../lib/runtime/idempotency/store.ts';
 import { defineJob } from '../../lib/runtime/job.ts';
 import { createWorker } from '../../lib/runtime/worker.ts';
 import { WorkerConfigError } from '../../lib/runtime/worker-errors.ts';
@@ -95,23 +97,23 @@ describe('mistakes in the environment fail every record, run nothing, delete not
     expect(lines.some((l) => JSON.stringify(l).includes('JOBS_IDEMPOTENCY_TABLE is not set'))).toBe(true);
   });
 
-  it('fails every record while the default DynamoDB store is not wired in', async () => {
-    runs = 0;
-    const handler = createWorker({
-      jobs: [job],
-      env: { ...fullEnv, JOBS_IDEMPOTENCY_TABLE: 'jobs-idempotency' },
-      sqs: new FakeSqs(),
-    });
-    const { response, recs } = await invoke(handler);
-    expect(failedIds(response)).toEqual(recs.map((r) => r.messageId));
-    expect(runs).toBe(0);
-  });
-
   it('keeps failing on every invocation (the error is not forgotten after the first)', async () => {
     const handler = createWorker({ jobs: [job], idempotency: false, env: {}, sqs: new FakeSqs() });
     await invoke(handler);
     const { response, recs } = await invoke(handler);
     expect(failedIds(response)).toEqual(recs.map((r) => r.messageId));
+  });
+});
+
+describe('default idempotency guard', () => {
+  it('is the DynamoDB store on JOBS_IDEMPOTENCY_TABLE', () => {
+    const guard = createDefaultIdempotencyGuard('jobs-idempotency');
+    expect(guard).toBeInstanceOf(DynamoIdempotencyStore);
+    expect((guard as DynamoIdempotencyStore).tableName).toBe('jobs-idempotency');
+  });
+
+  it('is refused without a table name', () => {
+    expect(() => createDefaultIdempotencyGuard(undefined)).toThrow(WorkerConfigError);
   });
 });
 
