@@ -443,7 +443,11 @@ interface DeadLetterInput {
 
 /**
  * Sends the record to the DLQ with evidence, then ends the lease as permanent. When the send
- * fails the record is reported failed (never lost) and comes back after a backoff.
+ * fails the record is reported failed (never lost) and comes back after a backoff; its lease is
+ * then released as transient, not permanent: the store starts a new attempt cycle after a
+ * permanent end (that is how a redrive runs again), which would hand a job whose attempts are
+ * used up a whole new retry budget. Released, the next delivery counts on from here and goes
+ * straight back to the DLQ if it fails again.
  */
 async function deadLetter(run: RecordRun, input: DeadLetterInput): Promise<RecordOutcome> {
   const { deps, record } = run;
@@ -463,7 +467,7 @@ async function deadLetter(run: RecordRun, input: DeadLetterInput): Promise<Recor
     await sendToDeadLetterQueue({ sqs: deps.sqs, dlqUrl: deps.config.dlqUrl, record, evidence });
   } catch (sendError) {
     if (input.lease && !input.keepLeaseOnSendFailure)
-      await failLease(run, input.lease, input.error, 'permanent');
+      await failLease(run, input.lease, input.error, 'transient');
     const delaySeconds = backoffDelaySeconds(input.attempts, policy, 0, deps.random);
     run.logger.error('dead-letter send failed; the record stays on the queue', {
       outcome: 'retry',

@@ -205,6 +205,23 @@ describe('what the worker does with each answer', () => {
     expect(order).toEqual(['sqs:SendMessage', 'lease:fail']);
   });
 
+  it('DLQ send failing: reported failed and the lease released as transient, keeping the attempt count', async () => {
+    const guard = new FakeGuard();
+    const h = workerHarness({
+      idempotency: guard,
+      jobs: [
+        paymentJob(async () => {
+          throw new PermanentError('card declined');
+        }),
+      ],
+    });
+    h.sqs.failWhen((call) => (call.action === 'SendMessage' ? new Error('DLQ unreachable') : undefined));
+    const record = sqsRecord({ body: body(data) });
+    const { response } = await h.invoke([record]);
+    expect(failedIds(response)).toEqual([record.messageId]);
+    expect(guard.leaseCalls.map((c) => c.op === 'fail' && c.kind)).toEqual(['transient']);
+  });
+
   it('guard says the key was used with another payload: dead-lettered', async () => {
     const guard = new FakeGuard().script(
       () => new PermanentError('idempotency key reused with a different payload'),
