@@ -6,110 +6,38 @@
 
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
-import {
-  CreateQueueCommand,
-  DeleteMessageCommand,
-  GetQueueAttributesCommand,
-  type Message,
-  ReceiveMessageCommand,
-  SendMessageCommand,
-  SQSClient,
-} from '@aws-sdk/client-sqs';
-import type { SQSBatchResponse } from 'aws-lambda';
-import { startFauxqs } from 'fauxqs';
+import { DeleteMessageCommand, type Message, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  childJobId,
-  createEnvelope,
-  deduplicationIdOf,
-  type JobEnvelope,
-} from '../../lib/runtime/envelope.ts';
+import { childJobId, createEnvelope, type JobEnvelope } from '../../lib/runtime/envelope.ts';
 import { PermanentError, TransientError } from '../../lib/runtime/errors.ts';
 import { defineJob } from '../../lib/runtime/job.ts';
 import type { AnyJob } from '../../lib/runtime/record.ts';
-import { createWorker, type WorkerHandler } from '../../lib/runtime/worker.ts';
+import { createWorker } from '../../lib/runtime/worker.ts';
+import {
+  type EmulatedSqs,
+  type EmulatedQueue as Queue,
+  startEmulatedSqs,
+} from '../factories/emulated-sqs.ts';
 import { lambdaContext, recordFromMessage, sqsEvent } from '../factories/sqs.ts';
 import { captureOutput } from '../factories/worker.ts';
 
-let server: Awaited<ReturnType<typeof startFauxqs>>;
-let sqs: SQSClient;
-let queueCounter = 0;
+let emulator: EmulatedSqs;
 
 beforeAll(async () => {
-  server = await startFauxqs({ port: 0, logger: false });
-  sqs = new SQSClient({
-    endpoint: server.address,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
-  });
+  emulator = await startEmulatedSqs();
 });
 
 afterAll(async () => {
-  sqs?.destroy();
-  await server?.stop();
+  await emulator?.stop();
 });
 
-interface Queue {
-  readonly url: string;
-  readonly arn: string;
-}
-
-async function createQueue(base: string, fifo: boolean): Promise<Queue> {
-  queueCounter += 1;
-  const name = `${base}-${queueCounter}${fifo ? '.fifo' : ''}`;
-  const created = await sqs.send(
-    new CreateQueueCommand({
-      QueueName: name,
-      Attributes: { VisibilityTimeout: '30', ...(fifo ? { FifoQueue: 'true' } : {}) },
-    }),
-  );
-  const url = created.QueueUrl as string;
-  const attributes = await sqs.send(
-    new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn'] }),
-  );
-  return { url, arn: attributes.Attributes?.QueueArn as string };
-}
-
-async function receive(queue: Queue): Promise<Message[]> {
-  const out = await sqs.send(
-    new ReceiveMessageCommand({
-      QueueUrl: queue.url,
-      MaxNumberOfMessages: 10,
-      WaitTimeSeconds: 0,
-      MessageSystemAttributeNames: ['All'],
-      MessageAttributeNames: ['All'],
-    }),
-  );
-  return out.Messages ?? [];
-}
-
-/** Waits until the queue returns messages, up to `timeoutMs`. */
-async function receiveWithin(queue: Queue, timeoutMs: number): Promise<Message[]> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const messages = await receive(queue);
-    if (messages.length > 0 || Date.now() > deadline) return messages;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-/** One poll of the event source mapping: receive, invoke, delete what succeeded. */
-async function deliver(
-  queue: Queue,
-  handler: WorkerHandler,
-): Promise<{ response: SQSBatchResponse; delivered: number }> {
-  const messages = await receiveWithin(queue, 2_000);
-  const records = messages.map((m) => recordFromMessage(m, queue.arn));
-  const { value: response } = await captureOutput(() => handler(sqsEvent(records), lambdaContext(60_000)));
-  const failed = new Set(response.batchItemFailures.map((f) => f.itemIdentifier));
-  for (const message of messages) {
-    if (!failed.has(message.MessageId ?? '')) {
-      await sqs.send(new DeleteMessageCommand({ QueueUrl: queue.url, ReceiptHandle: message.ReceiptHandle }));
-    }
-  }
-  return { response, delivered: messages.length };
-}
+const createQueue = (base: string, fifo: boolean) => emulator.createQueue(base, fifo);
+const receive = (queue: Queue) => emulator.receive(queue);
+const receiveWithin = (queue: Queue, ms: number) => emulator.receiveWithin(queue, ms);
+const deliver = (queue: Queue, handler: ReturnType<typeof createWorker>) => emulator.deliver(queue, handler);
+const send = (queue: Queue, envelope: JobEnvelope, groupId?: string) =>
+  emulator.send(queue, envelope, groupId);
 
 function worker(
   jobs: AnyJob[],
@@ -126,27 +54,13 @@ function worker(
     dlqUrl: dlq.url,
     handlerVersion: 'it-1',
     idempotency: false,
-    sqs,
+    sqs: emulator.sqs,
     random: () => 0.9999,
     logger: new Logger({ logLevel: 'SILENT' }),
     metrics,
     env: {},
     ...extra,
   });
-}
-
-async function send(queue: Queue, envelope: JobEnvelope, groupId?: string): Promise<string> {
-  const body = JSON.stringify(envelope);
-  await sqs.send(
-    new SendMessageCommand({
-      QueueUrl: queue.url,
-      MessageBody: body,
-      ...(groupId === undefined
-        ? {}
-        : { MessageGroupId: groupId, MessageDeduplicationId: deduplicationIdOf(envelope) }),
-    }),
-  );
-  return body;
 }
 
 const orderSchema = z.object({ orderId: z.string() });
@@ -201,7 +115,9 @@ describe('worker on the SQS emulator', () => {
       schema: orderSchema,
       run: async ({ orderId }) => void ran.push(orderId),
     });
-    await sqs.send(new SendMessageCommand({ QueueUrl: queue.url, MessageBody: '{"not": "an envelope"' }));
+    await emulator.sqs.send(
+      new SendMessageCommand({ QueueUrl: queue.url, MessageBody: '{"not": "an envelope"' }),
+    );
     await send(
       queue,
       createEnvelope({ type: 'orders.capture', source: '/checkout', data: { orderId: 'o-1' } }),
@@ -253,7 +169,9 @@ describe('worker on the SQS emulator', () => {
     const record = recordFromMessage(back[0] as Message, queue.arn);
     const { value: second } = await captureOutput(() => handler(sqsEvent([record]), lambdaContext()));
     expect(second.batchItemFailures).toEqual([]);
-    await sqs.send(new DeleteMessageCommand({ QueueUrl: queue.url, ReceiptHandle: back[0]?.ReceiptHandle }));
+    await emulator.sqs.send(
+      new DeleteMessageCommand({ QueueUrl: queue.url, ReceiptHandle: back[0]?.ReceiptHandle }),
+    );
     expect(attempts).toEqual([1, 2]);
     expect(await receiveWithin(dlq, 300)).toEqual([]);
   });
