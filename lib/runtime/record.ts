@@ -156,7 +156,7 @@ async function pipeline(run: RecordRun): Promise<RecordOutcome> {
     const result = await job.schema['~standard'].validate(envelope.data);
     if (result.issues) {
       const error = new JobDataInvalidError(job.type, result.issues.map(formatIssue));
-      return deadLetter(run, { error, reason: error.name, attempts: run.receiveCount });
+      return deadLetter(run, { error, reason: error.name, attempts: run.receiveCount, job });
     }
     data = result.value;
   } catch (error) {
@@ -479,7 +479,9 @@ async function deadLetter(run: RecordRun, input: DeadLetterInput): Promise<Recor
     return retry(delaySeconds, 'dead-letter-failed');
   }
   if (input.lease) await failLease(run, input.lease, input.error, 'permanent');
-  deps.metrics.add(run.jobType ?? UNKNOWN_JOB_TYPE, 'JobDeadLettered');
+  // Only routed types become a JobType dimension: a type from an unrouted body is producer
+  // input, and each distinct value would be a new CloudWatch metric.
+  deps.metrics.add(input.job?.type ?? UNKNOWN_JOB_TYPE, 'JobDeadLettered');
   run.logger.error('job dead-lettered', {
     outcome: 'dead-lettered',
     reason: input.reason,

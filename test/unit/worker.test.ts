@@ -364,6 +364,7 @@ describe('logs and metrics', () => {
       good('perm'),
       sqsRecord({ body: jobBody('orders.notify', { orderId: 'n' }) }),
       sqsRecord({ body: 'garbage' }),
+      sqsRecord({ body: jobBody('orders.no-such-type', { orderId: 'x' }) }),
     ]);
     const byType = new Map(emf.map((blob) => [blob.JobType, blob]));
     for (const blob of emf) {
@@ -379,6 +380,8 @@ describe('logs and metrics', () => {
     });
     expect(byType.get('orders.capture')?.JobDuration).toHaveLength(4);
     expect(byType.get('orders.notify')).toMatchObject({ JobCompleted: 1 });
-    expect(byType.get('unknown')).toMatchObject({ JobDeadLettered: 1 });
+    // Unrouted types are not dimension values (each would be a new metric): they count as `unknown`.
+    expect(byType.get('unknown')).toMatchObject({ JobDeadLettered: 2 });
+    expect(byType.has('orders.no-such-type')).toBe(false);
   });
 });
