@@ -1,0 +1,272 @@
+/**
+ * Synth-time safety checks of JobQueue: one test per rule, each proving that building the app
+ * is refused with a {@link JobsConfigError} whose message names the setting, and that all
+ * problems of one queue come together in one error. The checks run before the worker is
+ * bundled, so these tests synthesize nothing.
+ */
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { App, Duration, Stack } from 'aws-cdk-lib';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { describe, expect, it } from 'vitest';
+import { JobsConfigError } from '../../lib/constructs/errors.ts';
+import { JobQueue, type JobQueueProps } from '../../lib/constructs/job-queue.ts';
+
+const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+const BASE: JobQueueProps = {
+  name: 'jobs',
+  entry: 'test/fixtures/worker-handler.ts',
+  projectRoot: PROJECT_ROOT,
+  maxAttempts: 5,
+  jobTimeoutSeconds: 10,
+};
+
+/** Builds a JobQueue with `overrides` (and optional extra constructs) and returns the error it throws. */
+function refusal(
+  overrides: Partial<JobQueueProps>,
+  extra?: (stack: Stack) => Partial<JobQueueProps>,
+): JobsConfigError {
+  const stack = new Stack(new App(), 'ValidationTest');
+  const more = extra?.(stack) ?? {};
+  try {
+    new JobQueue(stack, 'Queue', { ...BASE, ...overrides, ...more });
+  } catch (e) {
+    if (e instanceof JobsConfigError) return e;
+    throw e;
+  }
+  throw new Error('JobQueue accepted settings it should refuse');
+}
+
+/** Asserts exactly one problem, about `setting`, matching `detail`; and that the message carries it. */
+function expectOneProblem(error: JobsConfigError, setting: string, detail: RegExp): void {
+  expect(error.problems).toHaveLength(1);
+  expect(error.problems[0]).toMatch(new RegExp(`^${setting}: `));
+  expect(error.problems[0]).toMatch(detail);
+  expect(error.message).toContain(error.problems[0]);
+  expect(error.message).toContain(' at ValidationTest/Queue has 1 unsafe setting:');
+}
+
+describe('JobQueue refuses unsafe settings at synth', () => {
+  it('a standard dead-letter queue for a FIFO queue', () => {
+    const e = refusal({ fifo: true }, (stack) => ({ deadLetterQueue: new sqs.Queue(stack, 'StandardDlq') }));
+    expectOneProblem(e, 'deadLetterQueue', /FIFO queue needs a FIFO dead-letter queue/);
+  });
+
+  it('a FIFO dead-letter queue for a standard queue', () => {
+    const e = refusal({}, (stack) => ({ deadLetterQueue: new sqs.Queue(stack, 'FifoDlq', { fifo: true }) }));
+    expectOneProblem(e, 'deadLetterQueue', /standard queue needs a standard dead-letter queue/);
+  });
+
+  it('maxConcurrency below 2', () => {
+    expectOneProblem(refusal({ maxConcurrency: 1 }), 'maxConcurrency', /outside 2–1000/);
+  });
+
+  it('maxConcurrency above 1000', () => {
+    expectOneProblem(refusal({ maxConcurrency: 1001 }), 'maxConcurrency', /outside 2–1000/);
+  });
+
+  it('maxConcurrency above the reserved concurrency', () => {
+    expectOneProblem(
+      refusal({ maxConcurrency: 20, reservedConcurrency: 10 }),
+      'maxConcurrency',
+      /above reservedConcurrency \(10\).*throttled/,
+    );
+  });
+
+  it('batchSize over 10 on a FIFO queue', () => {
+    expectOneProblem(
+      refusal({ fifo: true, batchSize: 11 }),
+      'batchSize',
+      /above 10, the maximum for a FIFO queue/,
+    );
+  });
+
+  it('batchSize over 10,000 on a standard queue', () => {
+    expectOneProblem(
+      refusal({ batchSize: 10_001, maxBatchingWindow: Duration.seconds(5) }),
+      'batchSize',
+      /above 10000, the maximum for a standard queue/,
+    );
+  });
+
+  it('batchSize over 10 on a standard queue without a batching window of at least 1 s', () => {
+    expectOneProblem(
+      refusal({ batchSize: 50 }),
+      'batchSize',
+      /needs a maxBatchingWindow of at least 1 second/,
+    );
+    expectOneProblem(
+      refusal({ batchSize: 50, maxBatchingWindow: Duration.millis(500) }),
+      'batchSize',
+      /needs a maxBatchingWindow of at least 1 second/,
+    );
+  });
+
+  it('a batching window on a FIFO queue', () => {
+    expectOneProblem(
+      refusal({ fifo: true, maxBatchingWindow: Duration.seconds(1) }),
+      'maxBatchingWindow',
+      /FIFO queues do not support a batching window/,
+    );
+  });
+
+  it('a batching window above 5 minutes', () => {
+    expectOneProblem(
+      refusal({ maxBatchingWindow: Duration.seconds(301) }),
+      'maxBatchingWindow',
+      /above 300 s/,
+    );
+  });
+
+  it('a visibility timeout below 6 × the function timeout', () => {
+    expectOneProblem(
+      refusal({ functionTimeout: Duration.seconds(30), visibilityTimeout: Duration.seconds(179) }),
+      'visibilityTimeout',
+      /179 s is below 180 s \(6 × functionTimeout 30 s\)/,
+    );
+  });
+
+  it('a visibility timeout below 6 × the function timeout plus the batching window', () => {
+    expectOneProblem(
+      refusal({
+        functionTimeout: Duration.seconds(30),
+        maxBatchingWindow: Duration.seconds(10),
+        visibilityTimeout: Duration.seconds(185),
+      }),
+      'visibilityTimeout',
+      /below 190 s .*maxBatchingWindow 10 s/,
+    );
+  });
+
+  it('a visibility timeout above 12 hours', () => {
+    expectOneProblem(
+      refusal({ visibilityTimeout: Duration.hours(13) }),
+      'visibilityTimeout',
+      /above 43200 s/,
+    );
+  });
+
+  it('maxReceiveCount equal to maxAttempts', () => {
+    expectOneProblem(refusal({ maxReceiveCount: 5 }), 'maxReceiveCount', /above maxAttempts \(5\)/);
+  });
+
+  it('maxReceiveCount below maxAttempts', () => {
+    expectOneProblem(
+      refusal({ maxAttempts: 8, maxReceiveCount: 6 }),
+      'maxReceiveCount',
+      /above maxAttempts \(8\)/,
+    );
+  });
+
+  it('a job time limit equal to the function timeout', () => {
+    expectOneProblem(
+      refusal({ jobTimeoutSeconds: 30, functionTimeout: Duration.seconds(30) }),
+      'jobTimeoutSeconds',
+      /must be below functionTimeout \(30 s\)/,
+    );
+  });
+
+  it('a job time limit above the function timeout', () => {
+    expectOneProblem(
+      refusal({ jobTimeoutSeconds: 45, functionTimeout: Duration.seconds(30) }),
+      'jobTimeoutSeconds',
+      /45 s must be below functionTimeout \(30 s\)/,
+    );
+  });
+
+  it('a message size outside 1 KiB – 1 MiB', () => {
+    expectOneProblem(
+      refusal({ maxMessageSizeBytes: 2_000_000 }),
+      'maxMessageSizeBytes',
+      /outside 1024–1048576/,
+    );
+  });
+
+  it('high-throughput settings on a standard queue, or an inconsistent pair on FIFO', () => {
+    const standard = refusal({
+      deduplicationScope: sqs.DeduplicationScope.MESSAGE_GROUP,
+      fifoThroughputLimit: sqs.FifoThroughputLimit.PER_MESSAGE_GROUP_ID,
+    });
+    expect(standard.problems.map((p) => p.split(':')[0])).toEqual([
+      'deduplicationScope',
+      'fifoThroughputLimit',
+    ]);
+    expectOneProblem(
+      refusal({ fifo: true, fifoThroughputLimit: sqs.FifoThroughputLimit.PER_MESSAGE_GROUP_ID }),
+      'fifoThroughputLimit',
+      /requires deduplicationScope messageGroup/,
+    );
+  });
+
+  it('a malformed logical name or enqueue target name', () => {
+    expectOneProblem(refusal({ name: '9 lives' }), 'name', /must start with a letter/);
+    const e = refusal({}, (stack) => ({ enqueueTargets: { 'bad name': new sqs.Queue(stack, 'T') } }));
+    expectOneProblem(e, 'enqueueTargets', /'bad name' is not a valid logical queue name/);
+  });
+
+  it('collects every problem of a queue into one error message', () => {
+    const e = refusal({
+      fifo: true,
+      batchSize: 20,
+      maxBatchingWindow: Duration.seconds(2),
+      maxConcurrency: 5000,
+      maxReceiveCount: 3,
+      jobTimeoutSeconds: 40,
+      functionTimeout: Duration.seconds(30),
+      visibilityTimeout: Duration.seconds(60),
+    });
+    const settings = e.problems.map((p) => p.split(':')[0]);
+    expect(settings).toEqual([
+      'maxReceiveCount',
+      'jobTimeoutSeconds',
+      'batchSize',
+      'maxBatchingWindow',
+      'maxConcurrency',
+      'visibilityTimeout',
+    ]);
+    expect(e.message).toMatch(/has 6 unsafe settings:/);
+    for (const p of e.problems) expect(e.message).toContain(`  - ${p}`);
+    expect(e.name).toBe('JobsConfigError');
+  });
+
+  it('an enqueue target added twice', () => {
+    const stack = new Stack(new App(), 'ValidationTest');
+    const q = new JobQueue(stack, 'Queue', BASE);
+    q.addEnqueueTarget('jobs', q.queue);
+    expect(() => q.addEnqueueTarget('jobs', q.queue)).toThrow(
+      /enqueueTargets: 'jobs' is already an enqueue target/,
+    );
+  });
+});
+
+describe('JobQueue accepts the limits themselves', () => {
+  it('batchSize 11 on standard with a 1 s window, maxConcurrency = reservedConcurrency, visibility exactly 6 ×', () => {
+    const stack = new Stack(new App(), 'LimitsTest');
+    const q = new JobQueue(stack, 'Queue', {
+      ...BASE,
+      batchSize: 11,
+      maxBatchingWindow: Duration.seconds(1),
+      maxConcurrency: 10,
+      reservedConcurrency: 10,
+      functionTimeout: Duration.seconds(20),
+      jobTimeoutSeconds: 19,
+      visibilityTimeout: Duration.seconds(121),
+      maxReceiveCount: 6,
+    });
+    expect(q.visibilityTimeout.toSeconds()).toBe(121);
+    expect(q.maxReceiveCount).toBe(6);
+  });
+
+  it('warns (does not refuse) when maxReceiveCount is below 5', () => {
+    const app = new App();
+    const stack = new Stack(app, 'WarnTest');
+    new JobQueue(stack, 'Queue', { ...BASE, maxAttempts: 2, maxReceiveCount: 3 });
+    const warnings = app
+      .synth()
+      .getStackArtifact(stack.artifactId)
+      .messages.filter((m) => m.level === 'warning')
+      .map((m) => String(m.entry.data));
+    expect(warnings.some((w) => w.includes('maxReceiveCount 3 is below 5'))).toBe(true);
+  });
+});

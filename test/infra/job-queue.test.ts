@@ -1,0 +1,472 @@
+/**
+ * JobQueue, IdempotencyTable and AlarmTopic as a user of the constructs sees them in the
+ * synthesized template. Two configurations, each synthesized once (with cdk-nag's AwsSolutions
+ * checks, so the constructs alone are nag-clean): a FIFO queue with everything wired, and
+ * standard / high-throughput FIFO queues with non-default settings. The worker is the fixture
+ * handler (test/fixtures/worker-handler.ts), bundled like a real worker.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { App, Duration, Stack, Validations } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AlarmTopic } from '../../lib/constructs/alarm-topic.ts';
+import { IdempotencyTable } from '../../lib/constructs/idempotency-table.ts';
+import { JobQueue } from '../../lib/constructs/job-queue.ts';
+import { findWorkerAssets } from '../../lib/stacks/app.ts';
+import {
+  actionsOn,
+  loadBundledHandler,
+  logicalId,
+  removeDir,
+  roleStatements,
+  tempOutdir,
+} from './helpers.ts';
+
+const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const FIXTURE_ENTRY = 'test/fixtures/worker-handler.ts';
+
+type TemplateJson = { Resources: Record<string, { Type: string; Properties: Record<string, unknown> }> };
+
+function synth(build: (stack: Stack) => void, outdir: string) {
+  const app = new App({ outdir, postCliContext: { '@aws-cdk/core:validateAgainstDefaultRules': true } });
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  const stack = new Stack(app, 'ConstructTest');
+  build(stack);
+  const assembly = app.synth();
+  const artifact = assembly.getStackArtifact(stack.artifactId);
+  return {
+    stack,
+    assembly,
+    artifact,
+    json: artifact.template as TemplateJson,
+    template: Template.fromJSON(artifact.template),
+  };
+}
+
+describe('JobQueue: FIFO queue with table, topic and enqueue targets', () => {
+  let outdir: string;
+  let s: ReturnType<typeof synth>;
+  let booking: JobQueue;
+  let table: IdempotencyTable;
+  let topic: AlarmTopic;
+  let other: sqs.Queue;
+
+  beforeAll(() => {
+    outdir = tempOutdir('construct-fifo');
+    s = synth((stack) => {
+      table = new IdempotencyTable(stack, 'Idempotency');
+      topic = new AlarmTopic(stack, 'Alarms', { emails: ['ops@example.com'] });
+      other = new sqs.Queue(stack, 'Other', {
+        encryption: sqs.QueueEncryption.SQS_MANAGED,
+        enforceSSL: true,
+        deadLetterQueue: {
+          maxReceiveCount: 5,
+          queue: new sqs.Queue(stack, 'OtherDlq', {
+            encryption: sqs.QueueEncryption.SQS_MANAGED,
+            enforceSSL: true,
+          }),
+        },
+      });
+      booking = new JobQueue(stack, 'Booking', {
+        name: 'booking',
+        fifo: true,
+        entry: FIXTURE_ENTRY,
+        projectRoot: PROJECT_ROOT,
+        maxAttempts: 5,
+        jobTimeoutSeconds: 10,
+        idempotencyTable: table.table,
+        alarmTopic: topic.topic,
+        enqueueTargets: { 'mail-out': other },
+        environment: { APP_TABLE: 'domain', JOBS_QUEUE_NAME: 'cannot-override' },
+      });
+      booking.addEnqueueTarget('booking', booking.queue);
+    }, outdir);
+  });
+  afterAll(() => removeDir(outdir));
+
+  it('creates a FIFO queue and a FIFO DLQ with their own .fifo names', () => {
+    const q = s.json.Resources[logicalId(booking.queue)]!.Properties;
+    const dlq = s.json.Resources[logicalId(booking.deadLetterQueue)]!.Properties;
+    expect(q.FifoQueue).toBe(true);
+    expect(dlq.FifoQueue).toBe(true);
+    for (const name of [q.QueueName, dlq.QueueName] as string[]) {
+      expect(name).toMatch(/^[A-Za-z0-9_-]+\.fifo$/);
+      expect(name.length).toBeLessThanOrEqual(80);
+    }
+    expect(q.QueueName).not.toBe(dlq.QueueName);
+  });
+
+  it('derives maxReceiveCount from maxAttempts (5 + 5 = 10) and points the redrive policy at the DLQ', () => {
+    expect(booking.maxReceiveCount).toBe(10);
+    s.template.hasResourceProperties('AWS::SQS::Queue', {
+      QueueName: Match.stringLikeRegexp('queue\\.fifo$'),
+      RedrivePolicy: {
+        deadLetterTargetArn: { 'Fn::GetAtt': [logicalId(booking.deadLetterQueue), 'Arn'] },
+        maxReceiveCount: 10,
+      },
+    });
+  });
+
+  it('sets MaximumMessageSize to 1 MiB on both queues, encrypts them (SSE-SQS) and keeps DLQ messages 14 days', () => {
+    const q = s.json.Resources[logicalId(booking.queue)]!.Properties;
+    const dlq = s.json.Resources[logicalId(booking.deadLetterQueue)]!.Properties;
+    expect(q.MaximumMessageSize).toBe(1_048_576);
+    expect(dlq.MaximumMessageSize).toBe(1_048_576);
+    expect(q.SqsManagedSseEnabled).toBe(true);
+    expect(dlq.SqsManagedSseEnabled).toBe(true);
+    expect(dlq.MessageRetentionPeriod).toBe(14 * 24 * 3600);
+    expect(q.MessageRetentionPeriod).toBe(4 * 24 * 3600);
+  });
+
+  it('denies requests without TLS on both queues', () => {
+    for (const queue of [booking.queue, booking.deadLetterQueue]) {
+      s.template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+        Queues: [{ Ref: logicalId(queue) }],
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            Match.objectLike({
+              Effect: 'Deny',
+              Action: 'sqs:*',
+              Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+            }),
+          ]),
+        },
+      });
+    }
+  });
+
+  it('sets the visibility timeout to 6 × the default function timeout (30 s = max(30, 3 × 10)) = 180 s', () => {
+    expect(booking.functionTimeout.toSeconds()).toBe(30);
+    expect(s.json.Resources[logicalId(booking.queue)]!.Properties.VisibilityTimeout).toBe(180);
+  });
+
+  it('runs the worker on nodejs24.x, ARM64, with a JSON log group of its own', () => {
+    s.template.hasResourceProperties('AWS::Lambda::Function', {
+      Runtime: 'nodejs24.x',
+      Architectures: ['arm64'],
+      Handler: 'index.handler',
+      Timeout: 30,
+      MemorySize: 512,
+      LoggingConfig: { LogFormat: 'JSON', LogGroup: { Ref: logicalId(booking.logGroup) } },
+    });
+    s.template.hasResourceProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
+  });
+
+  it('gives the worker the environment of docs/contracts.md; extras cannot override it', () => {
+    const fn = s.json.Resources[logicalId(booking.worker)]!.Properties;
+    const env = (fn.Environment as { Variables: Record<string, unknown> }).Variables;
+    const code = fn.Code as { S3Key: string };
+    expect(env).toEqual({
+      JOBS_QUEUE_NAME: 'booking',
+      JOBS_QUEUE_URL: { Ref: logicalId(booking.queue) },
+      JOBS_DLQ_URL: { Ref: logicalId(booking.deadLetterQueue) },
+      JOBS_IDEMPOTENCY_TABLE: { Ref: logicalId(table.table) },
+      JOBS_QUEUE_URL_MAIL_OUT: { Ref: logicalId(other) },
+      JOBS_QUEUE_URL_BOOKING: { Ref: logicalId(booking.queue) },
+      JOBS_HANDLER_VERSION: code.S3Key.replace(/\.zip$/, ''),
+      POWERTOOLS_SERVICE_NAME: 'sqs-jobs-booking',
+      POWERTOOLS_METRICS_NAMESPACE: 'SqsJobs',
+      NODE_OPTIONS: '--enable-source-maps',
+      APP_TABLE: 'domain',
+    });
+    expect(booking.enqueueTargets).toEqual(['mail-out', 'booking']);
+  });
+
+  it('bundles a minified ESM file with a source map that loads and runs outside the project', () => {
+    const [worker] = findWorkerAssets(s.assembly, s.artifact);
+    expect(worker?.queueName).toBe('booking');
+    const code = fs.readFileSync(worker!.entryFile, 'utf8');
+    expect(worker!.entryFile.endsWith('index.mjs')).toBe(true);
+    expect(fs.existsSync(`${worker!.entryFile}.map`)).toBe(true);
+    expect(code).toContain('createRequire');
+    expect(code.split('\n').length).toBeLessThan(10); // minified
+    const loaded = loadBundledHandler(worker!.assetDirectory, worker!.entryFile, worker!.handlerName, {
+      Records: [],
+    });
+    expect(loaded).toEqual({ handlerType: 'function', result: { batchItemFailures: [] } });
+  });
+
+  it('consumes with ReportBatchItemFailures, batch size 10 and no batching window (FIFO)', () => {
+    s.template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      EventSourceArn: { 'Fn::GetAtt': [logicalId(booking.queue), 'Arn'] },
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      BatchSize: 10,
+      MaximumBatchingWindowInSeconds: Match.absent(),
+      ScalingConfig: Match.absent(),
+    });
+  });
+
+  it('grants least privilege: own logs, consume its queue, send to its DLQ and targets, item access on the table', () => {
+    const roleId = logicalId(booking.worker.role!);
+    const { statements, managedPolicies } = roleStatements(s.json, roleId);
+    expect(managedPolicies).toEqual([]);
+    expect(statements.every((st) => st.effect === 'Allow')).toBe(true);
+    expect(statements.flatMap((st) => st.resources)).not.toContain('"*"');
+    const touched = new Set(statements.flatMap((st) => st.resources));
+    expect(touched).toEqual(
+      new Set([
+        logicalId(booking.logGroup),
+        logicalId(booking.queue),
+        logicalId(booking.deadLetterQueue),
+        logicalId(other),
+        logicalId(table.table),
+      ]),
+    );
+    expect(actionsOn(statements, logicalId(booking.logGroup))).toEqual([
+      'logs:CreateLogStream',
+      'logs:PutLogEvents',
+    ]);
+    expect(actionsOn(statements, logicalId(booking.queue))).toEqual([
+      'sqs:ChangeMessageVisibility',
+      'sqs:DeleteMessage',
+      'sqs:GetQueueAttributes',
+      'sqs:GetQueueUrl',
+      'sqs:ReceiveMessage',
+      'sqs:SendMessage', // it chains to itself
+    ]);
+    expect(actionsOn(statements, logicalId(booking.deadLetterQueue))).toEqual([
+      'sqs:GetQueueAttributes',
+      'sqs:GetQueueUrl',
+      'sqs:SendMessage',
+    ]);
+    expect(actionsOn(statements, logicalId(other))).toEqual([
+      'sqs:GetQueueAttributes',
+      'sqs:GetQueueUrl',
+      'sqs:SendMessage',
+    ]);
+    expect(actionsOn(statements, logicalId(table.table))).toEqual([
+      'dynamodb:ConditionCheckItem',
+      'dynamodb:DeleteItem',
+      'dynamodb:GetItem',
+      'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
+    ]);
+  });
+
+  it('creates five alarms, each notifying the topic on ALARM and OK', () => {
+    const topicRef = { Ref: logicalId(topic.topic) };
+    const alarms = s.template.findResources('AWS::CloudWatch::Alarm');
+    expect(Object.keys(alarms)).toHaveLength(5);
+    for (const alarm of Object.values(alarms)) {
+      expect(alarm.Properties.AlarmActions).toEqual([topicRef]);
+      expect(alarm.Properties.OKActions).toEqual([topicRef]);
+      expect(alarm.Properties.TreatMissingData).toBe('notBreaching');
+    }
+  });
+
+  it('alarms on DLQ visible messages ≥ 1 and on the oldest message older than 15 minutes', () => {
+    s.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [
+        { Name: 'QueueName', Value: { 'Fn::GetAtt': [logicalId(booking.deadLetterQueue), 'QueueName'] } },
+      ],
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      Threshold: 1,
+      Statistic: 'Maximum',
+      Period: 60,
+    });
+    s.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateAgeOfOldestMessage',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [logicalId(booking.queue), 'QueueName'] } }],
+      ComparisonOperator: 'GreaterThanThreshold',
+      Threshold: 900,
+    });
+  });
+
+  it('alarms on worker Errors, Throttles and the worker metric SqsJobs/JobDeadLettered (Queue = booking)', () => {
+    for (const metric of ['Errors', 'Throttles']) {
+      s.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: 'AWS/Lambda',
+        MetricName: metric,
+        Dimensions: [{ Name: 'FunctionName', Value: { Ref: logicalId(booking.worker) } }],
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        Threshold: 1,
+        Statistic: 'Sum',
+      });
+    }
+    s.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'SqsJobs',
+      MetricName: 'JobDeadLettered',
+      Dimensions: [{ Name: 'Queue', Value: 'booking' }],
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      Threshold: 1,
+      Statistic: 'Sum',
+    });
+  });
+
+  it('IdempotencyTable: pk (S) only, TTL expiresAt, on-demand, PITR, retained', () => {
+    s.template.hasResource('AWS::DynamoDB::Table', {
+      Properties: {
+        KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+        AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
+        TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
+        BillingMode: 'PAY_PER_REQUEST',
+        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      },
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+    });
+  });
+
+  it('AlarmTopic: KMS-encrypted with a rotated key CloudWatch may use, TLS only, CloudWatch of this account may publish, email subscribed', () => {
+    s.template.hasResourceProperties('AWS::SNS::Topic', {
+      KmsMasterKeyId: { 'Fn::GetAtt': [logicalId(topic.key), 'Arn'] },
+    });
+    s.template.hasResourceProperties('AWS::KMS::Key', {
+      EnableKeyRotation: true,
+      KeyPolicy: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Effect: 'Allow',
+            Principal: { Service: 'cloudwatch.amazonaws.com' },
+            Action: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+          }),
+        ]),
+      },
+    });
+    s.template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+          Match.objectLike({
+            Effect: 'Allow',
+            Principal: { Service: 'cloudwatch.amazonaws.com' },
+            Action: 'sns:Publish',
+            Condition: {
+              StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
+              ArnLike: { 'aws:SourceArn': Match.anyValue() },
+            },
+          }),
+        ]),
+      },
+    });
+    s.template.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'email',
+      Endpoint: 'ops@example.com',
+    });
+  });
+});
+
+describe('JobQueue: standard and high-throughput FIFO queues with non-default settings', () => {
+  let outdir: string;
+  let s: ReturnType<typeof synth>;
+  let payments: JobQueue;
+  let orders: JobQueue;
+  let givenDlq: sqs.Queue;
+
+  beforeAll(() => {
+    outdir = tempOutdir('construct-standard');
+    s = synth((stack) => {
+      givenDlq = new sqs.Queue(stack, 'SharedDlq', {
+        encryption: sqs.QueueEncryption.SQS_MANAGED,
+        enforceSSL: true,
+      });
+      payments = new JobQueue(stack, 'Payments', {
+        name: 'payments',
+        entry: FIXTURE_ENTRY,
+        projectRoot: PROJECT_ROOT,
+        maxAttempts: 3,
+        jobTimeoutSeconds: 20,
+        functionTimeout: Duration.seconds(60),
+        batchSize: 100,
+        maxBatchingWindow: Duration.seconds(2),
+        maxConcurrency: 5,
+        reservedConcurrency: 10,
+        maxReceiveCount: 12,
+        maxMessageSizeBytes: 262_144,
+        ageOfOldestMessageAlarmThreshold: Duration.minutes(5),
+        deadLetterQueue: givenDlq,
+        memorySizeMb: 1024,
+      });
+      orders = new JobQueue(stack, 'Orders', {
+        name: 'orders',
+        fifo: true,
+        entry: FIXTURE_ENTRY,
+        projectRoot: PROJECT_ROOT,
+        maxAttempts: 4,
+        jobTimeoutSeconds: 5,
+        deduplicationScope: sqs.DeduplicationScope.MESSAGE_GROUP,
+        fifoThroughputLimit: sqs.FifoThroughputLimit.PER_MESSAGE_GROUP_ID,
+        batchSize: 5,
+      });
+    }, outdir);
+  });
+  afterAll(() => removeDir(outdir));
+
+  it('standard queue: no FIFO attributes, CloudFormation-generated name, the given DLQ in the redrive policy', () => {
+    const q = s.json.Resources[logicalId(payments.queue)]!.Properties;
+    expect(q.FifoQueue).toBeUndefined();
+    expect(q.QueueName).toBeUndefined();
+    expect(q.RedrivePolicy).toEqual({
+      deadLetterTargetArn: { 'Fn::GetAtt': [logicalId(givenDlq), 'Arn'] },
+      maxReceiveCount: 12,
+    });
+    expect(q.MaximumMessageSize).toBe(262_144);
+    expect(payments.deadLetterQueue).toBe(givenDlq);
+    // No DLQ of its own: the shared DLQ, the Orders queue and its DLQ, the Payments queue.
+    s.template.resourceCountIs('AWS::SQS::Queue', 4);
+  });
+
+  it('visibility timeout = 6 × 60 s + 2 s batching window = 362 s', () => {
+    expect(s.json.Resources[logicalId(payments.queue)]!.Properties.VisibilityTimeout).toBe(362);
+  });
+
+  it('event source: batch size 100, 2 s batching window, maximum concurrency 5; reserved concurrency 10', () => {
+    s.template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      EventSourceArn: { 'Fn::GetAtt': [logicalId(payments.queue), 'Arn'] },
+      BatchSize: 100,
+      MaximumBatchingWindowInSeconds: 2,
+      ScalingConfig: { MaximumConcurrency: 5 },
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+    s.template.hasResourceProperties('AWS::Lambda::Function', {
+      FunctionName: Match.absent(),
+      Timeout: 60,
+      MemorySize: 1024,
+      ReservedConcurrentExecutions: 10,
+    });
+  });
+
+  it('without an idempotency table: no JOBS_IDEMPOTENCY_TABLE and no DynamoDB permission', () => {
+    const fn = s.json.Resources[logicalId(payments.worker)]!.Properties;
+    const env = (fn.Environment as { Variables: Record<string, unknown> }).Variables;
+    expect(env).not.toHaveProperty('JOBS_IDEMPOTENCY_TABLE');
+    expect(env.JOBS_DLQ_URL).toEqual({ Ref: logicalId(givenDlq) });
+    const { statements } = roleStatements(s.json, logicalId(payments.worker.role!));
+    expect(statements.flatMap((st) => st.actions).filter((a) => a.startsWith('dynamodb:'))).toEqual([]);
+    expect(actionsOn(statements, logicalId(givenDlq))).toContain('sqs:SendMessage');
+  });
+
+  it('age alarm uses the given threshold (5 minutes); without a topic the alarms have no actions', () => {
+    s.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'ApproximateAgeOfOldestMessage',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [logicalId(payments.queue), 'QueueName'] } }],
+      Threshold: 300,
+    });
+    s.template.allResourcesProperties('AWS::CloudWatch::Alarm', {
+      AlarmActions: Match.absent(),
+      OKActions: Match.absent(),
+    });
+    s.template.resourceCountIs('AWS::CloudWatch::Alarm', 10);
+  });
+
+  it('high-throughput FIFO: DeduplicationScope messageGroup and FifoThroughputLimit perMessageGroupId', () => {
+    const q = s.json.Resources[logicalId(orders.queue)]!.Properties;
+    expect(q).toMatchObject({
+      FifoQueue: true,
+      DeduplicationScope: 'messageGroup',
+      FifoThroughputLimit: 'perMessageGroupId',
+      RedrivePolicy: { maxReceiveCount: 9 },
+    });
+    s.template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      EventSourceArn: { 'Fn::GetAtt': [logicalId(orders.queue), 'Arn'] },
+      BatchSize: 5,
+    });
+  });
+});

@@ -1,0 +1,337 @@
+/**
+ * The deployable sample stack, synthesized once through `synthesizeApp` (the same path as
+ * bin/app.ts under `cdk synth`): cdk-nag's AwsSolutions checks and the bundled CloudFormation
+ * template validator run on that synth and must report nothing above a warning. Small extra
+ * apps (no queues, so nothing is bundled) prove that nag and the validator really refuse.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { CfnResource } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { JobsConfigError } from '../../lib/constructs/errors.ts';
+import { SAMPLE_QUEUES } from '../../lib/sample/topology.ts';
+import { buildApp, DEFAULT_STACK_NAME, type SynthesizedApp, synthesizeApp } from '../../lib/stacks/app.ts';
+import {
+  actionsOn,
+  loadBundledHandler,
+  logicalId,
+  removeDir,
+  roleStatements,
+  tempOutdir,
+} from './helpers.ts';
+
+type TemplateJson = {
+  Resources: Record<string, { Type: string; Properties: Record<string, unknown> }>;
+  Outputs: Record<string, { Value: unknown }>;
+};
+
+interface ReportViolation {
+  readonly ruleName: string;
+  readonly severity?: string;
+}
+/** `validation-report.json` as far as these tests read it. */
+interface ValidationReport {
+  readonly pluginReports: readonly {
+    readonly pluginName: string;
+    readonly violations?: readonly ReportViolation[];
+  }[];
+}
+
+/** `[plugin, rule, severity]` of every finding in the report. */
+function findings(outdir: string): string[][] {
+  return readReport(outdir).pluginReports.flatMap((r) =>
+    (r.violations ?? []).map((v) => [r.pluginName, v.ruleName, String(v.severity)]),
+  );
+}
+
+function readReport(outdir: string): ValidationReport {
+  return JSON.parse(fs.readFileSync(path.join(outdir, 'validation-report.json'), 'utf8')) as ValidationReport;
+}
+
+describe('JobsStack (sample app)', () => {
+  let outdir: string;
+  let synthed: SynthesizedApp;
+  let json: TemplateJson;
+  let template: Template;
+
+  beforeAll(() => {
+    outdir = tempOutdir('stack');
+    synthed = synthesizeApp({
+      outdir,
+      context: { alarmEmail: 'oncall@example.com', externalApiUrl: 'https://api.example.com/v1' },
+    });
+    json = synthed.stackArtifact.template as TemplateJson;
+    template = Template.fromJSON(json);
+  });
+  afterAll(() => removeDir(outdir));
+
+  it('writes the cloud assembly to the given outdir under the stack name SqsJobs', () => {
+    expect(synthed.assembly.directory).toBe(outdir);
+    expect(synthed.stackArtifact.stackName).toBe(DEFAULT_STACK_NAME);
+    expect(fs.existsSync(path.join(outdir, synthed.stackArtifact.templateFile))).toBe(true);
+  });
+
+  it('cdk-nag and the template validator report nothing above a warning', () => {
+    // Each finding's own severity decides: a report can conclude OK with fatal findings (TOOLCHAIN.md).
+    const aboveWarning = findings(outdir).filter(
+      ([, , severity]) => !['warning', 'info'].includes(severity!),
+    );
+    expect(aboveWarning).toEqual([]);
+  });
+
+  it('builds the three topology queues: FIFO booking, standard payments and notifications, each with a DLQ of its kind', () => {
+    expect([...synthed.stack.jobQueues.keys()]).toEqual(SAMPLE_QUEUES.map((q) => q.name));
+    for (const q of SAMPLE_QUEUES) {
+      const jq = synthed.stack.jobQueue(q.name);
+      const queue = json.Resources[logicalId(jq.queue)]!.Properties;
+      const dlq = json.Resources[logicalId(jq.deadLetterQueue)]!.Properties;
+      expect(queue.FifoQueue === true).toBe(q.fifo);
+      expect(dlq.FifoQueue === true).toBe(q.fifo);
+      expect(queue.RedrivePolicy).toEqual({
+        deadLetterTargetArn: { 'Fn::GetAtt': [logicalId(jq.deadLetterQueue), 'Arn'] },
+        maxReceiveCount: q.maxAttempts + 5,
+      });
+      expect(queue.MaximumMessageSize).toBe(1_048_576);
+    }
+    template.resourceCountIs('AWS::SQS::Queue', 6);
+    template.resourceCountIs('AWS::Lambda::Function', 3);
+  });
+
+  it('bundles each worker from its topology entry into an ESM file that loads outside the project', () => {
+    expect(synthed.workers.map((w) => w.queueName)).toEqual(SAMPLE_QUEUES.map((q) => q.name));
+    for (const w of synthed.workers) {
+      expect(fs.existsSync(w.entryFile)).toBe(true);
+      const loaded = loadBundledHandler(w.assetDirectory, w.entryFile, w.handlerName, undefined, {
+        JOBS_QUEUE_NAME: w.queueName,
+      });
+      expect(loaded.handlerType).toBe('function');
+    }
+  });
+
+  it('gives every worker APP_TABLE, EXTERNAL_API_URL and the enqueue URLs of its topology targets', () => {
+    const appTableRef = { Ref: logicalId(synthed.stack.appTable) };
+    for (const q of SAMPLE_QUEUES) {
+      const jq = synthed.stack.jobQueue(q.name);
+      const env = (
+        json.Resources[logicalId(jq.worker)]!.Properties.Environment as { Variables: Record<string, unknown> }
+      ).Variables;
+      expect(env.APP_TABLE).toEqual(appTableRef);
+      expect(env.EXTERNAL_API_URL).toBe('https://api.example.com/v1');
+      expect(env.JOBS_IDEMPOTENCY_TABLE).toEqual({ Ref: logicalId(synthed.stack.idempotencyTable.table) });
+      const enqueueVars = Object.keys(env)
+        .filter((k) => k.startsWith('JOBS_QUEUE_URL_'))
+        .sort();
+      expect(enqueueVars).toEqual(q.enqueuesTo.map((t) => `JOBS_QUEUE_URL_${t.toUpperCase()}`).sort());
+      for (const t of q.enqueuesTo) {
+        expect(env[`JOBS_QUEUE_URL_${t.toUpperCase()}`]).toEqual({
+          Ref: logicalId(synthed.stack.jobQueue(t).queue),
+        });
+      }
+    }
+  });
+
+  it('lets a worker send only to its DLQ and its topology targets, and read/write the domain table', () => {
+    for (const q of SAMPLE_QUEUES) {
+      const jq = synthed.stack.jobQueue(q.name);
+      const { statements } = roleStatements(json, logicalId(jq.worker.role!));
+      for (const other of SAMPLE_QUEUES) {
+        const target = synthed.stack.jobQueue(other.name);
+        const canSend = actionsOn(statements, logicalId(target.queue)).includes('sqs:SendMessage');
+        expect(canSend, `${q.name} → ${other.name}`).toBe(
+          (q.enqueuesTo as readonly string[]).includes(other.name),
+        );
+        if (other.name !== q.name) {
+          expect(actionsOn(statements, logicalId(target.deadLetterQueue))).toEqual([]);
+          expect(
+            actionsOn(statements, logicalId(target.queue)).filter(
+              (a) => a !== 'sqs:SendMessage' && !a.startsWith('sqs:GetQueue'),
+            ),
+          ).toEqual([]);
+        }
+      }
+      const domain = actionsOn(statements, logicalId(synthed.stack.appTable));
+      expect(domain).toEqual(
+        expect.arrayContaining([
+          'dynamodb:GetItem',
+          'dynamodb:PutItem',
+          'dynamodb:UpdateItem',
+          'dynamodb:Query',
+        ]),
+      );
+    }
+  });
+
+  it('has the idempotency table (pk, TTL expiresAt, on-demand, PITR, retained) and the domain table (pk + sk, on-demand, PITR)', () => {
+    template.hasResource('AWS::DynamoDB::Table', {
+      Properties: {
+        KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+        TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
+        BillingMode: 'PAY_PER_REQUEST',
+        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      },
+      DeletionPolicy: 'Retain',
+    });
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      KeySchema: [
+        { AttributeName: 'pk', KeyType: 'HASH' },
+        { AttributeName: 'sk', KeyType: 'RANGE' },
+      ],
+      AttributeDefinitions: [
+        { AttributeName: 'pk', AttributeType: 'S' },
+        { AttributeName: 'sk', AttributeType: 'S' },
+      ],
+      BillingMode: 'PAY_PER_REQUEST',
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+    });
+  });
+
+  it('subscribes the alarmEmail context to the encrypted alarm topic', () => {
+    template.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'email',
+      Endpoint: 'oncall@example.com',
+      TopicArn: { Ref: logicalId(synthed.stack.alarmTopic.topic) },
+    });
+    template.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: Match.anyValue() });
+  });
+
+  it('has five alarms per queue (15), every one notifying the alarm topic', () => {
+    const topicRef = { Ref: logicalId(synthed.stack.alarmTopic.topic) };
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 15);
+    template.allResourcesProperties('AWS::CloudWatch::Alarm', {
+      AlarmActions: [topicRef],
+      OKActions: [topicRef],
+    });
+    for (const q of SAMPLE_QUEUES) {
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: 'SqsJobs',
+        MetricName: 'JobDeadLettered',
+        Dimensions: [{ Name: 'Queue', Value: q.name }],
+      });
+    }
+  });
+
+  it('has a dashboard with queue depth, in flight, oldest age, DLQ depth, job counts and duration for each queue', () => {
+    const dashboards = template.findResources('AWS::CloudWatch::Dashboard');
+    expect(Object.keys(dashboards)).toHaveLength(1);
+    const body = JSON.stringify(Object.values(dashboards)[0]!.Properties.DashboardBody);
+    for (const metric of [
+      'ApproximateNumberOfMessagesVisible',
+      'ApproximateNumberOfMessagesNotVisible',
+      'ApproximateAgeOfOldestMessage',
+      'JobCompleted',
+      'JobRetried',
+      'JobDeadLettered',
+      'JobDuration',
+    ]) {
+      expect(body).toContain(metric);
+    }
+    for (const q of SAMPLE_QUEUES) {
+      expect(body).toContain(`${q.name}: dead-letter queue depth`);
+      expect(body).toContain(`${q.name}: job duration (ms)`);
+      // The worker metrics are filtered to this queue.
+      expect(body).toMatch(new RegExp(`\\\\"JobCompleted\\\\",\\\\"Queue\\\\",\\\\"${q.name}\\\\"`));
+    }
+  });
+
+  it('outputs queue and DLQ URLs and ARNs, table names, the topic ARN and the dashboard name', () => {
+    const expected = [
+      ...SAMPLE_QUEUES.flatMap((q) => {
+        const id = q.name[0]!.toUpperCase() + q.name.slice(1);
+        return [`${id}QueueUrl`, `${id}QueueArn`, `${id}DlqUrl`, `${id}DlqArn`];
+      }),
+      'IdempotencyTableName',
+      'AppTableName',
+      'AlarmTopicArn',
+      'DashboardName',
+    ];
+    expect(Object.keys(json.Outputs).sort()).toEqual(expected.sort());
+    const booking = synthed.stack.jobQueue('booking');
+    expect(json.Outputs.BookingQueueUrl!.Value).toEqual({ Ref: logicalId(booking.queue) });
+    expect(json.Outputs.BookingDlqUrl!.Value).toEqual({ Ref: logicalId(booking.deadLetterQueue) });
+    expect(json.Outputs.IdempotencyTableName!.Value).toEqual({
+      Ref: logicalId(synthed.stack.idempotencyTable.table),
+    });
+    expect(json.Outputs.AlarmTopicArn!.Value).toEqual({ Ref: logicalId(synthed.stack.alarmTopic.topic) });
+  });
+});
+
+describe('JobsStack checks (no queues, nothing bundled)', () => {
+  const dirs: string[] = [];
+  const outdir = () => {
+    const d = tempOutdir('stack-checks');
+    dirs.push(d);
+    return d;
+  };
+  afterAll(() => {
+    for (const d of dirs) removeDir(d);
+  });
+
+  it('cdk-nag runs on every synth and refuses an unencrypted queue without TLS', () => {
+    const dir = outdir();
+    const { app, stack } = buildApp({
+      outdir: dir,
+      stackProps: { queues: [], externalApiUrl: 'https://x.example' },
+    });
+    new sqs.Queue(stack, 'Plain', { encryption: sqs.QueueEncryption.UNENCRYPTED });
+    expect(() => app.synth()).toThrow();
+    expect(findings(dir)).toEqual(
+      expect.arrayContaining([
+        ['AwsSolutions', 'AwsSolutions-SQS2', 'error'],
+        ['AwsSolutions', 'AwsSolutions-SQS4', 'error'],
+      ]),
+    );
+  });
+
+  it('the template validator runs on every synth and refuses an invalid template', () => {
+    const dir = outdir();
+    const { app, stack } = buildApp({
+      outdir: dir,
+      nag: false,
+      stackProps: { queues: [], externalApiUrl: 'https://x.example' },
+    });
+    new CfnResource(stack, 'Broken', { type: 'AWS::SQS::Queue', properties: { VisibilityTimeout: 'soon' } });
+    expect(() => app.synth()).toThrow();
+    expect(findings(dir)).toEqual([['CloudFormation Validate', 'F3012', 'error']]);
+  });
+
+  it('warns when externalApiUrl is missing, and leaves EXTERNAL_API_URL unset', () => {
+    const { app, stack } = buildApp({ outdir: outdir(), stackProps: { queues: [] } });
+    const messages = app.synth().getStackArtifact(stack.artifactId).messages;
+    expect(
+      messages.some(
+        (m) => m.level === 'warning' && String(m.entry.data).includes('externalApiUrl is not set'),
+      ),
+    ).toBe(true);
+  });
+
+  it('refuses an externalApiUrl that is not http(s) and an enqueue target that is not a queue of the stack', () => {
+    let error: unknown;
+    try {
+      buildApp({
+        outdir: outdir(),
+        stackProps: {
+          externalApiUrl: 'ftp://files.example',
+          queues: [
+            {
+              name: 'a',
+              fifo: false,
+              entry: 'functions/payments.ts',
+              maxAttempts: 3,
+              jobTimeoutSeconds: 5,
+              enqueuesTo: ['b'],
+            },
+          ],
+        },
+      });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(JobsConfigError);
+    expect((error as JobsConfigError).problems).toEqual([
+      "externalApiUrl: 'ftp://files.example' is not an http(s) URL",
+      "queues: 'a' enqueues to 'b', which is not a queue of this stack",
+    ]);
+  });
+});
