@@ -128,6 +128,7 @@ async function refusal(promise: Promise<unknown>): Promise<JobClientError> {
 
 afterEach(() => {
   vi.useRealTimers();
+  vi.restoreAllMocks();
 });
 
 // ---------------------------------------------------------------- send
@@ -719,17 +720,30 @@ describe('sendBatch partial failures', () => {
     ]);
   });
 
-  it('waits with exponential backoff and jitter between tries: at most base * 2^(n-1)', async () => {
-    vi.useFakeTimers();
-    const sqs = failingCalls(new RequestThrottled({ message: 'slow down', $metadata: {} }), 2);
-    const promise = client(sqs, { retry: { maxAttempts: 3, baseDelayMs: 1_000 } }).sendBatch(three());
-    await vi.advanceTimersByTimeAsync(0);
-    expect(sqs.requests).toHaveLength(1);
-    await vi.advanceTimersByTimeAsync(1_000); // first wait: 0-1,000 ms
-    expect(sqs.requests).toHaveLength(2);
-    await vi.advanceTimersByTimeAsync(2_000); // second wait: 0-2,000 ms
-    expect(sqs.requests).toHaveLength(3);
+  /** Milliseconds between the tries of a batch whose first two tries are throttled, on a fake clock. */
+  async function gapsBetweenTries(random: number, baseDelayMs: number): Promise<number[]> {
+    vi.useFakeTimers({ now: 0 });
+    vi.spyOn(Math, 'random').mockReturnValue(random);
+    const times: number[] = [];
+    const sqs = new FakeSqs((input, call) => {
+      times.push(Date.now());
+      if (call <= 2) throw new RequestThrottled({ message: 'slow down', $metadata: {} });
+      return acceptAll(input, call);
+    });
+    const promise = client(sqs, { retry: { maxAttempts: 3, baseDelayMs } }).sendBatch(three());
+    await vi.runAllTimersAsync();
     await expect(promise).resolves.toMatchObject({ failed: [] });
+    return times.slice(1).map((t, i) => t - times[i]!);
+  }
+
+  it('waits with exponential backoff between tries: the bound doubles, base * 2^(n-1)', async () => {
+    // a draw at the top of the jitter range waits the whole bound: 1,000 ms, then 2,000 ms
+    expect(await gapsBetweenTries(0.99999, 1_000)).toEqual([1_000, 2_000]);
+  });
+
+  it('uses full jitter: a draw in the middle waits half the bound, a zero draw retries at once', async () => {
+    expect(await gapsBetweenTries(0.5, 1_000)).toEqual([500, 1_000]);
+    expect(await gapsBetweenTries(0, 1_000)).toEqual([0, 0]);
   });
 });
 
