@@ -7,7 +7,6 @@
  * writes); it never throws, and it does not touch visibility: the batch scheduler does, because
  * on FIFO queues a failure also holds back the rest of the group.
  */
-import { createHash } from 'node:crypto';
 import type { SQSRecord } from 'aws-lambda';
 import { backoffDelaySeconds, DEFAULT_RETRY_POLICY, type RetryPolicy } from './backoff.ts';
 import { payloadHash } from './canonical-json.ts';
@@ -17,6 +16,7 @@ import { type DeadLetterEvidence, sendToDeadLetterQueue } from './dead-letter.ts
 import { type JobEnvelope, parseEnvelope } from './envelope.ts';
 import { classifyError } from './errors.ts';
 import type { IdempotencyGuard, Lease } from './idempotency/guard.ts';
+import { deriveIdempotencyKey } from './idempotency/keys.ts';
 import type { JobContext, JobDefinition } from './job.ts';
 import type { SqsSender } from './sqs-port.ts';
 import { type BatchMetrics, UNKNOWN_JOB_TYPE, type WorkerLogger, withKeys } from './telemetry.ts';
@@ -314,7 +314,9 @@ async function runJob(
     logger: run.logger,
     enqueue: (child, childData, options) => children.add(child, childData, options),
     once: lease ? (step, fn) => lease.once(step, fn) : (_step, fn) => fn(),
-    idempotencyKey: lease ? (step) => lease.idempotencyKey(step) : (step) => stepKey(job.type, key, step),
+    idempotencyKey: lease
+      ? (step) => lease.idempotencyKey(step)
+      : (step) => deriveIdempotencyKey(job.type, key, step),
   };
 
   const startedAt = deps.now();
@@ -367,11 +369,6 @@ async function runJob(
 const NO_CHILDREN: ChildSender = {
   sendBatch: async () => ({ sent: [], failed: [] }),
 };
-
-/** Key for an external API's `Idempotency-Key` header when no store is used: job type, key and step hashed. */
-function stepKey(jobType: string, key: string, step: string): string {
-  return createHash('sha256').update(`${jobType}\n${key}\n${step}`).digest('hex');
-}
 
 /** A run (or a stage after routing) failed: retry with backoff, or dead-letter. */
 async function failed(
