@@ -85,7 +85,8 @@ export interface JobQueueProps {
   /**
    * Logical queue name, e.g. `booking`: the `Queue` metric dimension, `JOBS_QUEUE_NAME`, the
    * suffix of other workers' `JOBS_QUEUE_URL_<NAME>` and part of `POWERTOOLS_SERVICE_NAME`.
-   * Letters, digits, `-` and `_`, starting with a letter, at most 40 characters.
+   * Lowercase letters, digits and `-`, starting with a letter, at most 40 characters (so the
+   * variable name maps back to it).
    */
   readonly name: string;
 
@@ -299,7 +300,12 @@ function isKnownNumber(n: number | undefined): n is number {
   return n !== undefined && !Token.isUnresolved(n);
 }
 
-const NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_-]{0,39}$/;
+/**
+ * Logical queue names: lowercase letters, digits and `-`, starting with a letter, at most 40
+ * characters, so `JOBS_QUEUE_URL_<NAME>` maps back to the name (JobClient lower-cases `<NAME>`
+ * and turns `_` into `-`).
+ */
+const NAME_PATTERN = /^[a-z][a-z0-9-]{0,39}$/;
 
 /** `JOBS_QUEUE_URL_<NAME>` for a logical queue name (docs/contracts.md). */
 export function enqueueUrlVariable(queueName: string): string {
@@ -352,7 +358,7 @@ function findProblems(props: JobQueueProps, s: ResolvedSettings): string[] {
 
   if (!NAME_PATTERN.test(props.name)) {
     problems.push(
-      `name: '${props.name}' must start with a letter and contain only letters, digits, '-' and '_' (at most 40 characters)`,
+      `name: '${props.name}' must start with a lowercase letter and contain only lowercase letters, digits and '-' (at most 40 characters)`,
     );
   }
   if (!Number.isInteger(props.maxAttempts) || props.maxAttempts < 1) {
@@ -504,7 +510,7 @@ function findProblems(props: JobQueueProps, s: ResolvedSettings): string[] {
   for (const target of Object.keys(props.enqueueTargets ?? {})) {
     if (!NAME_PATTERN.test(target)) {
       problems.push(
-        `enqueueTargets: '${target}' is not a valid logical queue name (letters, digits, '-', '_')`,
+        `enqueueTargets: '${target}' is not a valid logical queue name (lowercase letters, digits, '-')`,
       );
     }
   }

@@ -200,7 +200,9 @@ describe('JobQueue refuses unsafe settings at synth', () => {
   });
 
   it('a malformed logical name or enqueue target name', () => {
-    expectOneProblem(refusal({ name: '9 lives' }), 'name', /must start with a letter/);
+    expectOneProblem(refusal({ name: '9 lives' }), 'name', /must start with a lowercase letter/);
+    // Upper case or '_' would not survive JOBS_QUEUE_URL_<NAME> → name (JobClient's mapping).
+    expectOneProblem(refusal({ name: 'Booking_v2' }), 'name', /lowercase letters, digits and '-'/);
     const e = refusal({}, (stack) => ({ enqueueTargets: { 'bad name': new sqs.Queue(stack, 'T') } }));
     expectOneProblem(e, 'enqueueTargets', /'bad name' is not a valid logical queue name/);
   });
