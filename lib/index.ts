@@ -27,6 +27,23 @@ export {
   queueUrlsFromEnv,
 } from './client/queue-urls.ts';
 export { type ClientRetryOptions, DEFAULT_CLIENT_RETRY } from './client/retry.ts';
+export { AlarmTopic, type AlarmTopicProps } from './constructs/alarm-topic.ts';
+export { JobsConfigError, JobsConstructError } from './constructs/errors.ts';
+export {
+  IDEMPOTENCY_TABLE_SCHEMA,
+  IdempotencyTable,
+  type IdempotencyTableProps,
+} from './constructs/idempotency-table.ts';
+export {
+  enqueueUrlVariable,
+  IDEMPOTENCY_TABLE_ACTIONS,
+  JOB_QUEUE_DEFAULTS,
+  JOBS_METRICS_NAMESPACE,
+  JobQueue,
+  type JobQueueAlarms,
+  type JobQueueProps,
+} from './constructs/job-queue.ts';
+export { JobsDashboard, type JobsDashboardProps } from './constructs/jobs-dashboard.ts';
 export {
   backoffDelaySeconds,
   DEFAULT_RETRY_POLICY,
