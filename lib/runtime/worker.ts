@@ -174,10 +174,12 @@ export function createWorker(options: WorkerOptions): WorkerHandler {
 }
 
 /**
- * Turns any error outside a record (bad configuration, a bug, Middy's early timeout) into every
- * record of the event reported failed: a thrown error would do the same, but a response keeps
- * the invocation from counting as a Lambda error for each retry of a misconfigured worker while
- * still never letting the batch be deleted.
+ * Turns any error outside a record (bad configuration, a bug, Middy's early timeout just before
+ * the Lambda deadline) into every record of the event reported failed, so nothing is deleted by
+ * accident. It is logged at ERROR; being a response, it does not count in Lambda's `Errors`
+ * metric: the queue alarms (age of the oldest message, then DLQ depth after `maxReceiveCount`)
+ * are what notice a worker that keeps failing this way. When the event has no record ids to
+ * name, the error is rethrown instead: an empty list would mean "all succeeded".
  */
 function failWholeBatchOnError(logger: WorkerLogger): MiddlewareObj<SQSEvent, SQSBatchResponse> {
   return {
@@ -188,6 +190,7 @@ function failWholeBatchOnError(logger: WorkerLogger): MiddlewareObj<SQSEvent, SQ
         records: records.length,
         error: request.error,
       });
+      if (records.length === 0) return;
       request.response = {
         batchItemFailures: records.map((record) => ({ itemIdentifier: record.messageId })),
       };

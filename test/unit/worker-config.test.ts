@@ -3,6 +3,7 @@
  * throw at once, mistakes in the environment fail every record of every event, never delete.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
+import type { SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { readWorkerConfig } from '../../lib/runtime/config.ts';
@@ -102,6 +103,14 @@ describe('mistakes in the environment fail every record, run nothing, delete not
     await invoke(handler);
     const { response, recs } = await invoke(handler);
     expect(failedIds(response)).toEqual(recs.map((r) => r.messageId));
+  });
+});
+
+describe('errors outside any record', () => {
+  it('are thrown, not answered with an empty list, when the event names no record', async () => {
+    const handler = createWorker({ jobs: [job], idempotency: false, env: fullEnv, sqs: new FakeSqs() });
+    const malformed = {} as unknown as SQSEvent;
+    await expect(captureOutput(() => handler(malformed, lambdaContext()))).rejects.toThrow();
   });
 });
 

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { payloadHash } from '../../lib/runtime/canonical-json.ts';
 import { PermanentError, TransientError } from '../../lib/runtime/errors.ts';
+import type { BeginOutcome } from '../../lib/runtime/idempotency/guard.ts';
 import { deriveIdempotencyKey } from '../../lib/runtime/idempotency/keys.ts';
 import { defineJob, type JobContext, type JobIdempotencyOptions } from '../../lib/runtime/job.ts';
 import { FakeGuard } from '../factories/fake-guard.ts';
@@ -252,6 +253,23 @@ describe('what the worker does with each answer', () => {
     expect(runs).toBe(0);
     expect(failedIds(response)).toEqual([record.messageId]);
     expect(h.sqs.sentTo(h.dlqUrl)).toEqual([]);
+  });
+});
+
+describe('a bug while processing one record', () => {
+  it('fails that record alone, with a backoff, and the others go on', async () => {
+    // A guard answering something outside the contract stands in for any bug inside the pipeline.
+    const guard = new FakeGuard().script((request) =>
+      request.key.endsWith('job-bad') ? ({ status: 'no-such-status' } as unknown as BeginOutcome) : undefined,
+    );
+    let runs = 0;
+    const h = workerHarness({ idempotency: guard, jobs: [paymentJob(async () => void runs++)] });
+    const bad = sqsRecord({ body: body(data, 'job-bad') });
+    const { response, logs } = await h.invoke([sqsRecord({ body: body(data, 'job-ok') }), bad]);
+    expect(failedIds(response)).toEqual([bad.messageId]);
+    expect(runs).toBe(1);
+    expect(h.sqs.visibilityChanges()).toHaveLength(1);
+    expect(logs.some((l) => l.level === 'ERROR' && l.messageId === bad.messageId)).toBe(true);
   });
 });
 
