@@ -6,7 +6,7 @@ import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { type RetryPolicy, resolveRetryPolicy } from './backoff.ts';
 import { JobError } from './errors.ts';
 
-/** Structured logger handed to jobs (Powertools Logger satisfies it). */
+/** Structured logger handed to jobs; the worker adapts Powertools Logger to it (`fromPowertools`). */
 export interface JobLogger {
   debug(message: string, extra?: Record<string, unknown>): void;
   info(message: string, extra?: Record<string, unknown>): void;
@@ -111,6 +111,7 @@ export function defineJob<Data, Result = void>(spec: JobSpec<Data, Result>): Job
   if (typeof spec.schema?.['~standard']?.validate !== 'function') {
     problems.push('schema must be a Standard Schema validator (zod, valibot, ...)');
   }
+  if (typeof spec.run !== 'function') problems.push('run must be a function (data, ctx) => Promise<result>');
   let retry: RetryPolicy | undefined;
   try {
     retry = resolveRetryPolicy(spec.retry, spec.type);

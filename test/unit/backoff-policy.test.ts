@@ -136,6 +136,11 @@ describe('defineJob', () => {
       'schema must be a Standard Schema validator (zod, valibot, ...)',
     ],
     [
+      'run not a function',
+      { run: 'reserve' as unknown as JobSpec<unknown, void>['run'] },
+      'run must be a function (data, ctx) => Promise<result>',
+    ],
+    [
       'retry invalid',
       { retry: { maxAttempts: 0 } },
       'invalid retry policy of booking.confirm: maxAttempts must be an integer from 1 to 100, got 0',
