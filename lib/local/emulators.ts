@@ -1,0 +1,168 @@
+/**
+ * The SQS and DynamoDB endpoints of a local run: embedded emulators started in this process on
+ * free ports (fauxqs for SQS, dynalite for DynamoDB), or endpoints of emulators running
+ * elsewhere (moto server, LocalStack...) given by option or environment variable.
+ *
+ * Environment variables (an option of the same meaning wins over them):
+ * - `SQS_JOBS_ENDPOINT_URL`: one endpoint serving both SQS and DynamoDB (moto server, LocalStack);
+ * - `SQS_JOBS_SQS_ENDPOINT`, `SQS_JOBS_DYNAMODB_ENDPOINT`: per service; each wins over
+ *   `SQS_JOBS_ENDPOINT_URL` for its service.
+ * A service with no endpoint gets its embedded emulator.
+ */
+import type { Server } from 'node:http';
+import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
+import { type FauxqsServer, startFauxqs } from 'fauxqs';
+import { LocalRuntimeError } from './errors.ts';
+
+/** Names of the environment variables read by {@link resolveEndpointOptions}. */
+export const ENDPOINT_ENV = {
+  /** One endpoint for both services. */
+  shared: 'SQS_JOBS_ENDPOINT_URL',
+  /** SQS endpoint; wins over `shared`. */
+  sqs: 'SQS_JOBS_SQS_ENDPOINT',
+  /** DynamoDB endpoint; wins over `shared`. */
+  dynamodb: 'SQS_JOBS_DYNAMODB_ENDPOINT',
+} as const;
+
+/** Endpoints chosen by the caller; an absent service gets its embedded emulator. */
+export interface EndpointOptions {
+  /** One endpoint URL for both SQS and DynamoDB (e.g. `http://localhost:5000` for moto server). */
+  readonly endpointUrl?: string;
+  /** SQS endpoint URL; wins over `endpointUrl`. */
+  readonly sqsEndpoint?: string;
+  /** DynamoDB endpoint URL; wins over `endpointUrl`. */
+  readonly dynamodbEndpoint?: string;
+}
+
+/** The endpoints in use and where they come from. */
+export interface Endpoints {
+  /** SQS endpoint URL, e.g. `http://127.0.0.1:40123`. */
+  readonly sqs: string;
+  /** DynamoDB endpoint URL. */
+  readonly dynamodb: string;
+  /** Whether each endpoint is an emulator embedded in this process. */
+  readonly embedded: { readonly sqs: boolean; readonly dynamodb: boolean };
+}
+
+/** Started (or attached) emulators. */
+export interface RunningEmulators {
+  readonly endpoints: Endpoints;
+  /** The embedded fauxqs server (queue inspection), when SQS is embedded. */
+  readonly fauxqs: FauxqsServer | undefined;
+  /** Stops the embedded emulators (no-op for external endpoints). Idempotent. */
+  stop(): Promise<void>;
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+function checkUrl(url: string, source: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error('not http(s)');
+  } catch (cause) {
+    throw new LocalRuntimeError(`${source} is not an http(s) URL: ${url}`, {
+      cause,
+      context: { url, source },
+    });
+  }
+  return url.replace(/\/+$/, '');
+}
+
+/**
+ * The external endpoints requested by options, else by environment variables
+ * ({@link ENDPOINT_ENV}); undefined for a service that should be embedded.
+ * @throws {LocalRuntimeError} when a given endpoint is not an http(s) URL.
+ */
+export function resolveEndpointOptions(
+  options: EndpointOptions = {},
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): { sqs: string | undefined; dynamodb: string | undefined } {
+  const pick = (option: string | undefined, optionName: string, envName: string): string | undefined => {
+    const candidates: [string | undefined, string][] = [
+      [nonEmpty(option), `option ${optionName}`],
+      [nonEmpty(options.endpointUrl), 'option endpointUrl'],
+      [nonEmpty(env[envName]), `env ${envName}`],
+      [nonEmpty(env[ENDPOINT_ENV.shared]), `env ${ENDPOINT_ENV.shared}`],
+    ];
+    const found = candidates.find(([value]) => value !== undefined);
+    return found ? checkUrl(found[0] as string, found[1]) : undefined;
+  };
+  return {
+    sqs: pick(options.sqsEndpoint, 'sqsEndpoint', ENDPOINT_ENV.sqs),
+    dynamodb: pick(options.dynamodbEndpoint, 'dynamodbEndpoint', ENDPOINT_ENV.dynamodb),
+  };
+}
+
+type DynaliteFactory = (options: {
+  createTableMs?: number;
+  deleteTableMs?: number;
+  updateTableMs?: number;
+}) => Server;
+
+async function startDynalite(): Promise<{ url: string; stop(): Promise<void> }> {
+  const dynalite = createRequire(import.meta.url)('dynalite') as DynaliteFactory;
+  const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/**
+ * Starts the embedded emulators for the services that have no external endpoint.
+ *
+ * fauxqs is started without a `host` option so queue URLs carry the host the client used
+ * (`http://127.0.0.1:<port>/000000000000/<name>`): with a host, its URLs look like
+ * `http://sqs.<region>.localhost:<port>/...`, a name that does not resolve everywhere, and the AWS
+ * SDK sends requests to the QueueUrl's host when the endpoint comes from `AWS_ENDPOINT_URL`.
+ * Keep `FAUXQS_HOST` unset for the same reason.
+ *
+ * dynalite is started in memory with `createTableMs: 0` so tables are ACTIVE at once.
+ *
+ * @throws {LocalRuntimeError} when an endpoint option is malformed or an emulator cannot start.
+ */
+export async function startEmulators(
+  options: EndpointOptions = {},
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): Promise<RunningEmulators> {
+  const external = resolveEndpointOptions(options, env);
+  let fauxqs: FauxqsServer | undefined;
+  let dynamo: { url: string; stop(): Promise<void> } | undefined;
+  try {
+    if (external.sqs === undefined) fauxqs = await startFauxqs({ port: 0, logger: false });
+    if (external.dynamodb === undefined) dynamo = await startDynalite();
+  } catch (cause) {
+    await fauxqs?.stop();
+    throw new LocalRuntimeError(`cannot start the embedded emulators: ${(cause as Error).message}`, {
+      cause,
+    });
+  }
+  let stopped: Promise<void> | undefined;
+  return {
+    endpoints: {
+      sqs: external.sqs ?? `http://127.0.0.1:${(fauxqs as FauxqsServer).port}`,
+      dynamodb: external.dynamodb ?? (dynamo as { url: string }).url,
+      embedded: { sqs: external.sqs === undefined, dynamodb: external.dynamodb === undefined },
+    },
+    fauxqs,
+    stop() {
+      stopped ??= Promise.all([fauxqs?.stop(), dynamo?.stop()]).then(() => undefined);
+      return stopped;
+    },
+  };
+}

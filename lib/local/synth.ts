@@ -1,0 +1,216 @@
+/**
+ * `ensureSynthesized`: reuse `cdk.out` when it is newer than every source it was built from,
+ * else synthesize the CDK app again. Several processes (parallel test files) may call it at once:
+ * a lock directory (in the temp directory, named after the output path) makes one of them synthesize while the others wait and
+ * then reuse the result.
+ */
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { SynthError } from './errors.ts';
+
+/** Options of {@link ensureSynthesized}. */
+export interface EnsureSynthesizedOptions {
+  /** Project root (holds cdk.json and package.json). @default process.cwd() */
+  readonly projectRoot?: string;
+  /** Cloud assembly directory. @default `<projectRoot>/cdk.out` */
+  readonly outdir?: string;
+  /** Directories (relative to the root) whose files the assembly is built from. @default ['bin', 'lib', 'functions'] */
+  readonly sourceDirs?: readonly string[];
+  /** Single files (relative to the root) the assembly depends on. @default ['package-lock.json', 'cdk.json'] */
+  readonly sourceFiles?: readonly string[];
+  /**
+   * Synthesizes into `outdir`. @default the stack engineer's programmatic `buildApp` when
+   * lib/stacks exports one, else `npx cdk synth --quiet --no-notices --output <outdir>` with
+   * `CDK_DISABLE_VERSION_CHECK=1`.
+   */
+  readonly synthesize?: (outdir: string) => Promise<void>;
+  /** Synthesize even when the assembly is up to date. @default false */
+  readonly force?: boolean;
+  /** How long to wait for another process's synthesis, in milliseconds. @default 300_000 */
+  readonly lockTimeoutMs?: number;
+}
+
+/** What {@link ensureSynthesized} did. */
+export interface SynthResult {
+  /** Absolute path of the cloud assembly. */
+  readonly outdir: string;
+  /** True when this call synthesized; false when the existing assembly was reused. */
+  readonly synthesized: boolean;
+  /** Why it synthesized or reused, in words. */
+  readonly reason: string;
+  /** Time spent, in milliseconds (waiting for a lock included). */
+  readonly durationMs: number;
+}
+
+const DEFAULT_SOURCE_DIRS = ['bin', 'lib', 'functions'] as const;
+const DEFAULT_SOURCE_FILES = ['package-lock.json', 'cdk.json'] as const;
+const SKIPPED_DIRS = new Set(['node_modules', 'cdk.out']);
+
+/** Newest modification time (epoch ms) of the files under `path`; 0 when it does not exist. */
+function newestMtimeMs(path: string): number {
+  if (!existsSync(path)) return 0;
+  const stat = statSync(path);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  let newest = 0;
+  for (const entry of readdirSync(path, { withFileTypes: true })) {
+    if (entry.name.startsWith('.') || SKIPPED_DIRS.has(entry.name)) continue;
+    newest = Math.max(newest, newestMtimeMs(join(path, entry.name)));
+  }
+  return newest;
+}
+
+/**
+ * Whether the assembly at `outdir` is up to date: its manifest.json is newer than every file
+ * under the source directories and the source files.
+ */
+export function isAssemblyFresh(
+  outdir: string,
+  projectRoot: string,
+  sourceDirs: readonly string[] = DEFAULT_SOURCE_DIRS,
+  sourceFiles: readonly string[] = DEFAULT_SOURCE_FILES,
+): { fresh: boolean; reason: string } {
+  const manifest = join(outdir, 'manifest.json');
+  if (!existsSync(manifest)) return { fresh: false, reason: `${manifest} does not exist` };
+  const builtAt = statSync(manifest).mtimeMs;
+  for (const source of [...sourceDirs, ...sourceFiles]) {
+    const newest = newestMtimeMs(join(projectRoot, source));
+    if (newest > builtAt) return { fresh: false, reason: `${source} changed after the last synthesis` };
+  }
+  return { fresh: true, reason: 'cdk.out is newer than every source' };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function withLock<T>(lockDir: string, timeoutMs: number, fn: () => Promise<T>): Promise<T> {
+  const started = Date.now();
+  for (;;) {
+    try {
+      mkdirSync(lockDir);
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      let age = 0;
+      try {
+        age = Date.now() - statSync(lockDir).mtimeMs;
+      } catch {
+        continue; // released between mkdir and stat
+      }
+      if (age > timeoutMs) rmSync(lockDir, { recursive: true, force: true });
+      else if (Date.now() - started > timeoutMs) {
+        throw new SynthError(`timed out waiting for another synthesis (lock ${lockDir})`, {
+          context: { lockDir },
+        });
+      } else await sleep(200);
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    rmSync(lockDir, { recursive: true, force: true });
+  }
+}
+
+/** Synthesizes with the CDK CLI of the project (`npx cdk synth`). */
+export function synthesizeWithCli(projectRoot: string, outdir: string): Promise<void> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn('npx', ['cdk', 'synth', '--quiet', '--no-notices', '--output', outdir], {
+      cwd: projectRoot,
+      env: { ...process.env, CDK_DISABLE_VERSION_CHECK: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    const keep = (chunk: Buffer) => {
+      output = (output + chunk.toString('utf8')).slice(-20_000);
+    };
+    child.stdout.on('data', keep);
+    child.stderr.on('data', keep);
+    child.on('error', (cause) => reject(new SynthError('cannot run npx cdk synth', { cause })));
+    child.on('close', (code) => {
+      if (code === 0) resolvePromise();
+      else {
+        reject(
+          new SynthError(`cdk synth exited with code ${code}:\n${output.trim()}`, {
+            context: { projectRoot, outdir, code },
+          }),
+        );
+      }
+    });
+  });
+}
+
+/** Candidate modules of the stack engineer's programmatic synthesis, relative to the root. */
+const BUILD_APP_MODULES = ['lib/stacks/index.ts', 'lib/stacks/app.ts', 'lib/stacks/build-app.ts'] as const;
+
+interface SynthesizableApp {
+  synth(): unknown;
+}
+
+/**
+ * Synthesizes through a `buildApp` exported by lib/stacks when one exists: it is called with
+ * `{ outdir }` and the returned app (or promise of one) is synthesized.
+ * @returns false when lib/stacks exports no `buildApp`.
+ */
+export async function synthesizeWithBuildApp(projectRoot: string, outdir: string): Promise<boolean> {
+  for (const relative of BUILD_APP_MODULES) {
+    const file = join(projectRoot, relative);
+    if (!existsSync(file)) continue;
+    const mod = (await import(file)) as { buildApp?: (props: { outdir: string }) => unknown };
+    if (typeof mod.buildApp !== 'function') continue;
+    try {
+      const app = (await mod.buildApp({ outdir })) as SynthesizableApp | undefined;
+      if (app && typeof app.synth === 'function') app.synth();
+    } catch (cause) {
+      throw new SynthError(`buildApp from ${relative} failed: ${(cause as Error).message}`, {
+        cause,
+        context: { module: relative },
+      });
+    }
+    return true;
+  }
+  return false;
+}
+
+/**
+ * Makes sure `outdir` holds a cloud assembly built from the current sources.
+ *
+ * Reuses it when its manifest.json is newer than every file under `sourceDirs` and every
+ * `sourceFiles` entry; otherwise synthesizes (see {@link EnsureSynthesizedOptions.synthesize}).
+ *
+ * @throws {SynthError} when synthesis fails (the CLI's output is in the message) or another
+ *   process holds the lock longer than `lockTimeoutMs`.
+ */
+export async function ensureSynthesized(options: EnsureSynthesizedOptions = {}): Promise<SynthResult> {
+  const started = Date.now();
+  const projectRoot = resolve(options.projectRoot ?? process.cwd());
+  const outdir = resolve(options.outdir ?? join(projectRoot, 'cdk.out'));
+  const sourceDirs = options.sourceDirs ?? DEFAULT_SOURCE_DIRS;
+  const sourceFiles = options.sourceFiles ?? DEFAULT_SOURCE_FILES;
+  const check = () => isAssemblyFresh(outdir, projectRoot, sourceDirs, sourceFiles);
+  const first = check();
+  if (first.fresh && !options.force) {
+    return { outdir, synthesized: false, reason: first.reason, durationMs: Date.now() - started };
+  }
+  // The lock lives in the temp directory, named after the output path, so it never shows in the repo.
+  const lockDir = join(
+    tmpdir(),
+    `sqs-jobs-synth-${createHash('sha256').update(outdir).digest('hex').slice(0, 16)}.lock`,
+  );
+  return withLock(lockDir, options.lockTimeoutMs ?? 300_000, async () => {
+    const again = check();
+    if (!options.force && again.fresh) {
+      return { outdir, synthesized: false, reason: again.reason, durationMs: Date.now() - started };
+    }
+    if (options.synthesize) await options.synthesize(outdir);
+    else if (!(await synthesizeWithBuildApp(projectRoot, outdir)))
+      await synthesizeWithCli(projectRoot, outdir);
+    if (!existsSync(join(outdir, 'manifest.json'))) {
+      throw new SynthError(`synthesis finished but ${outdir}/manifest.json is missing`, {
+        context: { outdir },
+      });
+    }
+    return { outdir, synthesized: true, reason: first.reason, durationMs: Date.now() - started };
+  });
+}
