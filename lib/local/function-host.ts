@@ -1,0 +1,299 @@
+/**
+ * Runs one Lambda function's bundled code the way Lambda does: in execution environments that
+ * each handle one invocation at a time, are reused while warm, and are thrown away after a
+ * timeout or a crash. Each environment is a worker thread (function-host-thread.ts) with its
+ * own `process.env`, so two functions never share environment variables or module state.
+ *
+ * Timeouts: the init phase (loading the module) has Lambda's 10 s limit; an invocation gets the
+ * function's `Timeout`. When it runs out the thread is terminated and the outcome is `timeout`;
+ * whatever the handler did until then stays done, as on Lambda.
+ */
+import { randomUUID } from 'node:crypto';
+import { Worker } from 'node:worker_threads';
+import type {
+  FunctionThreadData,
+  InvokeMessage,
+  ThreadError,
+  ThreadMessage,
+} from './function-host-thread.ts';
+
+/** Lambda's limit for the init phase of an on-demand function, in milliseconds. */
+export const INIT_TIMEOUT_MS = 10_000;
+
+/** A function as the host runs it. */
+export interface HostedFunction {
+  readonly logicalId: string;
+  /** Physical function name. */
+  readonly name: string;
+  readonly arn: string;
+  /** Handler string, e.g. `index.handler`. */
+  readonly handler: string;
+  /** Directory of the bundled code (the cloud assembly asset). */
+  readonly assetDir: string;
+  /** `Timeout` in seconds. */
+  readonly timeoutSeconds: number;
+  /** `MemorySize` in MB (informational: `AWS_LAMBDA_FUNCTION_MEMORY_SIZE`, context). */
+  readonly memorySizeMb: number;
+}
+
+/** One line a function wrote to stdout or stderr. */
+export interface FunctionLogLine {
+  readonly functionLogicalId: string;
+  readonly stream: 'stdout' | 'stderr';
+  readonly line: string;
+}
+
+/** Options of {@link FunctionHost}. */
+export interface FunctionHostOptions {
+  readonly fn: HostedFunction;
+  /** The complete environment of the function (nothing of the host's `process.env` is added). */
+  readonly env: Readonly<Record<string, string>>;
+  /** Where modules the Lambda runtime provides (`@aws-sdk/*`) are resolved from. */
+  readonly projectRoot: string;
+  /** Most environments (concurrent invocations) at once; more invocations wait. Integer >= 1. */
+  readonly maxEnvironments: number;
+  /** Receives the function's output lines; without it they are dropped. */
+  readonly onLog?: (line: FunctionLogLine) => void;
+  /** Init phase limit in milliseconds. @default INIT_TIMEOUT_MS */
+  readonly initTimeoutMs?: number;
+}
+
+/** Result of one invocation. */
+export type InvokeOutcome =
+  | {
+      readonly kind: 'success';
+      readonly payload: unknown;
+      readonly durationMs: number;
+      readonly coldStart: boolean;
+    }
+  | {
+      readonly kind: 'error';
+      readonly error: ThreadError;
+      readonly durationMs: number;
+      readonly coldStart: boolean;
+    }
+  | { readonly kind: 'timeout'; readonly durationMs: number; readonly coldStart: boolean };
+
+const THREAD_URL = new URL('./function-host-thread.ts', import.meta.url);
+
+class ExecutionEnvironment {
+  readonly ready: Promise<ThreadError | undefined>;
+  dead = false;
+  /** Whether an invocation ran here already (false: the next one is a cold start). */
+  used = false;
+  private readonly worker: Worker;
+  private nextId = 1;
+  private pending: { id: number; settle: (m: ThreadMessage | ThreadError) => void } | undefined;
+  private settleReady: (value: ThreadError | undefined) => void = () => {};
+
+  constructor(options: FunctionHostOptions) {
+    const { fn } = options;
+    const workerData: FunctionThreadData = {
+      assetDir: fn.assetDir,
+      handler: fn.handler,
+      projectRoot: options.projectRoot,
+      functionName: fn.name,
+      invokedFunctionArn: fn.arn,
+      memorySizeMb: fn.memorySizeMb,
+      logStreamName:
+        options.env.AWS_LAMBDA_LOG_STREAM_NAME ?? `local/[$LATEST]${randomUUID().replace(/-/g, '')}`,
+    };
+    this.ready = new Promise((resolve) => {
+      this.settleReady = resolve;
+    });
+    this.worker = new Worker(THREAD_URL, {
+      env: { ...options.env },
+      workerData,
+      execArgv: [],
+      stdout: true,
+      stderr: true,
+      name: `lambda:${fn.name}`,
+    });
+    for (const stream of ['stdout', 'stderr'] as const) {
+      let buffer = '';
+      this.worker[stream].on('data', (chunk: Buffer) => {
+        if (!options.onLog) return;
+        buffer += chunk.toString('utf8');
+        const lines = buffer.split('\n');
+        buffer = lines.pop() ?? '';
+        for (const line of lines) options.onLog({ functionLogicalId: fn.logicalId, stream, line });
+      });
+    }
+    const initTimeoutMs = options.initTimeoutMs ?? INIT_TIMEOUT_MS;
+    const initTimer = setTimeout(() => {
+      this.fail({
+        errorType: 'Runtime.InitTimeout',
+        errorMessage: `init phase exceeded ${initTimeoutMs} ms`,
+      });
+    }, initTimeoutMs);
+    this.ready.finally(() => clearTimeout(initTimer));
+    this.worker.on('message', (message: ThreadMessage) => {
+      if (message.type === 'ready') this.settleReady(undefined);
+      else if (message.type === 'init-error') this.fail(message.error);
+      else if (message.type === 'result' && this.pending?.id === message.id) {
+        const { settle } = this.pending;
+        this.pending = undefined;
+        settle(message);
+      }
+    });
+    this.worker.on('error', (error) => {
+      this.fail({
+        errorType: error.name || 'Runtime.ExitError',
+        errorMessage: error.message,
+        stack: error.stack,
+      });
+    });
+    this.worker.on('exit', (code) => {
+      this.fail({
+        errorType: 'Runtime.ExitError',
+        errorMessage: `execution environment exited with code ${code}`,
+      });
+    });
+  }
+
+  /** Marks the environment dead, fails what waits on it and stops the thread. */
+  fail(error: ThreadError): void {
+    if (!this.dead) {
+      this.dead = true;
+      void this.worker.terminate();
+    }
+    this.settleReady(error);
+    const pending = this.pending;
+    this.pending = undefined;
+    pending?.settle(error);
+  }
+
+  invoke(event: unknown, awsRequestId: string, deadlineMs: number): Promise<ThreadMessage | ThreadError> {
+    const id = this.nextId++;
+    return new Promise((settle) => {
+      this.pending = { id, settle };
+      const message: InvokeMessage = { type: 'invoke', id, event, awsRequestId, deadlineMs };
+      this.worker.postMessage(message);
+    });
+  }
+
+  async terminate(): Promise<void> {
+    this.dead = true;
+    await this.worker.terminate();
+  }
+}
+
+/** Pool of execution environments of one function. */
+export class FunctionHost {
+  readonly fn: HostedFunction;
+  private readonly options: FunctionHostOptions;
+  private readonly all = new Set<ExecutionEnvironment>();
+  private readonly idle: ExecutionEnvironment[] = [];
+  private readonly waiters: ((env: ExecutionEnvironment) => void)[] = [];
+  private stopped = false;
+  private created = 0;
+
+  constructor(options: FunctionHostOptions) {
+    if (!Number.isInteger(options.maxEnvironments) || options.maxEnvironments < 1) {
+      throw new RangeError(`maxEnvironments must be an integer >= 1, got ${options.maxEnvironments}`);
+    }
+    this.fn = options.fn;
+    this.options = options;
+  }
+
+  /** Execution environments created so far (cold starts). */
+  get coldStarts(): number {
+    return this.created;
+  }
+
+  /**
+   * Invokes the function with `event` in a free execution environment (waiting for one when all
+   * `maxEnvironments` are busy). Never rejects: failures are outcomes.
+   * - `success`: the handler returned; `payload` is its JSON round trip (undefined → null).
+   * - `error`: the handler threw or rejected, the module failed to load, or the thread crashed.
+   * - `timeout`: the invocation ran past the function's `Timeout`; its environment is discarded.
+   */
+  async invoke(event: unknown, awsRequestId: string = randomUUID()): Promise<InvokeOutcome> {
+    if (this.stopped) {
+      return { kind: 'error', error: stoppedError(), durationMs: 0, coldStart: false };
+    }
+    const env = await this.acquire();
+    const coldStart = !env.used;
+    env.used = true;
+    const started = Date.now();
+    try {
+      const initError = await env.ready;
+      if (initError) return { kind: 'error', error: initError, durationMs: Date.now() - started, coldStart };
+      const timeoutMs = this.fn.timeoutSeconds * 1000;
+      const invokeStarted = Date.now();
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = new Promise<'timeout'>((resolve) => {
+        timer = setTimeout(() => resolve('timeout'), timeoutMs);
+      });
+      const reply = await Promise.race([
+        env.invoke(event, awsRequestId, invokeStarted + timeoutMs),
+        timedOut,
+      ]);
+      clearTimeout(timer);
+      const durationMs = Date.now() - invokeStarted;
+      if (reply === 'timeout') {
+        env.fail({
+          errorType: 'Sandbox.Timedout',
+          errorMessage: `Task timed out after ${this.fn.timeoutSeconds.toFixed(2)} seconds`,
+        });
+        return { kind: 'timeout', durationMs, coldStart };
+      }
+      if ('type' in reply) {
+        if (reply.type === 'result' && reply.ok)
+          return { kind: 'success', payload: reply.payload, durationMs, coldStart };
+        if (reply.type === 'result' && !reply.ok)
+          return { kind: 'error', error: reply.error, durationMs, coldStart };
+      }
+      return { kind: 'error', error: reply as ThreadError, durationMs, coldStart };
+    } finally {
+      this.release(env);
+    }
+  }
+
+  /** Terminates every execution environment; later invocations fail at once. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    const envs = [...this.all];
+    this.all.clear();
+    this.idle.length = 0;
+    await Promise.all(envs.map((e) => e.terminate()));
+  }
+
+  private async acquire(): Promise<ExecutionEnvironment> {
+    for (;;) {
+      const env = this.idle.pop();
+      if (env === undefined) break;
+      if (!env.dead) return env;
+      this.all.delete(env);
+    }
+    if (this.all.size < this.options.maxEnvironments) return this.create();
+    return new Promise<ExecutionEnvironment>((resolve) => this.waiters.push(resolve));
+  }
+
+  private create(): ExecutionEnvironment {
+    const env = new ExecutionEnvironment(this.options);
+    this.all.add(env);
+    this.created++;
+    return env;
+  }
+
+  private release(env: ExecutionEnvironment): void {
+    if (this.stopped) {
+      void env.terminate();
+      return;
+    }
+    let next: ExecutionEnvironment = env;
+    if (env.dead) {
+      this.all.delete(env);
+      if (this.waiters.length === 0) return;
+      next = this.create();
+    }
+    const waiter = this.waiters.shift();
+    if (waiter) waiter(next);
+    else this.idle.push(next);
+  }
+}
+
+function stoppedError(): ThreadError {
+  return { errorType: 'LocalRuntime.Stopped', errorMessage: 'the local runtime is stopping' };
+}
