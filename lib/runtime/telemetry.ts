@@ -78,6 +78,8 @@ export class BatchMetrics {
     if (this.#values.size === 0) return;
     // `Queue` as a default dimension plus the sets {} and {JobType} gives exactly [Queue] and
     // [Queue, JobType]; naming Queue in both sets instead makes Powertools warn on every flush.
+    // Cleared first: setting it again on a warm instance would log a warning on every invocation.
+    metrics.clearDefaultDimensions();
     metrics.setDefaultDimensions({ Queue: queueName });
     for (const [jobType, byName] of this.#values) {
       const durations = byName.get('JobDuration') ?? [];
