@@ -2,6 +2,7 @@
  * createWorker on standard queues: response shape, malformed records, classified failures,
  * backoff visibility, dead-lettering with evidence, logs and metrics.
  */
+import { Metrics } from '@aws-lambda-powertools/metrics';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { deadLetterDeduplicationId } from '../../lib/runtime/dead-letter.ts';
@@ -383,5 +384,18 @@ describe('logs and metrics', () => {
     // Unrouted types are not dimension values (each would be a new metric): they count as `unknown`.
     expect(byType.get('unknown')).toMatchObject({ JobDeadLettered: 2 });
     expect(byType.has('orders.no-such-type')).toBe(false);
+  });
+
+  it('prints no Powertools warning on later invocations of a warm worker', async () => {
+    const warnings: string[] = [];
+    const record = (...args: unknown[]) => warnings.push(args.join(' '));
+    const metrics = new Metrics({
+      namespace: 'SqsJobs',
+      logger: { debug: record, info: record, warn: record, error: record },
+    });
+    metrics.clearDefaultDimensions();
+    const h = workerHarness({ jobs: [captureJob(async () => {})], metrics });
+    for (let i = 0; i < 3; i++) await h.invoke([good(`order-${i}`)]);
+    expect(warnings).toEqual([]);
   });
 });
