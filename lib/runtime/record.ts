@@ -350,6 +350,7 @@ async function runJob(
     try {
       const write = await lease.complete(result);
       if (write === 'fenced') {
+        deps.metrics.add(job.type, 'JobLeaseFenced');
         run.logger.warn(
           'lease was taken over by another run before completion; its run will complete the key',
         );
@@ -416,8 +417,10 @@ async function failLease(
 ): Promise<void> {
   try {
     const write = await lease.fail(error, kind);
-    if (write === 'fenced')
+    if (write === 'fenced') {
+      run.deps.metrics.add(run.jobType ?? UNKNOWN_JOB_TYPE, 'JobLeaseFenced');
       run.logger.warn('lease was taken over by another run before it was released', { kind });
+    }
   } catch (leaseError) {
     // The lease expires on its own; the record's outcome does not depend on this write.
     run.logger.error('could not record the failure in the idempotency store', { kind, error: leaseError });

@@ -16,6 +16,8 @@ export type JobMetricName =
   | 'JobRetried'
   | 'JobDeadLettered'
   | 'JobDuplicateAbsorbed'
+  /** A completion or release refused because another run took the lease over (fencing). */
+  | 'JobLeaseFenced'
   | 'JobDuration';
 
 /** `JobType` dimension value of a record whose type could not be read (bad JSON). */

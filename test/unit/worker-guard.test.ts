@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { payloadHash } from '../../lib/runtime/canonical-json.ts';
 import { PermanentError, TransientError } from '../../lib/runtime/errors.ts';
-import type { BeginOutcome } from '../../lib/runtime/idempotency/guard.ts';
+import type { BeginOutcome, Lease } from '../../lib/runtime/idempotency/guard.ts';
 import { deriveIdempotencyKey } from '../../lib/runtime/idempotency/keys.ts';
 import { defineJob, type JobContext, type JobIdempotencyOptions } from '../../lib/runtime/job.ts';
 import { FakeGuard } from '../factories/fake-guard.ts';
@@ -322,5 +322,32 @@ describe('ctx.once and ctx.idempotencyKey', () => {
     expect(charge1).not.toBe(charge3);
     // The same value the DynamoDB store's lease gives, so switching idempotency on or off keeps it.
     expect(charge1).toBe(deriveIdempotencyKey('payments.capture', '/checkout\njob-1', 'charge'));
+  });
+});
+
+describe('fencing: a run whose lease was taken over', () => {
+  const fencedLease = (): Lease => ({
+    attempt: 1,
+    firstFailureAtMs: undefined,
+    complete: async () => 'fenced',
+    fail: async () => 'fenced',
+    once: (_step, fn) => fn(),
+    idempotencyKey: (step) => `k-${step}`,
+  });
+
+  it.each([
+    ['completing', async () => 'done'],
+    [
+      'releasing after a transient failure',
+      async () => {
+        throw new TransientError('503');
+      },
+    ],
+  ])('says so in the logs and in the JobLeaseFenced metric when %s', async (_case, run) => {
+    const guard = new FakeGuard().script(() => ({ status: 'acquired', lease: fencedLease() }));
+    const h = workerHarness({ idempotency: guard, jobs: [paymentJob(run)] });
+    const { logs, emf } = await h.invoke([sqsRecord({ body: body(data) })]);
+    expect(emf.find((blob) => blob.JobType === 'payments.capture')).toMatchObject({ JobLeaseFenced: 1 });
+    expect(logs.some((line) => String(line.message).includes('taken over by another run'))).toBe(true);
   });
 });
