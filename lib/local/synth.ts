@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { SynthError } from './errors.ts';
 
 /** Options of {@link ensureSynthesized}. */
@@ -22,8 +23,8 @@ export interface EnsureSynthesizedOptions {
   /** Single files (relative to the root) the assembly depends on. @default ['package-lock.json', 'cdk.json'] */
   readonly sourceFiles?: readonly string[];
   /**
-   * Synthesizes into `outdir`. @default the stack engineer's programmatic `buildApp` when
-   * lib/stacks exports one, else `npx cdk synth --quiet --no-notices --output <outdir>` with
+   * Synthesizes into `outdir`. @default in this process through lib/stacks (`synthesizeApp`
+   * or `buildApp`, see {@link synthesizeWithBuildApp}) when it exports one, else `npx cdk synth --quiet --no-notices --output <outdir>` with
    * `CDK_DISABLE_VERSION_CHECK=1`.
    */
   readonly synthesize?: (outdir: string) => Promise<void>;
@@ -141,29 +142,43 @@ export function synthesizeWithCli(projectRoot: string, outdir: string): Promise<
   });
 }
 
-/** Candidate modules of the stack engineer's programmatic synthesis, relative to the root. */
-const BUILD_APP_MODULES = ['lib/stacks/index.ts', 'lib/stacks/app.ts', 'lib/stacks/build-app.ts'] as const;
+/** Modules (relative to the root) that may export the programmatic synthesis, in order. */
+const SYNTH_MODULES = ['lib/stacks/app.ts', 'lib/stacks/index.ts'] as const;
 
-interface SynthesizableApp {
-  synth(): unknown;
+interface SynthModule {
+  /** `synthesizeApp({ outdir })`: builds and synthesizes (lib/stacks/app.ts). */
+  synthesizeApp?: (options: { outdir: string }) => unknown;
+  /** `buildApp({ outdir })` → `{ app }` or an app; synthesized with `app.synth()`. */
+  buildApp?: (options: { outdir: string }) => unknown;
 }
 
 /**
- * Synthesizes through a `buildApp` exported by lib/stacks when one exists: it is called with
- * `{ outdir }` and the returned app (or promise of one) is synthesized.
- * @returns false when lib/stacks exports no `buildApp`.
+ * Synthesizes in this process through lib/stacks: `synthesizeApp({ outdir })` when exported,
+ * else `buildApp({ outdir })` followed by `app.synth()`. Faster than the CLI (no `npx`, no
+ * second TypeScript loader) and the same code path `cdk synth` runs (bin/app.ts calls `buildApp`).
+ * @returns false when no module of lib/stacks exports either function.
+ * @throws {SynthError} when synthesis fails (nag or template validation errors included).
  */
 export async function synthesizeWithBuildApp(projectRoot: string, outdir: string): Promise<boolean> {
-  for (const relative of BUILD_APP_MODULES) {
+  for (const relative of SYNTH_MODULES) {
     const file = join(projectRoot, relative);
     if (!existsSync(file)) continue;
-    const mod = (await import(file)) as { buildApp?: (props: { outdir: string }) => unknown };
-    if (typeof mod.buildApp !== 'function') continue;
+    const mod = (await import(pathToFileURL(file).href)) as SynthModule;
+    if (typeof mod.synthesizeApp !== 'function' && typeof mod.buildApp !== 'function') continue;
     try {
-      const app = (await mod.buildApp({ outdir })) as SynthesizableApp | undefined;
-      if (app && typeof app.synth === 'function') app.synth();
+      if (typeof mod.synthesizeApp === 'function') {
+        await mod.synthesizeApp({ outdir });
+      } else {
+        const built = (await mod.buildApp?.({ outdir })) as {
+          app?: { synth(): unknown };
+          synth?: () => unknown;
+        };
+        const app = built?.app ?? built;
+        if (typeof app?.synth !== 'function') throw new Error('buildApp returned no app');
+        app.synth();
+      }
     } catch (cause) {
-      throw new SynthError(`buildApp from ${relative} failed: ${(cause as Error).message}`, {
+      throw new SynthError(`synthesis through ${relative} failed: ${(cause as Error).message}`, {
         cause,
         context: { module: relative },
       });
