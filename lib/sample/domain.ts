@@ -107,12 +107,21 @@ export interface DomainSnapshot {
   readonly orderLogs: readonly OrderLog[];
 }
 
+// Names are spelled out: a minified bundle renames classes, and `name` is the DLQ evidence
+// (`ErrorName`, and `ErrorReason` for permanent errors) operators group by.
+
 /** A booking that does not exist (or no longer does): a retry cannot fix it. */
-export class BookingNotFoundError extends PermanentError {}
+export class BookingNotFoundError extends PermanentError {
+  override name = 'BookingNotFoundError';
+}
 /** Not enough stock left for a booking: permanent, straight to the dead-letter queue. */
-export class OutOfStockError extends PermanentError {}
+export class OutOfStockError extends PermanentError {
+  override name = 'OutOfStockError';
+}
 /** A booking step found the booking in a state the step cannot start from. */
-export class BookingStateError extends PermanentError {}
+export class BookingStateError extends PermanentError {
+  override name = 'BookingStateError';
+}
 
 /** Sort key prefix of booking items. */
 const BOOKING_PREFIX = 'BOOKING#';

@@ -22,6 +22,8 @@ export const DEFAULT_EXTERNAL_TIMEOUT_MS = 2_000;
 
 /** A non-2xx answer of the external API; `status` and `headers` are what `classifyError` reads. */
 export class ExternalApiError extends JobError {
+  // Spelled out: a minified bundle renames classes, and `name` is DLQ evidence.
+  override name = 'ExternalApiError';
   /** HTTP status code. */
   readonly status: number;
   /** Response headers (e.g. `retry-after`). */
