@@ -18,17 +18,33 @@ import {
   type MessageAttributeValue,
   ReceiveMessageCommand,
   SendMessageCommand,
+  SetQueueAttributesCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import pLimit from 'p-limit';
 import { type BatchEntry, batchEntry, JobClient } from '../client/job-client.ts';
 import { createEnvelope } from '../runtime/envelope.ts';
 import { type Booking, DomainRepository, type DomainSnapshot } from '../sample/domain.ts';
 import { CONFIRMATION_TEMPLATE, sampleJobs } from '../sample/jobs.ts';
 import { SAMPLE_QUEUES } from '../sample/topology.ts';
-import { FAILING_FAULT_KINDS, type FaultKind, seededUniform } from './external-service.ts';
-import type { DeadLetterFact, JobOutcome } from './report.ts';
+import {
+  type ExternalServiceOptions,
+  type ExternalServiceStats,
+  FAILING_FAULT_KINDS,
+  type FaultKind,
+  type FaultRates,
+  seededUniform,
+  startExternalService,
+} from './external-service.ts';
+import {
+  buildReport,
+  type DeadLetterFact,
+  type JobOutcome,
+  type ReportFacts,
+  type RunReport,
+} from './report.ts';
+import { type LocalRuntime, RUNTIME_ENV, type RuntimeStats, startLocalRuntime } from './runtime.ts';
 
 /** Envelope `source` of the jobs the workload sends. */
 export const WORKLOAD_SOURCE = '/sqs-jobs/workload';
@@ -47,6 +63,11 @@ export interface WorkloadOptions {
   readonly outOfStock?: number;
   /** Malformed messages (bad JSON, schema failure, unknown type), one per queue in turn. @default 3 */
   readonly malformed?: number;
+  /**
+   * Payment jobs sent a second time with the same envelope id after everything else, as a
+   * producer that retries a send would: the idempotency store must absorb them. @default 0
+   */
+  readonly producerDuplicates?: number;
 }
 
 /** A workload with every default filled in. */
@@ -54,7 +75,15 @@ export type ResolvedWorkloadOptions = Required<WorkloadOptions>;
 
 /** Fills defaults and checks the options. @throws {RangeError} naming every bad option. */
 export function resolveWorkloadOptions(options: WorkloadOptions = {}): ResolvedWorkloadOptions {
-  const resolved = { users: 100, bookingsPerUser: 3, seed: 1, outOfStock: 2, malformed: 3, ...options };
+  const resolved = {
+    users: 100,
+    bookingsPerUser: 3,
+    seed: 1,
+    outOfStock: 2,
+    malformed: 3,
+    producerDuplicates: 0,
+    ...options,
+  };
   const problems: string[] = [];
   const int = (name: keyof ResolvedWorkloadOptions, min: number) => {
     const value = resolved[name];
@@ -66,6 +95,7 @@ export function resolveWorkloadOptions(options: WorkloadOptions = {}): ResolvedW
   int('seed', 0);
   int('outOfStock', 0);
   int('malformed', 0);
+  int('producerDuplicates', 0);
   if (problems.length === 0 && resolved.outOfStock > resolved.users * resolved.bookingsPerUser) {
     problems.push(`outOfStock (${resolved.outOfStock}) exceeds the number of bookings`);
   }
@@ -118,6 +148,8 @@ export interface WorkloadPlan {
   readonly bookings: readonly Booking[];
   /** Booking ids of the deliberate out-of-stock bookings (no payment is sent for them). */
   readonly soldOut: ReadonlySet<string>;
+  /** Booking ids whose payment job is sent twice (same id). */
+  readonly resend: readonly string[];
   readonly badMessages: readonly BadMessagePlan[];
 }
 
@@ -175,7 +207,13 @@ export function planWorkload(options: WorkloadOptions = {}): WorkloadPlan {
     const plan = { key: `bad:${i + 1}`, kind, queue: queues[kind] };
     return kind === 'unknown job type' ? { ...plan, groupId: `bad-${i + 1}` } : plan;
   });
-  return { options: o, stocks, users, bookings, soldOut, badMessages };
+  const resend = bookings
+    .filter((b) => !soldOut.has(b.bookingId))
+    .map((b) => ({ id: b.bookingId, r: seededUniform(o.seed, 'resend', b.bookingId) }))
+    .sort((a, b) => a.r - b.r)
+    .slice(0, o.producerDuplicates)
+    .map((x) => x.id);
+  return { options: o, stocks, users, bookings, soldOut, resend, badMessages };
 }
 
 /** Where the workload runs: queue URLs, the domain table and clients pointed at the emulators. */
@@ -196,6 +234,8 @@ export interface SentLedger {
   readonly sentAtMs: ReadonlyMap<string, number>;
   /** SQS message id → job key of the malformed messages. */
   readonly badMessageIds: ReadonlyMap<string, string>;
+  /** Jobs sent a second time with the same id. */
+  readonly resent: number;
 }
 
 /** A job key: `<type>:<bookingId>`. */
@@ -253,6 +293,18 @@ export async function sendWorkload(
     }
     onSent(entries.length);
   }
+  const bookingsById = new Map(plan.bookings.map((b) => [b.bookingId, b]));
+  const resend = plan.resend.flatMap((id) => {
+    const b = bookingsById.get(id);
+    return b
+      ? [batchEntry(capturePayment, { userId: b.userId, bookingId: b.bookingId }, { id: `capture-${id}` })]
+      : [];
+  });
+  if (resend.length > 0) {
+    const result = await client.sendBatch(resend);
+    if (result.failed.length > 0) throw new Error(`could not resend ${result.failed.length} jobs`);
+    onSent(resend.length);
+  }
   for (const bad of plan.badMessages) {
     const url = target.queueUrls[bad.queue];
     if (!url) throw new Error(`no URL for queue ${bad.queue}`);
@@ -268,7 +320,7 @@ export async function sendWorkload(
     sentAtMs.set(bad.key, at);
     onSent(1);
   }
-  return { sentAtMs, badMessageIds };
+  return { sentAtMs, badMessageIds, resent: resend.length };
 }
 
 /** Messages of a queue by state (SQS `ApproximateNumberOfMessages*` attributes). */
@@ -395,13 +447,15 @@ export function reconcile(input: {
   >;
 
   // Dead letters, matched to job keys.
-  const deadLetterByKey = new Map<string, CollectedDeadLetter>();
+  // A key can have several (a producer resend of a job that was dead-lettered runs and fails again).
+  const deadLettersByKey = new Map<string, CollectedDeadLetter[]>();
   const unmatched: CollectedDeadLetter[] = [];
   for (const dl of input.deadLetters) {
     const key = matchDeadLetter(dl, ledger);
-    if (key && !deadLetterByKey.has(key)) deadLetterByKey.set(key, dl);
+    if (key) deadLettersByKey.set(key, [...(deadLettersByKey.get(key) ?? []), dl]);
     else unmatched.push(dl);
   }
+  const known = new Set<string>();
 
   const jobs: JobOutcome[] = [];
   const deadLetters: DeadLetterFact[] = [];
@@ -416,11 +470,13 @@ export function reconcile(input: {
     expectedFailure: (dl: CollectedDeadLetter) => string | undefined,
   ): 'completed' | 'dead-lettered' | 'pending' => {
     projectedTotal += 1;
-    const dl = deadLetterByKey.get(job.key);
+    known.add(job.key);
+    const dls = deadLettersByKey.get(job.key) ?? [];
+    const dl = dls[0];
     if (dl) {
       const attempts = Number(dl.attributes.Attempts);
       jobs.push({ ...job, state: 'dead-lettered', ...(Number.isFinite(attempts) ? { attempts } : {}) });
-      deadLetters.push(toFact(dl, job.key, expectedFailure(dl)));
+      for (const each of dls) deadLetters.push(toFact(each, job.key, expectedFailure(each)));
       return 'dead-lettered';
     }
     if (evidence) {
@@ -545,6 +601,9 @@ export function reconcile(input: {
       undefined,
       () => `deliberate malformed message (${bad.kind})`,
     );
+  }
+  for (const [key, dls] of deadLettersByKey) {
+    if (!known.has(key)) unmatched.push(...dls);
   }
   for (const dl of unmatched) deadLetters.push(toFact(dl, undefined, undefined));
 
@@ -731,4 +790,179 @@ export async function runWorkload(
     total: reconciliation.jobs.length,
   });
   return { plan, ledger, reconciliation, snapshot, deadLetters, startedAtMs, finishedAtMs, timedOut };
+}
+
+/** Options of {@link runLocal}: a workload on the local runtime with the fake external service. */
+export interface LocalRunOptions extends Omit<RunWorkloadOptions, 'faultsByReference'> {
+  /** Fault rates of the fake external service. */
+  readonly faults?: Partial<FaultRates>;
+  /** Probability that a successful invocation's response is lost (the batch comes back). @default 0 */
+  readonly lostResponseRate?: number;
+  /**
+   * Visibility timeout of the main queues for this local run, in seconds, instead of the
+   * deployed one (6 × the function timeout = 180 s): a lost response then comes back within the
+   * run. Undefined keeps the deployed value.
+   */
+  readonly visibilityTimeoutSeconds?: number;
+  /** Payment jobs sent a second time with the same id, as a producer retrying would. @default 0 */
+  readonly producerDuplicates?: number;
+  /** One endpoint for SQS and DynamoDB instead of the embedded emulators (see lib/local/emulators.ts). */
+  readonly endpointUrl?: string;
+  /** Project root (cdk.json, cdk.out). @default process.cwd() */
+  readonly projectRoot?: string;
+  /** Options of the fake service beyond faults and seed (latency, hang time...). */
+  readonly externalService?: Omit<ExternalServiceOptions, 'faults' | 'seed'>;
+  /** Called with a line of text at each boot step. */
+  readonly onStep?: (message: string) => void;
+}
+
+/** What {@link runLocal} found. */
+export interface LocalRunResult {
+  readonly facts: ReportFacts;
+  readonly report: RunReport;
+  readonly workload: WorkloadResult;
+  /** The fake service's counters at the end. */
+  readonly service: ExternalServiceStats;
+  /** The local runtime's invocation counters at the end. */
+  readonly runtime: RuntimeStats;
+  /** Sums of the workers' EMF metrics (`JobCompleted`, `JobRetried`, ...). */
+  readonly metrics: Readonly<Record<string, number>>;
+  /** Differences from AWS noted by the local runtime, and local overrides. */
+  readonly notes: readonly string[];
+}
+
+/** Sums the values of EMF metrics found in a function's stdout line into `into`; ignores other lines. */
+export function addEmfMetrics(line: string, into: Record<string, number>): void {
+  if (!line.startsWith('{') || !line.includes('"_aws"')) return;
+  let blob: Record<string, unknown>;
+  try {
+    blob = JSON.parse(line) as Record<string, unknown>;
+  } catch {
+    return;
+  }
+  const aws = blob._aws as { CloudWatchMetrics?: { Metrics?: { Name?: string }[] }[] } | undefined;
+  for (const directive of aws?.CloudWatchMetrics ?? []) {
+    for (const metric of directive.Metrics ?? []) {
+      if (!metric.Name || metric.Name === 'JobDuration') continue;
+      const value = blob[metric.Name];
+      const values = Array.isArray(value) ? value : [value];
+      for (const v of values) if (typeof v === 'number') into[metric.Name] = (into[metric.Name] ?? 0) + v;
+    }
+  }
+}
+
+/**
+ * Boots the local runtime (synthesizing cdk.out when stale) with `EXTERNAL_API_URL` pointed at
+ * the fake external service, runs the workload, stops everything and builds the report.
+ * @throws what {@link startLocalRuntime} throws when the stack cannot start; the workload's send errors.
+ */
+export async function runLocal(options: LocalRunOptions = {}): Promise<LocalRunResult> {
+  const step = options.onStep ?? (() => {});
+  const bootStart = Date.now();
+  const seed = options.seed ?? 1;
+  const notes: string[] = [];
+  step('starting the fake payment / mail / invoice service');
+  const service = await startExternalService({ ...options.externalService, faults: options.faults, seed });
+  const metrics: Record<string, number> = {};
+  const showLogs =
+    process.env[RUNTIME_ENV.functionLogs] === '1' || process.env[RUNTIME_ENV.functionLogs] === 'true';
+  let runtime: LocalRuntime | undefined;
+  try {
+    step('synthesizing (or reusing) cdk.out and starting the local runtime');
+    runtime = await startLocalRuntime({
+      ...(options.projectRoot ? { projectRoot: options.projectRoot } : {}),
+      ...(options.endpointUrl ? { endpoints: { endpointUrl: options.endpointUrl } } : {}),
+      environment: { EXTERNAL_API_URL: service.url },
+      lostResponseRate: options.lostResponseRate ?? 0,
+      seed,
+      functionLogs: (line) => {
+        if (line.stream === 'stdout') addEmfMetrics(line.line, metrics);
+        if (showLogs) process.stderr.write(`[${line.functionLogicalId}] ${line.line}\n`);
+      },
+    });
+    notes.push(...runtime.warnings);
+    const target = targetOf(runtime);
+    if (options.visibilityTimeoutSeconds !== undefined) {
+      for (const url of Object.values(target.queueUrls)) {
+        await runtime.sqs.send(
+          new SetQueueAttributesCommand({
+            QueueUrl: url,
+            Attributes: { VisibilityTimeout: String(options.visibilityTimeoutSeconds) },
+          }),
+        );
+      }
+      notes.push(
+        `local override: visibility timeout of the main queues set to ${options.visibilityTimeoutSeconds} s (deployed: 6 × function timeout) so lost responses come back within the run`,
+      );
+    }
+    const bootMs = Date.now() - bootStart;
+    step(
+      `running the workload (endpoints: SQS ${runtime.endpoints.sqs}, DynamoDB ${runtime.endpoints.dynamodb})`,
+    );
+    const workload = await runWorkload(target, {
+      ...options,
+      faultsByReference: () => service.stats().faultsByReference,
+    });
+    const serviceStats = service.stats();
+    const runtimeStats = runtime.stats();
+    const facts: ReportFacts = {
+      startedAtMs: workload.startedAtMs,
+      finishedAtMs: workload.finishedAtMs,
+      bootMs,
+      timedOut: workload.timedOut,
+      jobs: workload.reconciliation.jobs,
+      deadLetters: workload.reconciliation.deadLetters,
+      orderLogs: workload.snapshot.orderLogs,
+      sideEffects: { byKey: serviceStats.sideEffectsByKey, byReference: serviceStats.sideEffectsByReference },
+      faultsInjected: {
+        'API timeout': serviceStats.faults.timeout,
+        'API 429': serviceStats.faults.throttle,
+        'API 503': serviceStats.faults.unavailable,
+        'API 400': serviceStats.faults.badRequest,
+        'API slow': serviceStats.faults.slow,
+        'lost response': runtimeStats.totals.lostResponses,
+        'producer resend': workload.ledger.resent,
+        'malformed message': workload.plan.badMessages.length,
+        'out-of-stock booking': workload.plan.soldOut.size,
+      },
+      duplicatesAbsorbed: metrics.JobDuplicateAbsorbed ?? 0,
+      duplicatesSource: 'JobDuplicateAbsorbed metric of the workers',
+    };
+    return {
+      facts,
+      report: buildReport(facts),
+      workload,
+      service: serviceStats,
+      runtime: runtimeStats,
+      metrics: { ...metrics },
+      notes,
+    };
+  } finally {
+    step('stopping');
+    await runtime?.stop();
+    await service.close();
+  }
+}
+
+/** The workload's view of a running local stack: the sample queues by logical name, their DLQs, the domain table. */
+export function targetOf(runtime: LocalRuntime): WorkloadTarget {
+  const queueUrls: Record<string, string> = {};
+  const dlqUrls: Record<string, string> = {};
+  for (const { name } of SAMPLE_QUEUES) {
+    const queue = runtime.queue(name);
+    queueUrls[name] = queue.url;
+    if (queue.deadLetterQueue) dlqUrls[name] = queue.deadLetterQueue.url;
+  }
+  const appTableName =
+    runtime.outputs.AppTableName ?? runtime.workers.find((w) => w.env.APP_TABLE)?.env.APP_TABLE ?? '';
+  if (!appTableName) throw new Error('the stack has no AppTableName output and no worker has APP_TABLE');
+  return {
+    queueUrls,
+    dlqUrls,
+    appTableName,
+    sqs: runtime.sqs,
+    dynamo: DynamoDBDocumentClient.from(runtime.dynamodb, {
+      marshallOptions: { removeUndefinedValues: true },
+    }),
+  };
 }

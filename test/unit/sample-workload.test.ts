@@ -63,7 +63,15 @@ describe('planWorkload', () => {
       seed: 1,
       outOfStock: 2,
       malformed: 3,
+      producerDuplicates: 0,
     });
+  });
+
+  it('picks the payments to resend among bookings that get a payment', () => {
+    const plan = planWorkload({ users: 5, bookingsPerUser: 2, outOfStock: 3, producerDuplicates: 4 });
+    expect(plan.resend).toHaveLength(4);
+    expect(new Set(plan.resend).size).toBe(4);
+    for (const id of plan.resend) expect(plan.soldOut.has(id)).toBe(false);
   });
 });
 
@@ -78,6 +86,7 @@ describe('reconcile', () => {
       ['bad:1', T0],
     ]),
     badMessageIds: new Map([['m-bad', 'bad:1']]),
+    resent: 0,
   };
   const entry = (b: Booking, step: OrderLogEntry['step'], atMs: number, attempt = 1): OrderLogEntry => ({
     bookingId: b.bookingId,
@@ -217,6 +226,26 @@ describe('reconcile', () => {
       final: true,
     });
     expect(unexplained.deadLetters[0]?.expectedBecause).toBeUndefined();
+  });
+
+  it('accounts every dead letter of a job sent twice', () => {
+    const b = good[0] as Booking;
+    const dl = (messageId: string): CollectedDeadLetter => ({
+      queue: 'payments',
+      messageId,
+      body: JSON.stringify({ type: 'payments.capture', data: { userId: b.userId, bookingId: b.bookingId } }),
+      attributes: { ErrorName: 'ExternalApiError', ErrorReason: 'HTTP 400', Attempts: '1' },
+    });
+    const r = reconcile({
+      plan,
+      ledger,
+      snapshot: fullSnapshot,
+      deadLetters: [dl('a'), dl('b')],
+      faultsByReference: { [`payment:${b.bookingId}`]: ['badRequest', 'badRequest'] },
+      final: true,
+    });
+    expect(r.jobs.filter((j) => j.key === jobKey('payments.capture', b.bookingId))).toHaveLength(1);
+    expect(r.deadLetters.map((d) => d.expectedBecause)).toEqual(['injected 400', 'injected 400']);
   });
 
   it('keeps a dead letter that matches no job, unexplained', () => {
