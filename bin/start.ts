@@ -1,0 +1,279 @@
+/**
+ * `npm start`: the deployed stack running locally on embedded emulators, a sample workload with
+ * injected faults, and a report that checks nothing was lost, duplicated or reordered.
+ *
+ * Exit code: 0 when every invariant holds, 1 when one fails, 2 when the run could not happen
+ * (bad flags, the stack did not start).
+ */
+import cliProgress from 'cli-progress';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { ENDPOINT_ENV } from '../lib/local/emulators.ts';
+import type { FaultRates } from '../lib/local/external-service.ts';
+import { renderReport } from '../lib/local/report.ts';
+import { type LocalRunResult, runLocal, type WorkloadProgress } from '../lib/local/workload.ts';
+
+/** How `--fault-rate` is split over the failing kinds (shares add up to 1). */
+const FAULT_SPLIT = { timeout: 0.2, throttle: 0.35, unavailable: 0.35, badRequest: 0.1 } as const;
+
+function integer(min: number) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < min) throw new InvalidArgumentError(`must be an integer >= ${min}`);
+    return n;
+  };
+}
+
+function rate(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1) {
+    throw new InvalidArgumentError('must be a number from 0 to 1');
+  }
+  return n;
+}
+
+function visibility(value: string): number | 'deployed' {
+  if (value === 'deployed') return value;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 43_200) {
+    throw new InvalidArgumentError('must be "deployed" or whole seconds from 1 to 43200');
+  }
+  return n;
+}
+
+interface StartFlags {
+  readonly users: number;
+  readonly bookingsPerUser: number;
+  readonly seed: number;
+  readonly faultRate: number;
+  readonly timeoutRate?: number;
+  readonly throttleRate?: number;
+  readonly unavailableRate?: number;
+  readonly badRequestRate?: number;
+  readonly slowRate: number;
+  readonly lostResponseRate: number;
+  readonly visibilityTimeoutSeconds: number | 'deployed';
+  readonly outOfStock: number;
+  readonly malformed: number;
+  readonly duplicates: number;
+  readonly timeoutSeconds: number;
+  readonly endpoint?: string;
+  readonly json: boolean;
+}
+
+/** The command line of `npm start`. */
+export function buildProgram(): Command {
+  return new Command()
+    .name('npm start --')
+    .description(
+      'Runs the sqs-jobs sample stack locally (the synthesized CloudFormation template on embedded SQS and DynamoDB ' +
+        'emulators, the bundled Lambda functions in worker threads), sends a workload with injected faults, waits ' +
+        'until every job is completed or dead-lettered, and prints a report. Exits 0 only when every invariant holds.',
+    )
+    .option('--users <n>', 'users; each is a FIFO message group on the booking queue', integer(1), 100)
+    .option('--bookings-per-user <n>', 'bookings per user, sent in order', integer(1), 3)
+    .option('--seed <n>', 'seed of every random choice (workload, faults, lost responses)', integer(0), 1)
+    .option(
+      '--fault-rate <rate>',
+      'share of external API calls that fail, split 20% timeout, 35% 429, 35% 503, 10% 400',
+      rate,
+      0.05,
+    )
+    .option(
+      '--timeout-rate <rate>',
+      'share of API calls that perform the side effect, then hang past the client timeout',
+      rate,
+    )
+    .option('--throttle-rate <rate>', 'share of API calls answered 429 with Retry-After', rate)
+    .option('--unavailable-rate <rate>', 'share of API calls answered 503', rate)
+    .option(
+      '--bad-request-rate <rate>',
+      'share of API calls answered 400 (permanent: the job is dead-lettered)',
+      rate,
+    )
+    .option(
+      '--slow-rate <rate>',
+      'share of API calls slowed down (still under the client timeout)',
+      rate,
+      0.03,
+    )
+    .option(
+      '--lost-response-rate <rate>',
+      'share of successful Lambda invocations whose response is lost (the batch is delivered again)',
+      rate,
+      0.01,
+    )
+    .option(
+      '--visibility-timeout-seconds <n>',
+      'visibility timeout of the main queues for this run, so lost responses come back in time; "deployed" keeps the template value (6 x function timeout)',
+      visibility,
+      15,
+    )
+    .option(
+      '--out-of-stock <n>',
+      'bookings of a sold-out SKU (dead-lettered at once, never retried)',
+      integer(0),
+      2,
+    )
+    .option(
+      '--malformed <n>',
+      'malformed messages (bad JSON, schema failure, unknown job type)',
+      integer(0),
+      3,
+    )
+    .option(
+      '--duplicates <n>',
+      'payment jobs sent twice with the same id (a producer retrying)',
+      integer(0),
+      5,
+    )
+    .option(
+      '--timeout-seconds <n>',
+      'deadline for every job to be completed or dead-lettered',
+      integer(1),
+      180,
+    )
+    .addOption(
+      new Option(
+        '--endpoint <url>',
+        `one SQS + DynamoDB endpoint (moto server, LocalStack...) instead of the embedded emulators; per service: env ${ENDPOINT_ENV.sqs}, ${ENDPOINT_ENV.dynamodb}`,
+      ).env(ENDPOINT_ENV.shared),
+    )
+    .option('--json', 'print the report as JSON on stdout (progress goes to stderr)', false)
+    .addHelpText(
+      'after',
+      `
+Examples:
+  npm start                                   default run: 100 users x 3 bookings, 5% API faults
+  npm start -- --users 10 --fault-rate 0      small run without API faults
+  npm start -- --fault-rate 0.2 --seed 7      more faults, another seed
+  npm start -- --endpoint http://localhost:5000   against moto server (or env ${ENDPOINT_ENV.shared})
+
+Environment:
+  ${ENDPOINT_ENV.shared}, ${ENDPOINT_ENV.sqs}, ${ENDPOINT_ENV.dynamodb}   endpoints (see --endpoint)
+  SQS_JOBS_FUNCTION_LOGS=1   print the Lambda functions' logs on stderr
+
+Exit code: 0 all invariants hold, 1 an invariant failed, 2 the run could not happen.`,
+    );
+}
+
+function faultRates(flags: StartFlags): FaultRates {
+  return {
+    timeout: flags.timeoutRate ?? flags.faultRate * FAULT_SPLIT.timeout,
+    throttle: flags.throttleRate ?? flags.faultRate * FAULT_SPLIT.throttle,
+    unavailable: flags.unavailableRate ?? flags.faultRate * FAULT_SPLIT.unavailable,
+    badRequest: flags.badRequestRate ?? flags.faultRate * FAULT_SPLIT.badRequest,
+    slow: flags.slowRate,
+  };
+}
+
+/** Progress on a terminal (a bar) or as plain lines (one per phase and every few seconds). */
+function progressReporter(out: NodeJS.WriteStream, useBar: boolean) {
+  let bar: cliProgress.SingleBar | undefined;
+  let lastLine = 0;
+  let lastPhase = '';
+  const line = (p: WorkloadProgress) =>
+    `${(p.elapsedMs / 1000).toFixed(0).padStart(4)} s  ${p.phase.padEnd(10)} sent ${p.sent}, completed ${p.completed}, dead-lettered ${p.deadLettered} of ~${p.total} jobs, ${p.inQueues} in queues`;
+  return {
+    step(message: string) {
+      if (bar) return;
+      out.write(`- ${message}\n`);
+    },
+    update(p: WorkloadProgress) {
+      if (useBar && p.phase === 'running') {
+        const payload = { completed: p.completed, dlq: p.deadLettered, inQueues: p.inQueues };
+        const total = Math.max(p.total, p.completed + p.deadLettered, 1);
+        if (!bar) {
+          bar = new cliProgress.SingleBar(
+            {
+              format:
+                'jobs {bar} {value}/{total} | completed {completed} | dead-lettered {dlq} | in queues {inQueues} | {duration}s',
+              stream: out,
+              hideCursor: true,
+            },
+            cliProgress.Presets.shades_classic,
+          );
+          bar.start(total, 0, payload);
+        }
+        bar.setTotal(total);
+        bar.update(p.completed + p.deadLettered, payload);
+        return;
+      }
+      if (bar && p.phase !== 'running') {
+        bar.stop();
+        bar = undefined;
+      }
+      const now = Date.now();
+      if (p.phase !== lastPhase || now - lastLine >= 5_000) {
+        out.write(`${line(p)}\n`);
+        lastLine = now;
+        lastPhase = p.phase;
+      }
+    },
+    stop() {
+      bar?.stop();
+      bar = undefined;
+    },
+  };
+}
+
+/** Runs `npm start` with `argv` (as `process.argv`); resolves to the exit code. */
+export async function main(argv: readonly string[]): Promise<number> {
+  const program = buildProgram();
+  program.exitOverride();
+  try {
+    program.parse([...argv]);
+  } catch (err) {
+    const code = (err as { exitCode?: number }).exitCode;
+    return code === 0 ? 0 : 2;
+  }
+  const flags = program.opts<StartFlags>();
+  let faults: FaultRates;
+  try {
+    faults = faultRates(flags);
+    const sum = Object.values(faults).reduce((a, b) => a + b, 0);
+    if (sum > 1) throw new Error(`the fault rates add up to ${sum.toFixed(3)}, more than 1`);
+  } catch (err) {
+    process.stderr.write(`error: ${(err as Error).message}\n`);
+    return 2;
+  }
+  const progressOut = flags.json ? process.stderr : process.stdout;
+  const progress = progressReporter(progressOut, !flags.json && process.stdout.isTTY === true);
+  let result: LocalRunResult;
+  try {
+    result = await runLocal({
+      users: flags.users,
+      bookingsPerUser: flags.bookingsPerUser,
+      seed: flags.seed,
+      outOfStock: flags.outOfStock,
+      malformed: flags.malformed,
+      producerDuplicates: flags.duplicates,
+      timeoutSeconds: flags.timeoutSeconds,
+      faults,
+      lostResponseRate: flags.lostResponseRate,
+      ...(flags.visibilityTimeoutSeconds === 'deployed'
+        ? {}
+        : { visibilityTimeoutSeconds: flags.visibilityTimeoutSeconds }),
+      ...(flags.endpoint ? { endpointUrl: flags.endpoint } : {}),
+      onStep: (message) => progress.step(message),
+      onProgress: (p) => progress.update(p),
+    });
+  } catch (err) {
+    progress.stop();
+    process.stderr.write(`error: the local run failed: ${(err as Error).stack ?? String(err)}\n`);
+    return 2;
+  }
+  progress.stop();
+  if (flags.json) {
+    const { report, notes, metrics, runtime } = result;
+    process.stdout.write(
+      `${JSON.stringify({ report, notes, workerMetrics: metrics, invocations: runtime.totals, faultRates: faults }, null, 2)}\n`,
+    );
+  } else {
+    process.stdout.write('\n');
+    for (const note of result.notes) process.stdout.write(`note: ${note}\n`);
+    process.stdout.write(`\n${renderReport(result.report)}`);
+  }
+  return result.report.ok ? 0 : 1;
+}
+
+process.exitCode = await main(process.argv);
