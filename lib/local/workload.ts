@@ -29,6 +29,7 @@ import { type Booking, DomainRepository, type DomainSnapshot } from '../sample/d
 import { CONFIRMATION_TEMPLATE, sampleJobs } from '../sample/jobs.ts';
 import { SAMPLE_QUEUES } from '../sample/topology.ts';
 import {
+  type ExternalService,
   type ExternalServiceOptions,
   type ExternalServiceStats,
   FAILING_FAULT_KINDS,
@@ -878,14 +879,43 @@ export function addEmfMetrics(line: string, into: Record<string, number>): void 
   }
 }
 
+/** Options of {@link startSampleStack}. */
+export type SampleStackOptions = Pick<
+  LocalRunOptions,
+  | 'seed'
+  | 'faults'
+  | 'lostResponseRate'
+  | 'visibilityTimeoutSeconds'
+  | 'endpointUrl'
+  | 'projectRoot'
+  | 'externalTimeoutMs'
+  | 'externalService'
+  | 'onStep'
+>;
+
+/** The sample stack running locally with its fake external service. */
+export interface SampleStack {
+  readonly runtime: LocalRuntime;
+  readonly service: ExternalService;
+  readonly target: WorkloadTarget;
+  /** The domain table. */
+  readonly repository: DomainRepository;
+  /** Running sums of the workers' EMF metrics (`JobCompleted`, `JobDuplicateAbsorbed`, ...). */
+  readonly metrics: Readonly<Record<string, number>>;
+  /** The runtime's warnings and the local overrides applied. */
+  readonly notes: readonly string[];
+  /** Stops the runtime and the fake service. Idempotent. */
+  stop(): Promise<void>;
+}
+
 /**
- * Boots the local runtime (synthesizing cdk.out when stale) with `EXTERNAL_API_URL` pointed at
- * the fake external service, runs the workload, stops everything and builds the report.
- * @throws what {@link startLocalRuntime} throws when the stack cannot start; the workload's send errors.
+ * Starts the fake external service and the local runtime (synthesizing cdk.out when stale) with
+ * `EXTERNAL_API_URL` pointed at the service, and collects the workers' metrics from their stdout.
+ * `SQS_JOBS_FUNCTION_LOGS=1` also prints the functions' logs on stderr.
+ * @throws what {@link startLocalRuntime} throws; whatever was started is stopped first.
  */
-export async function runLocal(options: LocalRunOptions = {}): Promise<LocalRunResult> {
+export async function startSampleStack(options: SampleStackOptions = {}): Promise<SampleStack> {
   const step = options.onStep ?? (() => {});
-  const bootStart = Date.now();
   const seed = options.seed ?? 1;
   const notes: string[] = [];
   step('starting the fake payment / mail / invoice service');
@@ -928,6 +958,41 @@ export async function runLocal(options: LocalRunOptions = {}): Promise<LocalRunR
         `local override: visibility timeout of the main queues set to ${options.visibilityTimeoutSeconds} s (deployed: 6 × function timeout) so lost responses come back within the run`,
       );
     }
+    const running = runtime;
+    let stopped: Promise<void> | undefined;
+    return {
+      runtime: running,
+      service,
+      target,
+      repository: new DomainRepository({ tableName: target.appTableName, client: target.dynamo }),
+      metrics,
+      notes,
+      stop: () => {
+        stopped ??= (async () => {
+          await running.stop();
+          await service.close();
+        })();
+        return stopped;
+      },
+    };
+  } catch (error) {
+    await runtime?.stop();
+    await service.close();
+    throw error;
+  }
+}
+
+/**
+ * Boots the local runtime (synthesizing cdk.out when stale) with `EXTERNAL_API_URL` pointed at
+ * the fake external service, runs the workload, stops everything and builds the report.
+ * @throws what {@link startLocalRuntime} throws when the stack cannot start; the workload's send errors.
+ */
+export async function runLocal(options: LocalRunOptions = {}): Promise<LocalRunResult> {
+  const step = options.onStep ?? (() => {});
+  const bootStart = Date.now();
+  const stack = await startSampleStack(options);
+  const { runtime, service, target, metrics, notes } = stack;
+  try {
     const bootMs = Date.now() - bootStart;
     step(
       `running the workload (endpoints: SQS ${runtime.endpoints.sqs}, DynamoDB ${runtime.endpoints.dynamodb})`,
@@ -974,8 +1039,7 @@ export async function runLocal(options: LocalRunOptions = {}): Promise<LocalRunR
     };
   } finally {
     step('stopping');
-    await runtime?.stop();
-    await service.close();
+    await stack.stop();
   }
 }
 

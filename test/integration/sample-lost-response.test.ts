@@ -1,0 +1,92 @@
+/**
+ * Through the local runtime: an invocation that dies after its side effect and before its
+ * acknowledgement (the local runtime's lost-response fault) is delivered again after the
+ * visibility timeout, and the idempotency store absorbs the repeat: one side effect.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { JobClient } from '../../lib/client/job-client.ts';
+import { type SampleStack, startSampleStack } from '../../lib/local/workload.ts';
+import { sampleJobs } from '../../lib/sample/jobs.ts';
+
+let stack: SampleStack;
+
+beforeAll(async () => {
+  // A 2 s visibility timeout (deployed: 180 s) so the lost batch comes back within the test.
+  stack = await startSampleStack({ visibilityTimeoutSeconds: 2, externalTimeoutMs: 1_000 });
+}, 120_000);
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+async function waitFor<T>(
+  read: () => Promise<T> | T,
+  done: (value: T) => boolean,
+  timeoutMs = 30_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline)
+      throw new Error(`condition not met in ${timeoutMs} ms: ${JSON.stringify(value)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('lost response on the local runtime', () => {
+  it('redelivers the batch whose response was lost; idempotency absorbs it; one side effect', async () => {
+    const { runtime, service, target, repository, metrics } = stack;
+    await repository.putUser({ userId: 'u-lost', email: 'lost@example.com', name: 'Lost' });
+    await repository.putBooking({
+      bookingId: 'b-lost',
+      userId: 'u-lost',
+      sku: 'sku-01',
+      quantity: 1,
+      amountCents: 4_200,
+      ordinal: 1,
+      status: 'PENDING',
+    });
+    runtime.loseNextResponses('payments', 1);
+    const client = new JobClient({
+      source: '/test/lost-response',
+      queueUrls: target.queueUrls,
+      sqs: runtime.sqs,
+    });
+    await client.send(
+      sampleJobs.capturePayment,
+      { userId: 'u-lost', bookingId: 'b-lost' },
+      { id: 'capture-b-lost' },
+    );
+
+    // The first delivery runs the job to completion (the payment is recorded) and loses its response.
+    await waitFor(
+      () => runtime.stats().functions,
+      (fns) => Object.values(fns).some((f) => f.lostResponses === 1),
+    );
+    expect((await repository.getBooking('u-lost', 'b-lost')).paymentId).toMatch(/^pay_/);
+    // Nothing was acknowledged: the message is still on the queue (in flight until the visibility timeout).
+    const depth = await runtime.queueDepth('payments');
+    expect(depth.visible + depth.notVisible).toBe(1);
+
+    // Second delivery: absorbed by the idempotency store, then deleted.
+    await runtime.waitUntilDrained({ queues: ['payments'], timeoutMs: 30_000 });
+    const payments = Object.values(runtime.stats().functions).find((f) => f.lostResponses === 1);
+    expect(payments?.recordsReceived).toBe(2);
+    expect(payments?.recordsDeleted).toBe(1);
+    await waitFor(
+      () => metrics.JobDuplicateAbsorbed ?? 0,
+      (n) => n >= 1,
+    );
+    expect(metrics.JobDuplicateAbsorbed).toBe(1);
+    expect(metrics.JobCompleted).toBe(1);
+
+    const stats = service.stats();
+    expect(stats.sideEffectsByReference).toEqual({ 'payment:b-lost': 1 });
+    expect(Object.values(stats.sideEffectsByKey)).toEqual([1]);
+    // The repeat never reached the payment API: the store answered it.
+    expect(stats.requestsByOperation.payment).toBe(1);
+    const dlq = await runtime.queueDepth(runtime.queue('payments').deadLetterQueue?.url ?? '');
+    expect(dlq.visible + dlq.notVisible).toBe(0);
+  }, 90_000);
+});
