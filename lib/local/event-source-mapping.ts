@@ -30,7 +30,7 @@ import { interpretBatchResponse, toSqsRecord } from './sqs-event.ts';
 export interface FunctionStats {
   /** Invocations started. */
   invocations: number;
-  /** Invocations that ran in a fresh execution environment. */
+  /** Invocations that waited for an execution environment's init phase (a cold start). */
   coldStarts: number;
   /** Invocations whose batch was settled as success or partial success. */
   succeeded: number;

@@ -56,6 +56,12 @@ export interface FunctionHostOptions {
   readonly onLog?: (line: FunctionLogLine) => void;
   /** Init phase limit in milliseconds. @default INIT_TIMEOUT_MS */
   readonly initTimeoutMs?: number;
+  /**
+   * Keep `maxEnvironments` environments initialised, like provisioned concurrency: {@link
+   * FunctionHost.warmUp} starts them, and one discarded after a timeout or crash is replaced at
+   * once instead of on the next invocation. @default false
+   */
+  readonly prewarm?: boolean;
 }
 
 /** Result of one invocation. */
@@ -79,8 +85,8 @@ const THREAD_URL = new URL('./function-host-thread.ts', import.meta.url);
 class ExecutionEnvironment {
   readonly ready: Promise<ThreadError | undefined>;
   dead = false;
-  /** Whether an invocation ran here already (false: the next one is a cold start). */
-  used = false;
+  /** Whether init finished (the module is loaded); an invocation that has to wait for it is a cold start. */
+  initialised = false;
   private readonly worker: Worker;
   private nextId = 1;
   private pending: { id: number; settle: (m: ThreadMessage | ThreadError) => void } | undefined;
@@ -128,8 +134,10 @@ class ExecutionEnvironment {
     }, initTimeoutMs);
     this.ready.finally(() => clearTimeout(initTimer));
     this.worker.on('message', (message: ThreadMessage) => {
-      if (message.type === 'ready') this.settleReady(undefined);
-      else if (message.type === 'init-error') this.fail(message.error);
+      if (message.type === 'ready') {
+        this.initialised = true;
+        this.settleReady(undefined);
+      } else if (message.type === 'init-error') this.fail(message.error);
       else if (message.type === 'result' && this.pending?.id === message.id) {
         const { settle } = this.pending;
         this.pending = undefined;
@@ -196,9 +204,18 @@ export class FunctionHost {
     this.options = options;
   }
 
-  /** Execution environments created so far (cold starts). */
-  get coldStarts(): number {
+  /** Execution environments created so far. */
+  get environmentsCreated(): number {
     return this.created;
+  }
+
+  /**
+   * Creates environments up to `maxEnvironments` and waits for their init phase (an init error
+   * is not thrown: the invocation that gets the environment reports it).
+   */
+  async warmUp(): Promise<void> {
+    while (!this.stopped && this.all.size < this.options.maxEnvironments) this.idle.push(this.create());
+    await Promise.all([...this.all].map((e) => e.ready));
   }
 
   /**
@@ -213,8 +230,7 @@ export class FunctionHost {
       return { kind: 'error', error: stoppedError(), durationMs: 0, coldStart: false };
     }
     const env = await this.acquire();
-    const coldStart = !env.used;
-    env.used = true;
+    const coldStart = !env.initialised;
     const started = Date.now();
     try {
       const initError = await env.ready;
@@ -285,7 +301,7 @@ export class FunctionHost {
     let next: ExecutionEnvironment = env;
     if (env.dead) {
       this.all.delete(env);
-      if (this.waiters.length === 0) return;
+      if (this.waiters.length === 0 && !this.options.prewarm) return;
       next = this.create();
     }
     const waiter = this.waiters.shift();

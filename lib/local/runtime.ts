@@ -113,6 +113,14 @@ export interface LocalRuntimeOptions {
   readonly existingResources?: 'recreate' | 'fail';
   /** Long-poll wait of the mappings' ReceiveMessage calls, in seconds (0–20). @default 20 */
   readonly receiveWaitTimeSeconds?: number;
+  /**
+   * Initialise every function's execution environments (one per possible concurrent invocation)
+   * before polling starts, and replace one discarded after a timeout or crash at once, like
+   * provisioned concurrency: invocations then rarely wait for an init phase. Without it an
+   * environment starts on the invocation that needs it, as on-demand Lambda does (its init time
+   * then runs against the queue's visibility timeout). @default false
+   */
+  readonly prewarm?: boolean;
 }
 
 /** A queue of the stack as it runs locally. */
@@ -286,7 +294,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       parameters: options.parameters,
       existing: options.existingResources,
     });
-    return buildRuntime({
+    const { runtime, pollers } = buildRuntime({
       options,
       env,
       projectRoot,
@@ -299,6 +307,9 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       synth,
       hosts,
     });
+    if (options.prewarm) await Promise.all(hosts.map((h) => h.warmUp()));
+    for (const p of pollers) p.start();
+    return runtime;
   } catch (error) {
     await Promise.all(hosts.map((h) => h.stop()));
     sqs.destroy();
@@ -323,7 +334,7 @@ interface BuildInput {
   readonly hosts: FunctionHost[];
 }
 
-function buildRuntime(input: BuildInput): LocalRuntime {
+function buildRuntime(input: BuildInput): { runtime: LocalRuntime; pollers: EventSourceMappingPoller[] } {
   const { options, env, projectRoot, stack, provisioned, emulators, sqs, dynamodb, credentials } = input;
   const region = provisioned.region;
   const warnings = [...provisioned.warnings];
@@ -453,6 +464,7 @@ function buildRuntime(input: BuildInput): LocalRuntime {
       projectRoot,
       maxEnvironments: Math.max(1, Math.min(wanted, fn.reservedConcurrency ?? wanted)),
       onLog,
+      prewarm: options.prewarm,
     });
     fnHosts.set(fn.logicalId, host);
     input.hosts.push(host);
@@ -478,8 +490,6 @@ function buildRuntime(input: BuildInput): LocalRuntime {
       );
     }
   }
-  for (const p of pollers) p.start();
-
   const queueFor = (selector: string): LocalQueue => {
     const direct = queues.find(
       (q) => q.logicalId === selector || q.name === selector || q.url === selector || q.arn === selector,
@@ -553,7 +563,7 @@ function buildRuntime(input: BuildInput): LocalRuntime {
     return { functions, totals };
   };
 
-  return {
+  const runtime: LocalRuntime = {
     stackName: provisioned.stackName,
     region,
     accountId: provisioned.accountId,
@@ -622,4 +632,5 @@ function buildRuntime(input: BuildInput): LocalRuntime {
     },
     stop,
   };
+  return { runtime, pollers };
 }

@@ -59,7 +59,11 @@ async function collect(): Promise<void> {
 
 const of = (id: string) => observations.filter((o) => o.id === id);
 
-async function until<T>(probe: () => T | Promise<T>, what: string, timeoutMs = 10_000): Promise<T> {
+async function until<T>(
+  probe: () => T | undefined | false | Promise<T | undefined | false>,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -87,6 +91,8 @@ beforeAll(async () => {
     synthesize: 'never',
     env: {},
     receiveWaitTimeSeconds: 2,
+    // Init phases would otherwise run against the 2 s visibility timeout on a loaded machine.
+    prewarm: true,
     onInvocation: (r) => reports.push(r),
   });
   collecting = collect();
@@ -109,7 +115,7 @@ describe('provisioning from the synthesized template', () => {
       await rt.sqs.send(new GetQueueAttributesCommand({ QueueUrl: work.url, AttributeNames: ['All'] }))
     ).Attributes;
     expect(attrs).toMatchObject({
-      VisibilityTimeout: '1',
+      VisibilityTimeout: '2',
       MessageRetentionPeriod: '3600',
       MaximumMessageSize: '1048576',
     });
