@@ -1,0 +1,105 @@
+/**
+ * The same local runtime against a second, independent emulator: moto's server (PyPI
+ * `moto[server]`), reached through `SQS_JOBS_ENDPOINT_URL` as a user would. Skipped when
+ * `moto_server` is not on the PATH.
+ */
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { ReceiveMessageCommand, SendMessageBatchCommand } from '@aws-sdk/client-sqs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type LocalRuntime, startLocalRuntime } from '../../lib/local/runtime.ts';
+
+const ASSEMBLY = fileURLToPath(new URL('../fixtures/local/assembly', import.meta.url));
+const hasMoto = spawnSync('moto_server', ['--help'], { stdio: 'ignore' }).status === 0;
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+async function waitForHttp(url: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await fetch(url);
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
+describe.skipIf(!hasMoto)('local runtime on moto server', () => {
+  let moto: ChildProcess | undefined;
+  let rt: LocalRuntime;
+
+  beforeAll(async () => {
+    const port = await freePort();
+    moto = spawn('moto_server', ['-H', '127.0.0.1', '-p', String(port)], { stdio: 'ignore' });
+    const endpoint = `http://127.0.0.1:${port}`;
+    await waitForHttp(endpoint, 20_000);
+    rt = await startLocalRuntime({
+      assemblyDir: ASSEMBLY,
+      synthesize: 'never',
+      env: { SQS_JOBS_ENDPOINT_URL: endpoint },
+      receiveWaitTimeSeconds: 1,
+      prewarm: true,
+    });
+  });
+
+  afterAll(async () => {
+    await rt?.stop();
+    moto?.kill();
+  });
+
+  it('creates the stack on the external endpoint, with nothing embedded', () => {
+    expect(rt.endpoints.embedded).toEqual({ sqs: false, dynamodb: false });
+    expect(rt.queue('work').deadLetterQueue?.maxReceiveCount).toBe(2);
+    expect(rt.queue('ordered').name).toBe('FixtureStack-ordered.fifo');
+    expect(rt.tables.map((t) => t.name).sort()).toEqual([
+      'FixtureStack-DomainTableF0E1D2C3',
+      'FixtureStack-StateTableA1B2C3D4',
+    ]);
+    expect(rt.worker('work').env.AWS_ENDPOINT_URL).toBe(rt.endpoints.sqs);
+  });
+
+  it('deletes successes, redelivers reported failures and lost responses', async () => {
+    rt.loseNextResponses('work', 1);
+    await rt.sqs.send(
+      new SendMessageBatchCommand({
+        QueueUrl: rt.queue('work').url,
+        Entries: [
+          { Id: 'a', MessageBody: JSON.stringify({ id: 'a', action: 'ok' }) },
+          { Id: 'b', MessageBody: JSON.stringify({ id: 'b', action: 'failOnce' }) },
+        ],
+      }),
+    );
+    await rt.waitUntilDrained({ timeoutMs: 20_000 });
+    const seen: string[] = [];
+    for (;;) {
+      const out = await rt.sqs.send(
+        new ReceiveMessageCommand({
+          QueueUrl: rt.queue('ObservationsE1E2E3E4').url,
+          MaxNumberOfMessages: 10,
+        }),
+      );
+      if (!out.Messages?.length) break;
+      for (const m of out.Messages) {
+        const o = JSON.parse(m.Body ?? '{}') as { id: string; receiveCount: number };
+        seen.push(`${o.id}#${o.receiveCount}`);
+      }
+    }
+    // First delivery: a succeeds, b reports a failure, and the response is lost: nothing is
+    // deleted. Second delivery: both succeed (b fails on its first receive only) and are deleted.
+    expect(seen.sort()).toEqual(['a#1', 'a#2', 'b#1', 'b#2']);
+    expect(rt.stats().totals).toMatchObject({ lostResponses: 1, recordsDeleted: 2 });
+  });
+});
