@@ -14,6 +14,7 @@
  * the set of jobs that must reach a final state follows from the parents' evidence.
  */
 import {
+  DeleteMessageBatchCommand,
   GetQueueAttributesCommand,
   type MessageAttributeValue,
   ReceiveMessageCommand,
@@ -371,17 +372,24 @@ function attributeValues(
 }
 
 /**
- * Reads every message of the DLQs without deleting them (they stay for an operator; a long
- * visibility timeout keeps them from being read twice). Stops at `expected` per queue when
- * given, or after three empty receives.
+ * Reads every message of the DLQs, for the report at the end of a run.
+ *
+ * A standard DLQ is read without deleting anything (a long visibility timeout keeps a message
+ * from being read twice). A FIFO DLQ returns nothing more of a message group while one of its
+ * messages is in flight ("FIFO queue logic", SQS developer guide), so the only way to read it to
+ * the end is to take each message off after reading it: `takeFifo` (default true) does that;
+ * the run is over and the report keeps the evidence. Stops at `expected` messages per queue
+ * when given, or after three empty receives.
  */
 export async function collectDeadLetters(
   sqs: SQSClient,
   dlqUrls: Readonly<Record<string, string>>,
   expected: Readonly<Record<string, number>> = {},
+  takeFifo = true,
 ): Promise<CollectedDeadLetter[]> {
   const collected: CollectedDeadLetter[] = [];
   for (const [queue, url] of Object.entries(dlqUrls)) {
+    const take = takeFifo && url.endsWith('.fifo');
     const seen = new Set<string>();
     let empty = 0;
     while (empty < 3 && (expected[queue] === undefined || seen.size < (expected[queue] ?? 0))) {
@@ -406,6 +414,13 @@ export async function collectDeadLetters(
           body: m.Body ?? '',
           attributes: attributeValues(m.MessageAttributes),
         });
+      }
+      if (take) {
+        const handles = messages.flatMap((m, i) =>
+          m.ReceiptHandle ? [{ Id: String(i), ReceiptHandle: m.ReceiptHandle }] : [],
+        );
+        if (handles.length > 0)
+          await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: url, Entries: handles }));
       }
     }
   }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  addEmfMetrics,
   badMessageBody,
   type CollectedDeadLetter,
   jobKey,
@@ -259,5 +260,35 @@ describe('reconcile', () => {
       final: true,
     });
     expect(r.deadLetters).toEqual([{ queue: 'booking' }]);
+  });
+});
+
+describe('addEmfMetrics', () => {
+  it('sums the counts of EMF blobs and ignores durations and other lines', () => {
+    const blob = (values: Record<string, number | number[]>) =>
+      JSON.stringify({
+        _aws: {
+          Timestamp: 1,
+          CloudWatchMetrics: [
+            {
+              Namespace: 'SqsJobs',
+              Dimensions: [['Queue'], ['Queue', 'JobType']],
+              Metrics: Object.keys(values).map((Name) => ({
+                Name,
+                Unit: Name === 'JobDuration' ? 'Milliseconds' : 'Count',
+              })),
+            },
+          ],
+        },
+        Queue: 'payments',
+        JobType: 'payments.capture',
+        ...values,
+      });
+    const sums: Record<string, number> = {};
+    addEmfMetrics(blob({ JobCompleted: 3, JobDuration: [12, 30] }), sums);
+    addEmfMetrics(blob({ JobCompleted: 2, JobDuplicateAbsorbed: 1 }), sums);
+    addEmfMetrics('{"level":"INFO","message":"job completed"}', sums);
+    addEmfMetrics('not json {"_aws"', sums);
+    expect(sums).toEqual({ JobCompleted: 5, JobDuplicateAbsorbed: 1 });
   });
 });
