@@ -53,6 +53,8 @@ export interface ThreadError {
 export type ThreadMessage =
   | { readonly type: 'ready' }
   | { readonly type: 'init-error'; readonly error: ThreadError }
+  /** An uncaught exception or unhandled rejection: the environment is finished. */
+  | { readonly type: 'crash'; readonly error: ThreadError }
   | { readonly type: 'result'; readonly id: number; readonly ok: true; readonly payload: unknown }
   | { readonly type: 'result'; readonly id: number; readonly ok: false; readonly error: ThreadError };
 
@@ -160,6 +162,14 @@ async function loadHandler(): Promise<Handler> {
 async function main(): Promise<void> {
   if (port === null) throw new Error('function-host-thread must run in a worker thread');
   if ((process.env.NODE_OPTIONS ?? '').includes('--enable-source-maps')) process.setSourceMapsEnabled(true);
+  // Reported through the port, after any result already posted: an answer given before a crash
+  // stands (Lambda has sent it), and the host discards the environment when the crash arrives.
+  process.on('uncaughtException', (error) => {
+    port.postMessage({
+      type: 'crash',
+      error: toThreadError(error, 'Runtime.UncaughtException'),
+    } satisfies ThreadMessage);
+  });
   let handler: Handler;
   try {
     handler = await loadHandler();

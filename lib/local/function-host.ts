@@ -137,7 +137,7 @@ class ExecutionEnvironment {
       if (message.type === 'ready') {
         this.initialised = true;
         this.settleReady(undefined);
-      } else if (message.type === 'init-error') this.fail(message.error);
+      } else if (message.type === 'init-error' || message.type === 'crash') this.fail(message.error);
       else if (message.type === 'result' && this.pending?.id === message.id) {
         const { settle } = this.pending;
         this.pending = undefined;
