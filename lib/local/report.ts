@@ -50,6 +50,8 @@ export interface DeadLetterFact {
   readonly errorName?: string;
   /** `ErrorReason` attribute (the classification reason). */
   readonly errorReason?: string;
+  /** `ErrorMessage` attribute. */
+  readonly errorMessage?: string;
   /** `Attempts` attribute. */
   readonly attempts?: number;
   /** The job it belongs to, when it could be matched. */
@@ -137,7 +139,13 @@ export interface RunReport {
   };
   readonly deadLetters: {
     readonly total: number;
-    readonly byCause: readonly { cause: string; count: number; expected: number }[];
+    readonly byCause: readonly {
+      cause: string;
+      count: number;
+      expected: number;
+      /** The `ErrorMessage` of one of them, shortened. */
+      example?: string;
+    }[];
     readonly unexplained: number;
   };
   readonly duplicatesAbsorbed: number | undefined;
@@ -233,6 +241,10 @@ function causeOf(dl: DeadLetterFact): string {
 }
 
 const examples = (list: readonly string[], n = 10): string[] => list.slice(0, n);
+const shorten = (text: string, max: number): string => {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length <= max ? line : `${line.slice(0, max - 1)}…`;
+};
 
 /** Computes the report from the facts of a run. Pure; never throws on well-typed input. */
 export function buildReport(facts: ReportFacts): RunReport {
@@ -258,10 +270,11 @@ export function buildReport(facts: ReportFacts): RunReport {
   const count = (state: JobState) => jobs.filter((j) => j.state === state).length;
   const lostKeys = jobs.filter((j) => j.state === 'lost').map((j) => j.key);
 
-  const causes = new Map<string, { count: number; expected: number }>();
+  const causes = new Map<string, { count: number; expected: number; example?: string }>();
   for (const dl of facts.deadLetters) {
     const cause = causeOf(dl);
-    const row = causes.get(cause) ?? { count: 0, expected: 0 };
+    const example = dl.errorMessage === undefined ? undefined : shorten(dl.errorMessage, 72);
+    const row = causes.get(cause) ?? { count: 0, expected: 0, ...(example ? { example } : {}) };
     row.count += 1;
     if (dl.expectedBecause !== undefined) row.expected += 1;
     causes.set(cause, row);
@@ -383,7 +396,8 @@ const ms = (value: number | undefined): string =>
       : `${Math.round(value)} ms`;
 const seconds = (value: number): string => `${(value / 1000).toFixed(1)} s`;
 
-function table(rows: readonly (readonly string[])[], indent = '  '): string[] {
+/** Aligns columns: the first and any listed in `left` are left-aligned, the rest right-aligned. */
+function table(rows: readonly (readonly string[])[], indent = '  ', left: readonly number[] = []): string[] {
   const widths: number[] = [];
   for (const row of rows) {
     row.forEach((cell, i) => {
@@ -394,7 +408,9 @@ function table(rows: readonly (readonly string[])[], indent = '  '): string[] {
     (row) =>
       indent +
       row
-        .map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0)))
+        .map((cell, i) =>
+          i === 0 || left.includes(i) ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0),
+        )
         .join('  ')
         .trimEnd(),
   );
@@ -439,7 +455,10 @@ export function renderReport(report: RunReport): string {
           c.cause,
           String(c.count),
           c.expected === c.count ? 'expected' : `${c.count - c.expected} unexplained`,
+          c.example === undefined ? '' : `e.g. "${c.example}"`,
         ]),
+        '  ',
+        [2, 3],
       ),
     );
   out.push('');

@@ -665,6 +665,7 @@ function toFact(
     ...(dl.attributes.JobType ? { jobType: dl.attributes.JobType } : {}),
     ...(dl.attributes.ErrorName ? { errorName: dl.attributes.ErrorName } : {}),
     ...(dl.attributes.ErrorReason ? { errorReason: dl.attributes.ErrorReason } : {}),
+    ...(dl.attributes.ErrorMessage ? { errorMessage: dl.attributes.ErrorMessage } : {}),
     ...(Number.isFinite(attempts) ? { attempts } : {}),
     ...(key ? { jobKey: key } : {}),
     ...(expectedBecause ? { expectedBecause } : {}),

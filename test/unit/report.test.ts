@@ -168,14 +168,24 @@ describe('buildReport', () => {
             errorReason: 'EnvelopeError',
             expectedBecause: 'malformed',
           },
-          { queue: 'payments', errorName: 'ExternalApiError', errorReason: 'HTTP 503' },
+          {
+            queue: 'payments',
+            errorName: 'ExternalApiError',
+            errorReason: 'HTTP 503',
+            errorMessage: `/payments answered 503:\n${'x'.repeat(100)}`,
+          },
         ],
       }),
     );
     expect(report.deadLetters.byCause).toEqual([
       { cause: 'OutOfStockError', count: 2, expected: 2 },
       { cause: 'EnvelopeError', count: 1, expected: 1 },
-      { cause: 'ExternalApiError (HTTP 503)', count: 1, expected: 0 },
+      {
+        cause: 'ExternalApiError (HTTP 503)',
+        count: 1,
+        expected: 0,
+        example: `/payments answered 503: ${'x'.repeat(47)}…`,
+      },
     ]);
     expect(report.deadLetters.unexplained).toBe(1);
     // A warning, not an invariant: the system retried and kept the evidence.
