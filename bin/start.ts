@@ -106,7 +106,7 @@ export function buildProgram(): Command {
       '--visibility-timeout-seconds <n>',
       'visibility timeout of the main queues for this run, so lost responses come back in time; "deployed" keeps the template value (6 x function timeout)',
       visibility,
-      10,
+      15,
     )
     .option(
       '--out-of-stock <n>',

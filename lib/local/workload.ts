@@ -954,6 +954,8 @@ export async function startSampleStack(options: SampleStackOptions = {}): Promis
       environment: { EXTERNAL_API_URL: service.url, EXTERNAL_API_TIMEOUT_MS: String(externalTimeoutMs) },
       lostResponseRate: options.lostResponseRate ?? 0,
       seed,
+      // Execution environments initialised during boot, so cold starts do not stall the first jobs.
+      prewarm: true,
       functionLogs: (line) => {
         if (line.stream === 'stdout') addEmfMetrics(line.line, metrics);
         if (showLogs) process.stderr.write(`[${line.functionLogicalId}] ${line.line}\n`);
