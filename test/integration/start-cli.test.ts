@@ -74,10 +74,9 @@ describe('npm start', () => {
       '0.2',
       '--bad-request-rate',
       '0',
+      // Lost responses are covered by sample-lost-response.test.ts; here they would only add waiting.
       '--lost-response-rate',
-      '0.05',
-      '--visibility-timeout-seconds',
-      '3',
+      '0',
       '--duplicates',
       '2',
       '--seed',
