@@ -739,17 +739,12 @@ export async function runWorkload(
   const repository = new DomainRepository({ tableName: target.appTableName, client: target.dynamo });
   const t0 = Date.now();
   let sent = 0;
-  const progress = (phase: WorkloadProgress['phase'], extra: Partial<WorkloadProgress> = {}) =>
-    report({
-      phase,
-      sent,
-      completed: 0,
-      deadLettered: 0,
-      total: 0,
-      inQueues: 0,
-      elapsedMs: Date.now() - t0,
-      ...extra,
-    });
+  // The last figures seen, carried into the phases that do not measure them.
+  let last = { completed: 0, deadLettered: 0, total: 0, inQueues: 0 };
+  const progress = (phase: WorkloadProgress['phase'], extra: Partial<typeof last> = {}) => {
+    last = { ...last, ...extra };
+    report({ phase, sent, ...last, elapsedMs: Date.now() - t0 });
+  };
 
   progress('seeding');
   await seedDomain(repository, plan);
