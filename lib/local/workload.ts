@@ -66,8 +66,9 @@ export interface WorkloadOptions {
   /** Malformed messages (bad JSON, schema failure, unknown type), one per queue in turn. @default 3 */
   readonly malformed?: number;
   /**
-   * Payment jobs sent a second time with the same envelope id after everything else, as a
-   * producer that retries a send would: the idempotency store must absorb them. @default 0
+   * Payment jobs sent a second time with the same envelope id after everything else (delayed by
+   * {@link RESEND_DELAY_SECONDS}), as a producer that retries a send would: the idempotency store
+   * must absorb them. @default 0
    */
   readonly producerDuplicates?: number;
 }
@@ -240,6 +241,13 @@ export interface SentLedger {
   readonly resent: number;
 }
 
+/**
+ * Delay of a producer resend, in seconds: a producer retries a send a little later. (One that
+ * arrives while the original still runs is told "busy" and comes back when the original's lease
+ * ends, about the job time limit later: correct, but a long wait at the end of a run.)
+ */
+export const RESEND_DELAY_SECONDS = 5;
+
 /** A job key: `<type>:<bookingId>`. */
 export const jobKey = (type: string, bookingId: string): string => `${type}:${bookingId}`;
 
@@ -299,7 +307,13 @@ export async function sendWorkload(
   const resend = plan.resend.flatMap((id) => {
     const b = bookingsById.get(id);
     return b
-      ? [batchEntry(capturePayment, { userId: b.userId, bookingId: b.bookingId }, { id: `capture-${id}` })]
+      ? [
+          batchEntry(
+            capturePayment,
+            { userId: b.userId, bookingId: b.bookingId },
+            { id: `capture-${id}`, delaySeconds: RESEND_DELAY_SECONDS },
+          ),
+        ]
       : [];
   });
   if (resend.length > 0) {
