@@ -1,0 +1,168 @@
+/**
+ * A message read from a dead-letter queue, with the evidence the worker wrote as message
+ * attributes (docs/contracts.md, "DLQ evidence"; written by lib/runtime/dead-letter.ts) and the
+ * job's identity read from the body when the body is a job envelope.
+ *
+ * A message moved into the DLQ by the queue's own redrive policy (receive count above
+ * `maxReceiveCount`: a crash, a timeout, throttling) carries no evidence: its reason is
+ * {@link NO_EVIDENCE_REASON}.
+ */
+import { createHash } from 'node:crypto';
+import type { Message } from '@aws-sdk/client-sqs';
+
+/** Reason of a message without an `ErrorReason` attribute (moved by `maxReceiveCount`, not by the worker). */
+export const NO_EVIDENCE_REASON = 'no-evidence';
+/** Job type of a message with neither a `JobType` attribute nor a readable envelope `type`. */
+export const UNKNOWN_JOB_TYPE = '(unknown)';
+/** Error name of a message without an `ErrorName` attribute. */
+export const NO_ERROR_NAME = '(none)';
+
+/** Names of the evidence attributes (docs/contracts.md), as `MessageAttributeNames` to receive. */
+export const EVIDENCE_ATTRIBUTE_NAMES = [
+  'JobType',
+  'ErrorName',
+  'ErrorMessage',
+  'ErrorStack',
+  'ErrorReason',
+  'Attempts',
+  'FirstFailureAt',
+  'LastFailureAt',
+  'HandlerVersion',
+  'SourceMessageId',
+] as const;
+
+/** The evidence attributes of one message; each is absent when the worker did not write it. */
+export interface DeadLetterEvidenceAttributes {
+  readonly jobType?: string;
+  readonly errorName?: string;
+  readonly errorMessage?: string;
+  readonly errorStack?: string;
+  readonly errorReason?: string;
+  /** Runs made, the failing one included. */
+  readonly attempts?: number;
+  /** ISO 8601. */
+  readonly firstFailureAt?: string;
+  /** ISO 8601. */
+  readonly lastFailureAt?: string;
+  readonly handlerVersion?: string;
+  /** SQS messageId of the record on the source queue when it was dead-lettered. */
+  readonly sourceMessageId?: string;
+}
+
+/** The identity of the job in a body, read leniently (a dead-lettered body may be a bad envelope). */
+export interface JobIdentity {
+  /** Envelope `id`. */
+  readonly id: string;
+  /** Envelope `source`, when present. */
+  readonly source: string | undefined;
+  /** Envelope `type`, when present. */
+  readonly type: string | undefined;
+  /** Envelope `partitionkey`, when present. */
+  readonly partitionKey: string | undefined;
+}
+
+/** One DLQ message as the operations use it. */
+export interface DeadLetterMessage {
+  /** The message's id in the DLQ. */
+  readonly messageId: string;
+  /** The receipt handle of the latest receive (needed to delete or release it). */
+  readonly receiptHandle: string;
+  /** The original body, unchanged. */
+  readonly body: string;
+  readonly evidence: DeadLetterEvidenceAttributes;
+  /** Whether any evidence attribute is present. */
+  readonly hasEvidence: boolean;
+  /** The job in the body, when the body is a JSON object with a string `id`. */
+  readonly job: JobIdentity | undefined;
+  /** `JobType` attribute, else the body's `type`, else {@link UNKNOWN_JOB_TYPE}. */
+  readonly jobType: string;
+  /** `ErrorReason` attribute, else {@link NO_EVIDENCE_REASON}. */
+  readonly reason: string;
+  /** `ErrorName` attribute, else {@link NO_ERROR_NAME}. */
+  readonly errorName: string;
+  /** FIFO DLQs: the message group (system attribute `MessageGroupId`). */
+  readonly messageGroupId: string | undefined;
+  /** FIFO DLQs: `SequenceNumber`. */
+  readonly sequenceNumber: string | undefined;
+  /** `SentTimestamp`: when the message entered the DLQ, epoch ms. */
+  readonly sentAtMs: number | undefined;
+  /** `ApproximateReceiveCount` in the DLQ (listing raises it). */
+  readonly receiveCount: number | undefined;
+  /**
+   * Identity used to recognise the same job when it comes back: `source` + `id` of the envelope,
+   * else a SHA-256 of the body (`body:<hex>`).
+   */
+  readonly jobKey: string;
+}
+
+function readIdentity(body: string): JobIdentity | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return undefined;
+  const obj = parsed as Record<string, unknown>;
+  const text = (key: string) => (typeof obj[key] === 'string' && obj[key] !== '' ? obj[key] : undefined);
+  const id = text('id');
+  if (id === undefined) return undefined;
+  return { id, source: text('source'), type: text('type'), partitionKey: text('partitionkey') };
+}
+
+/** {@link DeadLetterMessage.jobKey} of a body. */
+export function jobKeyOf(body: string, job: JobIdentity | undefined = readIdentity(body)): string {
+  if (job !== undefined) return JSON.stringify([job.source ?? '', job.id]);
+  return `body:${createHash('sha256').update(body).digest('hex')}`;
+}
+
+/**
+ * Reads a received message (with `MessageAttributeNames: ['All']` and
+ * `MessageSystemAttributeNames: ['All']`).
+ */
+export function toDeadLetterMessage(message: Message): DeadLetterMessage {
+  const attrs = message.MessageAttributes ?? {};
+  const text = (name: (typeof EVIDENCE_ATTRIBUTE_NAMES)[number]): string | undefined => {
+    const value = attrs[name]?.StringValue;
+    return value === undefined || value === '' ? undefined : value;
+  };
+  const attemptsText = text('Attempts');
+  const attempts = attemptsText === undefined ? undefined : Number(attemptsText);
+  const evidence: DeadLetterEvidenceAttributes = Object.fromEntries(
+    Object.entries({
+      jobType: text('JobType'),
+      errorName: text('ErrorName'),
+      errorMessage: text('ErrorMessage'),
+      errorStack: text('ErrorStack'),
+      errorReason: text('ErrorReason'),
+      attempts: attempts !== undefined && Number.isFinite(attempts) ? attempts : undefined,
+      firstFailureAt: text('FirstFailureAt'),
+      lastFailureAt: text('LastFailureAt'),
+      handlerVersion: text('HandlerVersion'),
+      sourceMessageId: text('SourceMessageId'),
+    }).filter(([, value]) => value !== undefined),
+  );
+  const body = message.Body ?? '';
+  const job = readIdentity(body);
+  const system = message.Attributes ?? {};
+  const number = (value: string | undefined) => {
+    const n = Number(value);
+    return value === undefined || !Number.isFinite(n) ? undefined : n;
+  };
+  return {
+    messageId: message.MessageId ?? '',
+    receiptHandle: message.ReceiptHandle ?? '',
+    body,
+    evidence,
+    hasEvidence: Object.keys(evidence).length > 0,
+    job,
+    jobType: evidence.jobType ?? job?.type ?? UNKNOWN_JOB_TYPE,
+    reason: evidence.errorReason ?? NO_EVIDENCE_REASON,
+    errorName: evidence.errorName ?? NO_ERROR_NAME,
+    messageGroupId: system.MessageGroupId,
+    sequenceNumber: system.SequenceNumber,
+    sentAtMs: number(system.SentTimestamp),
+    receiveCount: number(system.ApproximateReceiveCount),
+    jobKey: jobKeyOf(body, job),
+  };
+}

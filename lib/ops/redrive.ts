@@ -1,0 +1,573 @@
+/**
+ * Filtered redrive: selected DLQ messages are sent, body unchanged, to a target queue and deleted
+ * from the DLQ only once the send succeeded; everything else is made visible again. Then
+ * {@link verifyRedrive} tells which redriven jobs came back to the DLQ.
+ *
+ * On real AWS a plain full redrive can also be done with `StartMessageMoveTask` (console: "Start
+ * DLQ redrive"); this module exists for filtered redrives and for emulators, which lack that
+ * action. Sources: SendMessageBatch API reference (at most 10 entries and 1 MiB per request; "for
+ * a FIFO queue, multiple messages within a single batch are enqueued in the order they are sent";
+ * a 200 response can carry `Failed` entries, so each entry is checked); DeleteMessageBatch API
+ * reference (at most 10 entries, per-entry results); SendMessage API reference,
+ * `MessageDeduplicationId` (up to 128 characters; a message sent with an id already used within
+ * the 5-minute deduplication interval is accepted but not delivered);
+ * sqs-configure-dead-letter-queue-redrive (redriven messages get new message ids).
+ */
+import { createHash } from 'node:crypto';
+import {
+  DeleteMessageBatchCommand,
+  type DeleteMessageBatchCommandOutput,
+  SendMessageBatchCommand,
+  type SendMessageBatchCommandOutput,
+  type SendMessageBatchRequestEntry,
+} from '@aws-sdk/client-sqs';
+import { chunkByCountAndBytes } from '../client/chunk.ts';
+import { messageSizeBytes, SQS_MAX_BATCH_ENTRIES, SQS_MAX_MESSAGE_BYTES } from '../client/message-size.ts';
+import type { DeadLetterMessage } from './dead-letter-message.ts';
+import {
+  DeadLetterReader,
+  type DeadLetterReaderOptions,
+  DLQ_READER_DEFAULTS,
+  type ReleaseReport,
+  readDeadLetters,
+} from './dlq-reader.ts';
+import type { OpsError } from './errors.ts';
+import { compileFilter, type DeadLetterFilter, describeFilter } from './filters.ts';
+import {
+  callSqs,
+  checkRedrivePair,
+  describeQueue,
+  type OpsSqs,
+  type QueueInfo,
+  redrivePairWarnings,
+} from './queue.ts';
+
+/**
+ * FIFO `MessageDeduplicationId` of a redriven message: SHA-256 hex (64 characters) of the DLQ
+ * messageId. Never the job's original dedup id, which a FIFO queue remembers for 5 minutes
+ * even after the message was deleted and would silently drop. Deterministic, so a redrive
+ * re-run within 5 minutes after a send whose DLQ delete failed is not delivered twice; and new
+ * for every dead-lettering, because each one gives the DLQ message a new id.
+ */
+export function redriveDeduplicationId(dlqMessageId: string): string {
+  return createHash('sha256').update(`redrive\n${dlqMessageId}`).digest('hex');
+}
+
+/** Tolerated difference between this clock and SQS's `SentTimestamp`, ms. */
+export const CLOCK_SKEW_MS = 2_000;
+
+/** A message the redrive looked at. */
+export interface RedriveItem {
+  /** Id of the message in the DLQ. */
+  readonly messageId: string;
+  /** Envelope `id` of the job in the body, when it has one. */
+  readonly jobId: string | undefined;
+  readonly jobType: string;
+  readonly reason: string;
+  readonly errorName: string;
+  /** FIFO: the message group, kept on the target. */
+  readonly messageGroupId: string | undefined;
+  /** See {@link DeadLetterMessage.jobKey}. */
+  readonly jobKey: string;
+}
+
+/** A message sent to the target. */
+export interface MovedItem extends RedriveItem {
+  /** Its new id on the target queue. */
+  readonly targetMessageId: string;
+  /** FIFO: the `MessageDeduplicationId` it was sent with. */
+  readonly deduplicationId: string | undefined;
+}
+
+/** A selected message that was not sent (it is still in the DLQ), or sent but not deleted. */
+export interface FailedItem extends RedriveItem {
+  /** SQS error code (`Failed[].Code`), an {@link OpsError} code, or `GroupBlocked`. */
+  readonly code: string;
+  readonly message: string;
+  /** From SQS's per-entry result, when there is one. */
+  readonly senderFault: boolean | undefined;
+}
+
+/** A message left in the DLQ on purpose. */
+export interface SkippedItem extends RedriveItem {
+  /**
+   * `not-selected`: the filter does not match it (or `max` was reached); `group-blocked` (FIFO):
+   * an earlier message of its group stays in the DLQ, so moving this one would run the group out
+   * of order; `came-back`: a job this run already moved failed again and is back in the DLQ
+   * (moving it again would loop).
+   */
+  readonly why: 'not-selected' | 'group-blocked' | 'came-back';
+}
+
+/** Counters passed to {@link RedriveOptions.onProgress}. */
+export interface RedriveProgress {
+  readonly read: number;
+  readonly selected: number;
+  readonly moved: number;
+  readonly failed: number;
+  readonly skipped: number;
+}
+
+/** What the redrive will do, shown before it starts. */
+export interface RedrivePlan {
+  readonly dlq: QueueInfo;
+  readonly target: QueueInfo;
+  /** {@link describeFilter} of the filter. */
+  readonly filter: string;
+  readonly max: number | undefined;
+  readonly warnings: readonly string[];
+}
+
+/** Options of {@link redriveDeadLetters}. */
+export interface RedriveOptions extends Omit<DeadLetterReaderOptions, 'queueUrl'> {
+  readonly dlqUrl: string;
+  readonly targetUrl: string;
+  /** @default every message */
+  readonly filter?: DeadLetterFilter;
+  /** Most messages to select. @default no limit */
+  readonly max?: number;
+  /** Read and select only: nothing is sent or deleted. @default false */
+  readonly dryRun?: boolean;
+  /** Stops after the current batch; what is held is released. */
+  readonly signal?: AbortSignal;
+  readonly onProgress?: (progress: RedriveProgress) => void;
+  /**
+   * Asked once the queues are described and checked, before anything is received (not on a dry
+   * run). Returning false ends the redrive with `stoppedBy: 'declined'`.
+   */
+  readonly confirm?: (plan: RedrivePlan) => boolean | Promise<boolean>;
+}
+
+/** Outcome of {@link redriveDeadLetters}. */
+export interface RedriveResult {
+  readonly dryRun: boolean;
+  readonly plan: RedrivePlan;
+  /** Messages selected, in DLQ order: moved, or (dry run) that would move. */
+  readonly selected: readonly RedriveItem[];
+  /** Sent to the target and deleted from the DLQ. */
+  readonly moved: readonly MovedItem[];
+  /** Selected but not sent; still in the DLQ, visible again. */
+  readonly failed: readonly FailedItem[];
+  /** Sent to the target but the DLQ delete failed: the job is in both queues. */
+  readonly notDeleted: readonly FailedItem[];
+  /** Left in the DLQ on purpose. */
+  readonly skipped: readonly SkippedItem[];
+  /** Messages read from the DLQ. */
+  readonly read: number;
+  /** `end`: read as far as possible; `max`: `max` selected; `aborted`: the signal; `declined`: `confirm` said no. */
+  readonly stoppedBy: 'end' | 'max' | 'aborted' | 'declined';
+  /**
+   * Messages the DLQ reported visible at the start that were not read (approximate). On a FIFO
+   * DLQ these include messages behind an unselected (or, on a dry run, any) first message of their
+   * group: a group's later messages cannot be received while an earlier one is held.
+   */
+  readonly notRead: number;
+  readonly release: ReleaseReport;
+  /** DLQ message ids read by this redrive, except those that came back (for {@link verifyRedrive}). */
+  readonly seenMessageIds: readonly string[];
+  /** Epoch ms when reading started. */
+  readonly startedAtMs: number;
+}
+
+function itemOf(message: DeadLetterMessage): RedriveItem {
+  return {
+    messageId: message.messageId,
+    jobId: message.job?.id,
+    jobType: message.jobType,
+    reason: message.reason,
+    errorName: message.errorName,
+    messageGroupId: message.messageGroupId,
+    jobKey: message.jobKey,
+  };
+}
+
+/** Sends, deletes and keeps order for one run. */
+class Mover {
+  readonly moved: MovedItem[] = [];
+  readonly failed: FailedItem[] = [];
+  readonly notDeleted: FailedItem[] = [];
+
+  readonly sqs: OpsSqs;
+  readonly target: QueueInfo;
+  readonly dlqUrl: string;
+  readonly reader: DeadLetterReader;
+  /** FIFO: groups that must not move further in this run, with why. */
+  readonly blockedGroups: Map<string, string>;
+
+  constructor(
+    sqs: OpsSqs,
+    target: QueueInfo,
+    dlqUrl: string,
+    reader: DeadLetterReader,
+    blockedGroups: Map<string, string>,
+  ) {
+    this.sqs = sqs;
+    this.target = target;
+    this.dlqUrl = dlqUrl;
+    this.reader = reader;
+    this.blockedGroups = blockedGroups;
+  }
+
+  #fail(message: DeadLetterMessage, code: string, text: string, senderFault?: boolean): void {
+    this.failed.push({ ...itemOf(message), code, message: text, senderFault });
+    if (this.target.fifo && message.messageGroupId !== undefined) {
+      this.blockedGroups.set(
+        message.messageGroupId,
+        `an earlier message of the group failed to send (${code})`,
+      );
+    }
+  }
+
+  /** Moves `messages` (selected, in DLQ order). */
+  async move(messages: readonly DeadLetterMessage[]): Promise<void> {
+    if (!this.target.fifo) {
+      for (const chunk of this.#chunks(messages)) await this.#sendChunk(chunk);
+      return;
+    }
+    // FIFO: one message per group per request, requests in order, so that a failed send never
+    // leaves a later message of its group moved ahead of it.
+    const byGroup = new Map<string, DeadLetterMessage[]>();
+    for (const message of messages) {
+      if (message.messageGroupId === undefined) {
+        this.#fail(message, 'NoMessageGroupId', 'the DLQ message has no MessageGroupId');
+        continue;
+      }
+      const list = byGroup.get(message.messageGroupId) ?? [];
+      list.push(message);
+      byGroup.set(message.messageGroupId, list);
+    }
+    while (byGroup.size > 0) {
+      const round: DeadLetterMessage[] = [];
+      for (const [group, list] of byGroup) {
+        const head = list.shift() as DeadLetterMessage;
+        if (list.length === 0) byGroup.delete(group);
+        const blocked = this.blockedGroups.get(group);
+        if (blocked !== undefined) {
+          this.failed.push({
+            ...itemOf(head),
+            code: 'GroupBlocked',
+            message: `not sent: ${blocked}`,
+            senderFault: undefined,
+          });
+          continue;
+        }
+        round.push(head);
+      }
+      for (const chunk of this.#chunks(round)) await this.#sendChunk(chunk);
+    }
+  }
+
+  #chunks(messages: readonly DeadLetterMessage[]): DeadLetterMessage[][] {
+    return chunkByCountAndBytes(messages, (m) => messageSizeBytes({ MessageBody: m.body }), {
+      maxEntries: SQS_MAX_BATCH_ENTRIES,
+      maxBytes: SQS_MAX_MESSAGE_BYTES,
+    });
+  }
+
+  async #sendChunk(chunk: readonly DeadLetterMessage[]): Promise<void> {
+    const entries: SendMessageBatchRequestEntry[] = chunk.map((message, i) => ({
+      Id: `m${i}`,
+      MessageBody: message.body,
+      ...(this.target.fifo
+        ? {
+            MessageGroupId: message.messageGroupId,
+            MessageDeduplicationId: redriveDeduplicationId(message.messageId),
+          }
+        : {}),
+    }));
+    let out: SendMessageBatchCommandOutput;
+    try {
+      out = await callSqs<SendMessageBatchCommandOutput>(
+        this.sqs,
+        new SendMessageBatchCommand({ QueueUrl: this.target.url, Entries: entries }),
+        this.target.url,
+      );
+    } catch (error) {
+      const opsError = error as OpsError;
+      for (const message of chunk) this.#fail(message, opsError.code ?? 'Error', opsError.message);
+      return;
+    }
+    const successes = new Map((out.Successful ?? []).map((s) => [s.Id, s]));
+    const failures = new Map((out.Failed ?? []).map((f) => [f.Id, f]));
+    const sent: MovedItem[] = [];
+    chunk.forEach((message, i) => {
+      const id = `m${i}`;
+      const failure = failures.get(id);
+      const success = successes.get(id);
+      if (failure !== undefined || success === undefined) {
+        this.#fail(
+          message,
+          failure?.Code ?? 'NoResult',
+          failure?.Message ?? 'SendMessageBatch reported no result for this entry',
+          failure?.SenderFault,
+        );
+        return;
+      }
+      sent.push({
+        ...itemOf(message),
+        targetMessageId: success.MessageId ?? '',
+        deduplicationId: entries[i]?.MessageDeduplicationId,
+      });
+    });
+    await this.#delete(sent);
+  }
+
+  async #delete(sent: readonly MovedItem[]): Promise<void> {
+    if (sent.length === 0) return;
+    const entries = sent.map((item, i) => ({
+      Id: `d${i}`,
+      ReceiptHandle: this.reader.receiptHandleOf(item.messageId) ?? '',
+    }));
+    let failures = new Map<string | undefined, { Code?: string; Message?: string; SenderFault?: boolean }>();
+    let successes = new Set<string | undefined>();
+    try {
+      const out = await callSqs<DeleteMessageBatchCommandOutput>(
+        this.sqs,
+        new DeleteMessageBatchCommand({ QueueUrl: this.dlqUrl, Entries: entries }),
+        this.dlqUrl,
+      );
+      failures = new Map((out.Failed ?? []).map((f) => [f.Id, f]));
+      successes = new Set((out.Successful ?? []).map((s) => s.Id));
+    } catch (error) {
+      const opsError = error as OpsError;
+      for (const entry of entries) {
+        failures.set(entry.Id, { Code: opsError.code ?? 'Error', Message: opsError.message });
+      }
+    }
+    sent.forEach((item, i) => {
+      const failure = failures.get(`d${i}`);
+      if (successes.has(`d${i}`) && failure === undefined) {
+        this.moved.push(item);
+        this.reader.forget([item.messageId]);
+        return;
+      }
+      // Still held: released with the rest, so the DLQ copy stays visible and nothing is hidden.
+      this.notDeleted.push({
+        ...item,
+        code: failure?.Code ?? 'NoResult',
+        message: `sent to the target as ${item.targetMessageId}, but not deleted from the DLQ: ${
+          failure?.Message ?? 'DeleteMessageBatch reported no result for this entry'
+        }`,
+        senderFault: failure?.SenderFault,
+      });
+    });
+  }
+}
+
+/**
+ * Redrives the DLQ messages selected by `filter` (at most `max`) to `targetUrl`.
+ *
+ * - Each selected body is sent unchanged (no message attributes: the evidence stays behind; the
+ *   worker writes fresh evidence if the job fails again). FIFO: the message's `MessageGroupId`
+ *   and a fresh {@link redriveDeduplicationId}; standard: no group.
+ * - A message is deleted from the DLQ only after its send succeeded; per-entry failures of
+ *   SendMessageBatch leave their messages in the DLQ and are reported.
+ * - FIFO order: messages are moved in DLQ order per group; a group stops at its first message that
+ *   is not selected or fails to send (later ones are `group-blocked` / `GroupBlocked`).
+ * - Everything read and not deleted is made visible again at the end, also on errors and aborts.
+ * - `dryRun`: reads and selects the same way, sends and deletes nothing.
+ *
+ * @throws {OpsError} before anything is read: an invalid URL, a missing queue, an unreachable
+ *   endpoint, a FIFO/standard mismatch or the DLQ as target; during the run: a failed receive
+ *   (what was held is released first). Send and delete failures are reported, not thrown.
+ */
+export async function redriveDeadLetters(options: RedriveOptions): Promise<RedriveResult> {
+  const { sqs } = options;
+  const dlq = await describeQueue(sqs, options.dlqUrl, 'DLQ URL (--dlq-url)');
+  const target = await describeQueue(sqs, options.targetUrl, 'target URL (--target-url)');
+  checkRedrivePair(dlq, target);
+  const filter = options.filter ?? {};
+  const max = options.max;
+  if (max !== undefined && (!Number.isInteger(max) || max < 1)) {
+    throw new RangeError(`max must be a whole number >= 1, got ${max}`);
+  }
+  const plan: RedrivePlan = {
+    dlq,
+    target,
+    filter: describeFilter(filter),
+    max,
+    warnings: redrivePairWarnings(dlq, target),
+  };
+  const dryRun = options.dryRun ?? false;
+  const now = options.now ?? Date.now;
+  const reader = new DeadLetterReader({ ...options, queueUrl: dlq.url });
+  const blockedGroups = new Map<string, string>();
+  const mover = new Mover(sqs, target, dlq.url, reader, blockedGroups);
+  const selected: RedriveItem[] = [];
+  const skipped: SkippedItem[] = [];
+  const startedAtMs = now();
+  const cameBackIds = new Set<string>();
+  let read = 0;
+  const result = (
+    stoppedBy: RedriveResult['stoppedBy'],
+    release: ReleaseReport = { released: 0, failed: [] },
+  ): RedriveResult => ({
+    dryRun,
+    plan,
+    selected,
+    moved: mover.moved,
+    failed: mover.failed,
+    notDeleted: mover.notDeleted,
+    skipped,
+    read,
+    stoppedBy,
+    notRead: Math.max(0, dlq.approximateVisible - read),
+    release,
+    seenMessageIds: [...reader.seenMessageIds].filter((id) => !cameBackIds.has(id)),
+    startedAtMs,
+  });
+  if (!dryRun && options.confirm !== undefined && !(await options.confirm(plan))) return result('declined');
+
+  const matches = compileFilter(filter);
+  const progress = () =>
+    options.onProgress?.({
+      read,
+      selected: selected.length,
+      moved: mover.moved.length,
+      failed: mover.failed.length,
+      skipped: skipped.length,
+    });
+  let stoppedBy: RedriveResult['stoppedBy'] = 'end';
+  let failure: unknown;
+  try {
+    for (;;) {
+      if (options.signal?.aborted) {
+        stoppedBy = 'aborted';
+        break;
+      }
+      if (max !== undefined && selected.length >= max) {
+        stoppedBy = 'max';
+        break;
+      }
+      const batch = await reader.receive(max === undefined ? 10 : max - selected.length);
+      read += batch.length;
+      const toMove: DeadLetterMessage[] = [];
+      const movedKeys = new Set([...mover.moved, ...mover.notDeleted].map((item) => item.jobKey));
+      for (const message of batch) {
+        const group = dlq.fifo ? message.messageGroupId : undefined;
+        if (
+          movedKeys.has(message.jobKey) &&
+          (message.sentAtMs ?? startedAtMs) >= startedAtMs - CLOCK_SKEW_MS
+        ) {
+          skipped.push({ ...itemOf(message), why: 'came-back' });
+          cameBackIds.add(message.messageId);
+          if (group !== undefined) blockedGroups.set(group, 'a job of the group came back to the DLQ');
+          continue;
+        }
+        const blocked = group === undefined ? undefined : blockedGroups.get(group);
+        if (blocked !== undefined) {
+          skipped.push({ ...itemOf(message), why: 'group-blocked' });
+          continue;
+        }
+        if (!matches(message) || (max !== undefined && selected.length >= max)) {
+          skipped.push({ ...itemOf(message), why: 'not-selected' });
+          if (group !== undefined)
+            blockedGroups.set(group, 'an earlier message of the group is not selected');
+          continue;
+        }
+        selected.push(itemOf(message));
+        toMove.push(message);
+      }
+      if (!dryRun && toMove.length > 0) await mover.move(toMove);
+      progress();
+      if (reader.exhausted) break;
+    }
+  } catch (error) {
+    failure = error;
+  }
+  const release = await reader.releaseAll();
+  if (failure !== undefined) throw failure;
+  return result(stoppedBy, release);
+}
+
+/** A redriven job found in the DLQ again. */
+export interface CameBackItem {
+  /** The job as it was redriven. */
+  readonly redriven: RedriveItem;
+  /** Id of the new DLQ message. */
+  readonly messageId: string;
+  readonly reason: string;
+  readonly errorName: string;
+  readonly errorMessage: string | undefined;
+  /** When it entered the DLQ again (`SentTimestamp`), ISO 8601. */
+  readonly sentAt: string | undefined;
+}
+
+/** Options of {@link verifyRedrive}. */
+export interface VerifyRedriveOptions extends Omit<DeadLetterReaderOptions, 'queueUrl'> {
+  readonly dlqUrl: string;
+  /** The jobs redriven (`RedriveResult.moved`, plus `notDeleted` if wanted). */
+  readonly redriven: readonly RedriveItem[];
+  /** When the redrive started, epoch ms: older DLQ messages did not come back. */
+  readonly sinceMs: number;
+  /** DLQ message ids the redrive read (`RedriveResult.seenMessageIds`): they are not returns. */
+  readonly exclude?: Iterable<string>;
+  /** The target queue, to report what is still in it. */
+  readonly targetUrl?: string;
+  /** Most DLQ messages read. @default 10,000 */
+  readonly maxMessages?: number;
+  readonly signal?: AbortSignal;
+  /** Tolerated difference between this clock and SQS's `SentTimestamp`, ms. @default {@link CLOCK_SKEW_MS} */
+  readonly clockSkewMs?: number;
+}
+
+/** Outcome of {@link verifyRedrive}. */
+export interface VerifyRedriveResult {
+  /** Distinct jobs checked. */
+  readonly redrivenJobs: number;
+  readonly cameBack: readonly CameBackItem[];
+  /** DLQ messages read. */
+  readonly read: number;
+  /** Visible DLQ messages not read (FIFO: behind the first of their group), approximate. */
+  readonly notRead: number;
+  /**
+   * Messages still in the target queue (visible + in flight + delayed, approximate): while this is
+   * above 0, redriven jobs may not have run yet and can still come back.
+   */
+  readonly targetPending: number | undefined;
+}
+
+/**
+ * Reads the DLQ (nothing deleted, everything visible again) and reports the redriven jobs that
+ * are in it again: same job (envelope `source` + `id`, or the same body), a message the redrive
+ * did not read, sent to the DLQ after the redrive started.
+ *
+ * @throws {OpsError} when the DLQ or the target cannot be read.
+ */
+export async function verifyRedrive(options: VerifyRedriveOptions): Promise<VerifyRedriveResult> {
+  const byKey = new Map<string, RedriveItem>();
+  for (const item of options.redriven) byKey.set(item.jobKey, item);
+  const exclude = new Set(options.exclude ?? []);
+  const since = options.sinceMs - (options.clockSkewMs ?? CLOCK_SKEW_MS);
+  const read = await readDeadLetters({
+    ...options,
+    queueUrl: options.dlqUrl,
+    maxMessages: options.maxMessages ?? DLQ_READER_DEFAULTS.maxMessages,
+  });
+  const cameBack: CameBackItem[] = [];
+  for (const message of read.messages) {
+    const redriven = byKey.get(message.jobKey);
+    if (redriven === undefined || exclude.has(message.messageId)) continue;
+    if (message.sentAtMs !== undefined && message.sentAtMs < since) continue;
+    cameBack.push({
+      redriven,
+      messageId: message.messageId,
+      reason: message.reason,
+      errorName: message.errorName,
+      errorMessage: message.evidence.errorMessage,
+      sentAt: message.sentAtMs === undefined ? undefined : new Date(message.sentAtMs).toISOString(),
+    });
+  }
+  let targetPending: number | undefined;
+  if (options.targetUrl !== undefined) {
+    const target = await describeQueue(options.sqs, options.targetUrl, 'target URL (--target-url)');
+    targetPending = target.approximateVisible + target.approximateNotVisible + target.approximateDelayed;
+  }
+  return {
+    redrivenJobs: byKey.size,
+    cameBack,
+    read: read.messages.length,
+    notRead: read.notRead,
+    targetPending,
+  };
+}
