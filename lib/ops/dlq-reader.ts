@@ -271,7 +271,7 @@ export interface DeadLetterRead {
  * @throws {OpsError} when the queue cannot be described, or a receive fails (after the release).
  */
 export async function readDeadLetters(options: ReadDeadLettersOptions): Promise<DeadLetterRead> {
-  const queue = await describeQueue(options.sqs, options.queueUrl, 'DLQ URL');
+  const queue = await describeQueue(options.sqs, options.queueUrl, 'DLQ URL (--dlq-url)');
   const reader = new DeadLetterReader(options);
   const max = options.maxMessages ?? DLQ_READER_DEFAULTS.maxMessages;
   const messages: DeadLetterMessage[] = [];

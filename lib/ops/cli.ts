@@ -1,0 +1,497 @@
+/**
+ * `npm run dlq`: the operator CLI over the dead-letter queues (list grouped by cause, show one,
+ * filtered redrive with dry run and verification). bin/dlq.ts only wires it to the process.
+ *
+ * Exit codes: 0 done; 1 done with problems (a redrive left messages behind, a redriven job came
+ * back, `show` found nothing, a message could not be made visible again, the redrive was not
+ * confirmed); 2 could not run (bad flags, invalid URL, missing queue, unreachable endpoint,
+ * FIFO/standard mismatch, no confirmation possible); 130 interrupted (held messages released).
+ */
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { createOpsSqsClient, type OpsClientInput } from './client.ts';
+import {
+  DLQ_READER_DEFAULTS,
+  MAX_HOLD_SECONDS,
+  MAX_WAIT_TIME_SECONDS,
+  readDeadLetters,
+} from './dlq-reader.ts';
+import { OpsError } from './errors.ts';
+import { compileFilter, type DeadLetterFilter, describeFilter } from './filters.ts';
+import {
+  listJson,
+  messageJson,
+  redriveJson,
+  renderList,
+  renderMessage,
+  renderRedrive,
+  renderVerify,
+} from './format.ts';
+import type { OpsSqs } from './queue.ts';
+import { type RedrivePlan, type RedriveProgress, redriveDeadLetters, verifyRedrive } from './redrive.ts';
+import { DEFAULT_GROUP_BY, type GroupKey, summarizeDeadLetters } from './summary.ts';
+
+/** Where the CLI reads and writes; tests pass their own. */
+export interface DlqCliIo {
+  readonly stdout: { write(text: string): unknown };
+  readonly stderr: { write(text: string): unknown; readonly isTTY?: boolean };
+  /** Whether a person can answer the redrive confirmation. */
+  readonly stdinIsTTY: boolean;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Asks a question on the terminal and resolves to the answer. */
+  readonly ask?: (question: string) => Promise<string>;
+  /** Makes the SQS client. @default createOpsSqsClient */
+  readonly createSqs?: (input: OpsClientInput) => OpsSqs & { destroy?(): void };
+  /** Interrupts the running command (Ctrl-C): it stops, releases what it holds and exits 130. */
+  readonly signal?: AbortSignal;
+  /** Waits `ms` (the `--verify-seconds` pause). @default a timer, cut short by `signal` */
+  readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+}
+
+/** Exit codes of `npm run dlq`. */
+export const DLQ_EXIT = { ok: 0, problems: 1, cannotRun: 2, interrupted: 130 } as const;
+
+const GROUP_KEY_FLAGS: Record<string, GroupKey> = {
+  reason: 'reason',
+  'job-type': 'jobType',
+  'error-name': 'errorName',
+  'handler-version': 'handlerVersion',
+};
+
+function integer(min: number, max = Number.MAX_SAFE_INTEGER) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (value.trim() === '' || !Number.isInteger(n) || n < min || n > max) {
+      throw new InvalidArgumentError(
+        max === Number.MAX_SAFE_INTEGER
+          ? `must be a whole number >= ${min}`
+          : `must be a whole number from ${min} to ${max}`,
+      );
+    }
+    return n;
+  };
+}
+
+function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+function groupBy(value: string): GroupKey[] {
+  const keys = value.split(',').map((k) => k.trim());
+  return keys.map((key) => {
+    const mapped = GROUP_KEY_FLAGS[key];
+    if (mapped === undefined) {
+      throw new InvalidArgumentError(`"${key}" is not one of ${Object.keys(GROUP_KEY_FLAGS).join(', ')}`);
+    }
+    return mapped;
+  });
+}
+
+interface CommonFlags {
+  readonly dlqUrl: string;
+  readonly endpoint?: string;
+  readonly region?: string;
+  readonly holdSeconds: number;
+  readonly waitSeconds: number;
+  readonly json: boolean;
+}
+
+interface FilterFlags {
+  readonly jobType?: string[];
+  readonly reason?: string[];
+  readonly errorName?: string[];
+  readonly jobId?: string[];
+}
+
+function addCommon(command: Command): Command {
+  return command
+    .requiredOption('--dlq-url <url>', 'URL of the dead-letter queue (stack output *DlqUrl)')
+    .option(
+      '--endpoint <url>',
+      'SQS endpoint, e.g. an emulator http://localhost:4566 (default: AWS_ENDPOINT_URL_SQS, else AWS_ENDPOINT_URL, else AWS)',
+    )
+    .option(
+      '--region <region>',
+      'AWS region (default: the region in the queue URL, else AWS_REGION, AWS_DEFAULT_REGION, us-east-1 with an endpoint, else the profile)',
+    )
+    .option(
+      '--hold-seconds <n>',
+      'visibility timeout of messages while the command reads them; they are made visible again at the end, ' +
+        'or by themselves after this long if the command dies',
+      integer(1, MAX_HOLD_SECONDS),
+      DLQ_READER_DEFAULTS.holdSeconds,
+    )
+    .option(
+      '--wait-seconds <n>',
+      'long-poll wait of each receive (0 = short poll, which may miss messages on AWS)',
+      integer(0, MAX_WAIT_TIME_SECONDS),
+      DLQ_READER_DEFAULTS.waitTimeSeconds,
+    )
+    .option('--json', 'print JSON on stdout instead of text', false);
+}
+
+function addFilters(command: Command, verb: string): Command {
+  return command
+    .option(
+      '--job-type <pattern>',
+      `${verb} only this job type (JobType, else the body's type); * is a wildcard; repeat for several`,
+      collect,
+    )
+    .option(
+      '--reason <pattern>',
+      `${verb} only this cause (ErrorReason, e.g. PermanentError, 'HTTP 404', 'attempts-used-up*'; no-evidence = moved by maxReceiveCount); repeatable`,
+      collect,
+    )
+    .option('--error-name <pattern>', `${verb} only this error class (ErrorName); repeatable`, collect)
+    .option('--job-id <id>', `${verb} only this job (envelope id); repeatable`, collect);
+}
+
+function filterOf(flags: FilterFlags): DeadLetterFilter {
+  return {
+    jobTypes: flags.jobType ?? [],
+    reasons: flags.reason ?? [],
+    errorNames: flags.errorName ?? [],
+    jobIds: flags.jobId ?? [],
+  };
+}
+
+function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
+/** A one-line status on a terminal's stderr, rewritten in place; silent elsewhere. */
+function statusLine(io: DlqCliIo, enabled: boolean) {
+  let last = 0;
+  let shown = false;
+  return {
+    update(text: string) {
+      if (!enabled) return;
+      const now = Date.now();
+      if (now - last < 200) return;
+      last = now;
+      shown = true;
+      io.stderr.write(`\r\x1b[K${text}`);
+    },
+    clear() {
+      if (shown) io.stderr.write('\r\x1b[K');
+      shown = false;
+    },
+  };
+}
+
+const READ_NOTE = `
+Reading never deletes: each message is received with a visibility timeout (--hold-seconds) and
+made visible again when the command ends (also on errors and Ctrl-C). On a FIFO DLQ only the first
+messages of each message group can be read that way (SQS locks a group while one is in flight).`;
+
+const HELP_AFTER = `${READ_NOTE}
+
+Examples:
+  npm run dlq -- list --dlq-url $DLQ
+  npm run dlq -- show --dlq-url $DLQ --job-id 7d0e1c52-...
+  npm run dlq -- redrive --dlq-url $DLQ --target-url $QUEUE --reason 'HTTP 404' --dry-run
+  npm run dlq -- redrive --dlq-url $DLQ --target-url $QUEUE --reason 'HTTP 404' --yes --verify-seconds 60
+  npm run dlq -- list --dlq-url http://localhost:4566/000000000000/jobs-dlq --endpoint http://localhost:4566
+
+On AWS, a plain full redrive (every message back to its source queue) can also be done with
+StartMessageMoveTask (console: "Start DLQ redrive"). This tool does filtered redrives, keeps FIFO
+order per group, and works on emulators, which do not support StartMessageMoveTask.
+
+Environment: AWS_PROFILE / AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY (credentials; any values for an
+emulator), AWS_REGION, AWS_ENDPOINT_URL / AWS_ENDPOINT_URL_SQS (endpoint).
+
+Exit codes: 0 done, 1 done with problems (messages left behind, jobs came back, nothing found),
+2 could not run (bad flags, queue, endpoint, confirmation), 130 interrupted.
+See docs/operations.md.`;
+
+/** Runs `npm run dlq` with `argv` (user arguments, without `node` and the script); resolves to the exit code. */
+export async function runDlqCli(argv: readonly string[], io: DlqCliIo): Promise<number> {
+  let exitCode: number = DLQ_EXIT.ok;
+  const out = (text: string) => io.stdout.write(text);
+  const err = (text: string) => io.stderr.write(text);
+  const createSqs = io.createSqs ?? createOpsSqsClient;
+  const sleep = io.sleep ?? defaultSleep;
+
+  const withClient = async (flags: CommonFlags, run: (sqs: OpsSqs) => Promise<number>): Promise<void> => {
+    let sqs: (OpsSqs & { destroy?(): void }) | undefined;
+    try {
+      sqs = createSqs({
+        endpoint: flags.endpoint,
+        region: flags.region,
+        queueUrl: flags.dlqUrl,
+        env: io.env,
+      });
+      exitCode = await run(sqs);
+    } catch (error) {
+      if (error instanceof OpsError || error instanceof RangeError) {
+        err(`error: ${error.message}\n`);
+      } else {
+        err(
+          `error: unexpected failure: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+        );
+      }
+      exitCode = DLQ_EXIT.cannotRun;
+    } finally {
+      sqs?.destroy?.();
+    }
+  };
+
+  const program = new Command()
+    .name('npm run dlq --')
+    .description(
+      'Inspect and redrive the dead-letter queues of sqs-jobs: list messages grouped by cause, show one with its ' +
+        'evidence, redrive a filtered selection (dry run first) and check that nothing comes back.',
+    )
+    .exitOverride()
+    .configureOutput({ writeOut: out, writeErr: err })
+    .showHelpAfterError('(add --help for usage)')
+    .addHelpText('after', HELP_AFTER);
+
+  addFilters(
+    addCommon(
+      program
+        .command('list')
+        .description(
+          'List the DLQ grouped by cause (ErrorReason, then job type): counts, first/last failure, attempts, ' +
+            'error messages and a sample. Nothing is deleted; every message is visible again afterwards.',
+        ),
+    ),
+    'list',
+  )
+    .option('--max <n>', 'read at most this many messages', integer(1), DLQ_READER_DEFAULTS.maxMessages)
+    .option(
+      '--group-by <keys>',
+      `comma-separated grouping, outermost first: ${Object.keys(GROUP_KEY_FLAGS).join(', ')}`,
+      groupBy,
+      [...DEFAULT_GROUP_BY],
+    )
+    .addHelpText('after', READ_NOTE)
+    .action(async (flags: CommonFlags & FilterFlags & { max: number; groupBy: GroupKey[] }) => {
+      await withClient(flags, async (sqs) => {
+        const status = statusLine(io, io.stderr.isTTY === true && !flags.json);
+        const filter = filterOf(flags);
+        const read = await readDeadLetters({
+          sqs,
+          queueUrl: flags.dlqUrl,
+          holdSeconds: flags.holdSeconds,
+          waitTimeSeconds: flags.waitSeconds,
+          maxMessages: flags.max,
+          ...(io.signal ? { signal: io.signal } : {}),
+          onProgress: (n) => status.update(`read ${n} messages…`),
+        });
+        status.clear();
+        const matching = read.messages.filter(compileFilter(filter));
+        const summary = summarizeDeadLetters(matching, { groupBy: flags.groupBy });
+        if (flags.json) out(`${JSON.stringify(listJson(read, summary, describeFilter(filter)), null, 2)}\n`);
+        else out(renderList(read, summary, { filter: describeFilter(filter), max: flags.max }));
+        if (read.stoppedBy === 'aborted') return DLQ_EXIT.interrupted;
+        return read.release.failed.length > 0 ? DLQ_EXIT.problems : DLQ_EXIT.ok;
+      });
+    });
+
+  addCommon(
+    program
+      .command('show')
+      .description(
+        'Show the evidence (error, stack, attempts, times, handler version) and the body of one dead-lettered job. ' +
+          'Nothing is deleted.',
+      ),
+  )
+    .addOption(
+      new Option(
+        '--message-id <id>',
+        'the DLQ message id, or the SourceMessageId it had on the source queue',
+      ).conflicts('jobId'),
+    )
+    .addOption(
+      new Option('--job-id <id>', 'the job id (envelope id); every DLQ message of that job is shown'),
+    )
+    .option(
+      '--max <n>',
+      'read at most this many messages while looking',
+      integer(1),
+      DLQ_READER_DEFAULTS.maxMessages,
+    )
+    .addHelpText('after', READ_NOTE)
+    .action(async (flags: CommonFlags & { messageId?: string; jobId?: string; max: number }) => {
+      if (flags.messageId === undefined && flags.jobId === undefined) {
+        err('error: show needs --message-id or --job-id\n(add --help for usage)\n');
+        exitCode = DLQ_EXIT.cannotRun;
+        return;
+      }
+      await withClient(flags, async (sqs) => {
+        const read = await readDeadLetters({
+          sqs,
+          queueUrl: flags.dlqUrl,
+          holdSeconds: flags.holdSeconds,
+          waitTimeSeconds: flags.waitSeconds,
+          maxMessages: flags.max,
+          ...(io.signal ? { signal: io.signal } : {}),
+        });
+        const found = read.messages.filter((m) =>
+          flags.messageId !== undefined
+            ? m.messageId === flags.messageId || m.evidence.sourceMessageId === flags.messageId
+            : m.job?.id === flags.jobId,
+        );
+        if (flags.json) {
+          out(
+            `${JSON.stringify({ queue: read.queue, found: found.map(messageJson), notRead: read.notRead }, null, 2)}\n`,
+          );
+        } else if (found.length === 0) {
+          const what = flags.messageId !== undefined ? `message ${flags.messageId}` : `job ${flags.jobId}`;
+          out(`${what} not found among ${read.messages.length} messages read from ${read.queue.name}\n`);
+          if (read.notRead > 0) {
+            out(
+              `note: about ${read.notRead} messages could not be read${read.queue.fifo ? ' (FIFO: behind the first of their group)' : ''}\n`,
+            );
+          }
+        } else {
+          out(found.map(renderMessage).join('\n'));
+        }
+        if (read.stoppedBy === 'aborted') return DLQ_EXIT.interrupted;
+        return found.length === 0 || read.release.failed.length > 0 ? DLQ_EXIT.problems : DLQ_EXIT.ok;
+      });
+    });
+
+  addFilters(
+    addCommon(
+      program
+        .command('redrive')
+        .description(
+          'Move selected DLQ messages, bodies unchanged, to the target queue (FIFO: same message group, fresh ' +
+            'deduplication id, DLQ order per group); each is deleted from the DLQ only after its send succeeded. ' +
+            'Messages not selected are made visible again. Without --dry-run it asks for confirmation ' +
+            '(or needs --yes when stdin is not a terminal). On AWS a plain full redrive can also be done with ' +
+            'StartMessageMoveTask (console "Start DLQ redrive"); this command does filtered redrives and works on emulators.',
+        ),
+    ),
+    'redrive',
+  )
+    .requiredOption(
+      '--target-url <url>',
+      'URL of the queue to send the jobs to (normally the source queue, stack output *QueueUrl)',
+    )
+    .option('--max <n>', 'move at most this many messages', integer(1))
+    .option('--dry-run', 'list exactly what would move; send and delete nothing', false)
+    .option('--yes', 'do not ask for confirmation (needed when stdin is not a terminal)', false)
+    .option(
+      '--verify-seconds <n>',
+      'after moving, wait this long, then report which redriven jobs came back to the DLQ',
+      integer(1, 3_600),
+    )
+    .addHelpText(
+      'after',
+      `${READ_NOTE}
+
+Selection: a message is selected when it matches every filter given (any pattern of a repeated
+flag). On a FIFO DLQ a message group moves in DLQ order and stops at its first message that is not
+selected or fails to send: its later messages stay in the DLQ (skipped as group-blocked).`,
+    )
+    .action(
+      async (
+        flags: CommonFlags &
+          FilterFlags & {
+            targetUrl: string;
+            max?: number;
+            dryRun: boolean;
+            yes: boolean;
+            verifySeconds?: number;
+          },
+      ) => {
+        if (!flags.dryRun && !flags.yes && !io.stdinIsTTY) {
+          err(
+            'error: refusing to redrive without confirmation: stdin is not a terminal. ' +
+              'Run with --dry-run to see what would move, then again with --yes.\n',
+          );
+          exitCode = DLQ_EXIT.cannotRun;
+          return;
+        }
+        await withClient(flags, async (sqs) => {
+          const status = statusLine(io, io.stderr.isTTY === true && !flags.json);
+          const confirm =
+            flags.dryRun || flags.yes
+              ? undefined
+              : async (plan: RedrivePlan) => {
+                  err(
+                    `redrive ${plan.filter}${plan.max === undefined ? '' : ` (at most ${plan.max})`}\n` +
+                      `  from ${plan.dlq.name} (about ${plan.dlq.approximateVisible} messages)\n  to   ${plan.target.name}\n`,
+                  );
+                  for (const warning of plan.warnings) err(`warning: ${warning}\n`);
+                  if (io.ask === undefined) return false;
+                  const answer = await io.ask('Move them? (run with --dry-run first to see the list) [y/N] ');
+                  return /^y(es)?$/i.test(answer.trim());
+                };
+          const onProgress = (p: RedriveProgress) =>
+            status.update(
+              `read ${p.read}, selected ${p.selected}, moved ${p.moved}, failed ${p.failed}, skipped ${p.skipped}…`,
+            );
+          const result = await redriveDeadLetters({
+            sqs,
+            dlqUrl: flags.dlqUrl,
+            targetUrl: flags.targetUrl,
+            filter: filterOf(flags),
+            dryRun: flags.dryRun,
+            holdSeconds: flags.holdSeconds,
+            waitTimeSeconds: flags.waitSeconds,
+            onProgress,
+            ...(flags.max === undefined ? {} : { max: flags.max }),
+            ...(confirm === undefined ? {} : { confirm }),
+            ...(io.signal ? { signal: io.signal } : {}),
+          });
+          status.clear();
+          if (!flags.json) out(renderRedrive(result));
+          const redriven = [...result.moved, ...result.notDeleted];
+          let verify: Awaited<ReturnType<typeof verifyRedrive>> | undefined;
+          if (
+            flags.verifySeconds !== undefined &&
+            !result.dryRun &&
+            redriven.length > 0 &&
+            result.stoppedBy !== 'aborted' &&
+            !io.signal?.aborted
+          ) {
+            err(`waiting ${flags.verifySeconds} s for the redriven jobs to run before checking the DLQ…\n`);
+            await sleep(flags.verifySeconds * 1000, io.signal);
+            if (!io.signal?.aborted) {
+              verify = await verifyRedrive({
+                sqs,
+                dlqUrl: flags.dlqUrl,
+                targetUrl: flags.targetUrl,
+                redriven,
+                sinceMs: result.startedAtMs,
+                exclude: result.seenMessageIds,
+                holdSeconds: flags.holdSeconds,
+                waitTimeSeconds: flags.waitSeconds,
+                ...(io.signal ? { signal: io.signal } : {}),
+              });
+              if (!flags.json) out(renderVerify(verify, flags.verifySeconds));
+            }
+          }
+          if (flags.json) out(`${JSON.stringify(redriveJson(result, verify), null, 2)}\n`);
+          if (result.stoppedBy === 'aborted' || io.signal?.aborted) return DLQ_EXIT.interrupted;
+          const problems =
+            result.stoppedBy === 'declined' ||
+            result.failed.length > 0 ||
+            result.notDeleted.length > 0 ||
+            result.release.failed.length > 0 ||
+            (verify !== undefined && verify.cameBack.length > 0);
+          return problems ? DLQ_EXIT.problems : DLQ_EXIT.ok;
+        });
+      },
+    );
+
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+  } catch (error) {
+    const code = (error as { exitCode?: number }).exitCode;
+    return code === 0 ? DLQ_EXIT.ok : DLQ_EXIT.cannotRun;
+  }
+  return exitCode;
+}

@@ -1,0 +1,94 @@
+/**
+ * The SQS client of the operator CLI: region and endpoint from flags, the queue URL and the usual
+ * AWS environment. The SDK itself reads credentials (`AWS_PROFILE`, `AWS_ACCESS_KEY_ID`...).
+ *
+ * The endpoint variables `AWS_ENDPOINT_URL_SQS` and `AWS_ENDPOINT_URL` (AWS SDKs and Tools
+ * Reference Guide, "Service-specific endpoints"; `AWS_IGNORE_CONFIGURED_ENDPOINT_URLS=true` turns
+ * them off) are read here and passed as the client's `endpoint`: the SQS client sends each request
+ * to the host of its `QueueUrl` unless an endpoint is set on the client itself
+ * (`useQueueUrlAsEndpoint`), and emulator queue URLs such as fauxqs's
+ * `http://sqs.us-east-1.localhost:4566/...` do not resolve.
+ */
+import { SQSClient, type SQSClientConfig } from '@aws-sdk/client-sqs';
+import { InvalidQueueUrlError } from './errors.ts';
+import { regionFromQueueUrl } from './queue.ts';
+
+/** Connection timeouts of the CLI's client, ms. */
+export const CLIENT_TIMEOUTS_MS = {
+  /** Time to open a connection: an unreachable endpoint fails fast. */
+  connection: 5_000,
+  /** Time for a response; above the longest long poll (20 s). */
+  request: 30_000,
+} as const;
+
+/** Region used with a custom endpoint when nothing names one (emulators accept any). */
+export const EMULATOR_DEFAULT_REGION = 'us-east-1';
+
+/** Inputs of {@link opsClientConfig}. */
+export interface OpsClientInput {
+  /** `--endpoint`: an SQS-compatible endpoint (emulator). */
+  readonly endpoint?: string | undefined;
+  /** `--region`. */
+  readonly region?: string | undefined;
+  /** The DLQ URL: its host names the region on AWS. */
+  readonly queueUrl?: string | undefined;
+  /** @default process.env */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+}
+
+/**
+ * Client configuration.
+ *
+ * Endpoint: `--endpoint`, else `AWS_ENDPOINT_URL_SQS`, else `AWS_ENDPOINT_URL` (unless
+ * `AWS_IGNORE_CONFIGURED_ENDPOINT_URLS` is `true`), else AWS (the queue URL's host).
+ * Region: `--region`, else the region in the queue URL's host (`sqs.<region>.amazonaws.com`, where
+ * the request goes), else `AWS_REGION`, else `AWS_DEFAULT_REGION`, else `us-east-1` when an
+ * endpoint is set (emulators), else the SDK's own resolution (profile).
+ *
+ * @throws {InvalidQueueUrlError} when the endpoint is not an http(s) URL (naming where it came from).
+ */
+export function opsClientConfig(input: OpsClientInput): SQSClientConfig {
+  const env = input.env ?? process.env;
+  const fromEnv =
+    env.AWS_IGNORE_CONFIGURED_ENDPOINT_URLS?.toLowerCase() === 'true'
+      ? undefined
+      : env.AWS_ENDPOINT_URL_SQS
+        ? { url: env.AWS_ENDPOINT_URL_SQS, source: 'AWS_ENDPOINT_URL_SQS' }
+        : env.AWS_ENDPOINT_URL
+          ? { url: env.AWS_ENDPOINT_URL, source: 'AWS_ENDPOINT_URL' }
+          : undefined;
+  const endpoint = input.endpoint !== undefined ? { url: input.endpoint, source: '--endpoint' } : fromEnv;
+  if (endpoint !== undefined) {
+    let ok = false;
+    try {
+      ok = ['http:', 'https:'].includes(new URL(endpoint.url).protocol);
+    } catch {
+      ok = false;
+    }
+    if (!ok) {
+      throw new InvalidQueueUrlError(
+        `${endpoint.source}: "${endpoint.url}" is not an http(s) URL (e.g. http://localhost:4566)`,
+        { code: 'InvalidQueueUrl' },
+      );
+    }
+  }
+  const region =
+    input.region ??
+    (input.queueUrl ? regionFromQueueUrl(input.queueUrl) : undefined) ??
+    (env.AWS_REGION || undefined) ??
+    (env.AWS_DEFAULT_REGION || undefined) ??
+    (endpoint === undefined ? undefined : EMULATOR_DEFAULT_REGION);
+  return {
+    ...(region === undefined ? {} : { region }),
+    ...(endpoint === undefined ? {} : { endpoint: endpoint.url }),
+    requestHandler: {
+      connectionTimeout: CLIENT_TIMEOUTS_MS.connection,
+      requestTimeout: CLIENT_TIMEOUTS_MS.request,
+    },
+  };
+}
+
+/** An `SQSClient` configured by {@link opsClientConfig}. */
+export function createOpsSqsClient(input: OpsClientInput): SQSClient {
+  return new SQSClient(opsClientConfig(input));
+}

@@ -1,0 +1,339 @@
+/**
+ * Plain-text and JSON renderings of the DLQ operations for the operator CLI (`npm run dlq`).
+ * Text is for people (stable enough to grep, not a format to parse); `--json` is for scripts.
+ */
+import { type DeadLetterMessage, NO_EVIDENCE_REASON } from './dead-letter-message.ts';
+import type { DeadLetterRead, ReleaseReport } from './dlq-reader.ts';
+import type { QueueInfo } from './queue.ts';
+import type { RedriveItem, RedriveResult, VerifyRedriveResult } from './redrive.ts';
+import { cutText, type DeadLetterGroup, type DeadLetterSummary, type GroupKey } from './summary.ts';
+
+const KEY_LABEL: Record<GroupKey, string> = {
+  reason: 'reason',
+  jobType: 'job type',
+  errorName: 'error name',
+  handlerVersion: 'handler version',
+};
+
+/** Characters of a sample body shown in text output. */
+const TEXT_BODY_CHARS = 300;
+
+function kind(queue: QueueInfo): string {
+  return queue.fifo ? 'FIFO' : 'standard';
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, ' ⏎ ');
+}
+
+function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/** Notes about what a read could not see or give back. */
+function readNotes(
+  read: Pick<DeadLetterRead, 'queue' | 'stoppedBy' | 'notRead' | 'release'>,
+  max?: number,
+): string[] {
+  const notes: string[] = [];
+  if (read.stoppedBy === 'max') {
+    notes.push(`stopped after ${max ?? 'the maximum'} messages (--max); about ${read.notRead} more not read`);
+  } else if (read.stoppedBy === 'aborted') {
+    notes.push('interrupted: the messages read so far are shown');
+  } else if (read.notRead > 0 && read.queue.fifo) {
+    notes.push(
+      `about ${plural(read.notRead, 'more message')} could not be read: on a FIFO queue a group's later messages ` +
+        'stay locked while its first ones are held, and reading never deletes (redrive moves a group in order)',
+    );
+  } else if (read.notRead > 0) {
+    notes.push(
+      `about ${plural(read.notRead, 'message')} reported visible at the start were not seen (counts are approximate)`,
+    );
+  }
+  if (read.queue.approximateNotVisible > 0) {
+    notes.push(
+      `${plural(read.queue.approximateNotVisible, 'message was', 'messages were')} in flight at the start ` +
+        '(held by another reader) and could not be read',
+    );
+  }
+  notes.push(...releaseNotes(read.release));
+  return notes;
+}
+
+function releaseNotes(release: ReleaseReport): string[] {
+  return release.failed.map(
+    (f) =>
+      `message ${f.messageId} could not be made visible at once (${f.code}: ${f.message}); visible again by ${f.visibleBy}`,
+  );
+}
+
+function groupDetails(group: DeadLetterGroup, indent: string): string[] {
+  const lines: string[] = [];
+  const names = group.errorNames.map((e) => `${e.name} ×${e.count}`).join(', ');
+  const facts: string[] = [];
+  if (group.firstFailureAt || group.lastFailureAt) {
+    facts.push(`failures ${group.firstFailureAt ?? '?'} → ${group.lastFailureAt ?? '?'}`);
+  } else if (group.oldestSentAt) {
+    facts.push(`in the DLQ since ${group.oldestSentAt}`);
+  }
+  if (group.attempts) {
+    facts.push(
+      `attempts ${group.attempts.min === group.attempts.max ? group.attempts.min : `${group.attempts.min}-${group.attempts.max}`}`,
+    );
+  }
+  if (group.handlerVersions.length > 0) facts.push(`handler ${group.handlerVersions.join(', ')}`);
+  if (group.key.reason === NO_EVIDENCE_REASON) {
+    lines.push(
+      `${indent}no evidence: SQS moved these after maxReceiveCount receives (crash, timeout or throttling)`,
+    );
+  } else {
+    lines.push(`${indent}errors: ${names}`);
+  }
+  if (facts.length > 0) lines.push(`${indent}${facts.join(', ')}`);
+  for (const message of group.errorMessages)
+    lines.push(`${indent}message: ${cutText(oneLine(message), 200)}`);
+  const sample = group.sample;
+  lines.push(
+    `${indent}sample: ${sample.messageId}${sample.jobId ? ` (job ${sample.jobId})` : ''} ${cutText(oneLine(sample.body), TEXT_BODY_CHARS)}`,
+  );
+  return lines;
+}
+
+/** Text of `list`: the queue, the groups level by level, and notes. */
+export function renderList(
+  read: DeadLetterRead,
+  summary: DeadLetterSummary,
+  options: { readonly filter?: string; readonly max?: number } = {},
+): string {
+  const { queue } = read;
+  const lines: string[] = [];
+  lines.push(`DLQ ${queue.name} (${kind(queue)}) ${queue.url}`);
+  const matched =
+    options.filter && options.filter !== 'all messages' ? `, ${summary.total} match ${options.filter}` : '';
+  const released =
+    read.release.failed.length === 0 ? 'nothing deleted, all visible again' : 'nothing deleted';
+  lines.push(`read ${plural(read.messages.length, 'message')}${matched}; ${released}`);
+  if (summary.total === 0) {
+    lines.push('', 'no messages');
+  } else {
+    lines.push(
+      '',
+      `${plural(summary.total, 'message')} by ${summary.groupBy.map((k) => KEY_LABEL[k]).join(', ')}:`,
+    );
+    const totals = new Map<string, number>();
+    const prefixOf = (g: DeadLetterGroup, depth: number) =>
+      JSON.stringify(summary.groupBy.slice(0, depth).map((k) => g.key[k]));
+    for (const g of summary.groups) {
+      for (let depth = 1; depth <= summary.groupBy.length; depth++) {
+        totals.set(prefixOf(g, depth), (totals.get(prefixOf(g, depth)) ?? 0) + g.count);
+      }
+    }
+    let previous: DeadLetterGroup | undefined;
+    for (const g of summary.groups) {
+      summary.groupBy.forEach((key, i) => {
+        const depth = i + 1;
+        if (previous !== undefined && prefixOf(previous, depth) === prefixOf(g, depth)) return;
+        const indent = '  '.repeat(depth);
+        const label = g.key[key] ?? '';
+        lines.push(
+          `${indent}${label.padEnd(Math.max(1, 50 - indent.length))} ${totals.get(prefixOf(g, depth))}`,
+        );
+      });
+      lines.push(...groupDetails(g, '  '.repeat(summary.groupBy.length + 1)));
+      previous = g;
+    }
+  }
+  const notes = readNotes(read, options.max);
+  if (notes.length > 0) lines.push('', ...notes.map((n) => `note: ${n}`));
+  return `${lines.join('\n')}\n`;
+}
+
+/** JSON of `list`. */
+export function listJson(read: DeadLetterRead, summary: DeadLetterSummary, filter: string): unknown {
+  return {
+    queue: read.queue,
+    filter,
+    read: read.messages.length,
+    stoppedBy: read.stoppedBy,
+    notRead: read.notRead,
+    release: read.release,
+    total: summary.total,
+    groupBy: summary.groupBy,
+    groups: summary.groups,
+  };
+}
+
+function prettyBody(body: string): string {
+  try {
+    return JSON.stringify(JSON.parse(body), null, 2);
+  } catch {
+    return body;
+  }
+}
+
+/** Text of `show` for one message: where it is, its evidence, stack and body. */
+export function renderMessage(message: DeadLetterMessage): string {
+  const e = message.evidence;
+  const lines: string[] = [];
+  const row = (label: string, value: string | number | undefined) => {
+    if (value !== undefined && value !== '') lines.push(`${label.padEnd(18)} ${value}`);
+  };
+  row('DLQ message id', message.messageId);
+  row(
+    'in the DLQ since',
+    message.sentAtMs === undefined ? undefined : new Date(message.sentAtMs).toISOString(),
+  );
+  row('message group', message.messageGroupId);
+  row('sequence number', message.sequenceNumber);
+  row('job id', message.job?.id);
+  row('job source', message.job?.source);
+  row('job type', message.jobType);
+  row('reason', message.reason);
+  row('error', e.errorName === undefined ? undefined : `${e.errorName}: ${e.errorMessage ?? ''}`);
+  row('attempts', e.attempts);
+  row('first failure', e.firstFailureAt);
+  row('last failure', e.lastFailureAt);
+  row('handler version', e.handlerVersion);
+  row('source message id', e.sourceMessageId);
+  if (!message.hasEvidence) {
+    lines.push(
+      'no evidence attributes: SQS moved this message (receive count above maxReceiveCount: a crash, timeout or throttling), not the worker',
+    );
+  }
+  if (e.errorStack) lines.push('', 'stack:', ...e.errorStack.split('\n').map((l) => `  ${l}`));
+  lines.push(
+    '',
+    'body:',
+    ...prettyBody(message.body)
+      .split('\n')
+      .map((l) => `  ${l}`),
+  );
+  return `${lines.join('\n')}\n`;
+}
+
+/** JSON of one message for `show`. */
+export function messageJson(message: DeadLetterMessage): unknown {
+  const { receiptHandle: _receiptHandle, ...rest } = message;
+  return {
+    ...rest,
+    sentAt: message.sentAtMs === undefined ? undefined : new Date(message.sentAtMs).toISOString(),
+  };
+}
+
+function itemLine(item: RedriveItem): string {
+  const parts = [item.messageId, item.jobId ? `job ${item.jobId}` : 'no job id', item.jobType, item.reason];
+  if (item.messageGroupId !== undefined) parts.push(`group ${item.messageGroupId}`);
+  return `  ${parts.join('  ')}`;
+}
+
+/** Text of `redrive`: plan, what moved (or would), what failed, counts, notes. */
+export function renderRedrive(result: RedriveResult): string {
+  const { plan } = result;
+  const lines: string[] = [];
+  lines.push(
+    `${result.dryRun ? 'dry run: ' : ''}redrive ${plan.filter}${plan.max === undefined ? '' : ` (at most ${plan.max})`}`,
+    `  from ${plan.dlq.name} (${kind(plan.dlq)}) ${plan.dlq.url}`,
+    `  to   ${plan.target.name} (${kind(plan.target)}) ${plan.target.url}`,
+  );
+  for (const warning of plan.warnings) lines.push(`warning: ${warning}`);
+  if (result.stoppedBy === 'declined') {
+    lines.push('', 'not confirmed: nothing read, nothing moved');
+    return `${lines.join('\n')}\n`;
+  }
+  if (result.dryRun) {
+    lines.push('', `would move ${plural(result.selected.length, 'message')} (nothing was sent or deleted):`);
+    lines.push(...result.selected.map(itemLine));
+  } else {
+    if (result.moved.length > 0)
+      lines.push('', `moved ${plural(result.moved.length, 'message')}:`, ...result.moved.map(itemLine));
+    if (result.failed.length > 0) {
+      lines.push('', `failed ${plural(result.failed.length, 'message')} (still in the DLQ):`);
+      for (const f of result.failed) lines.push(`${itemLine(f)}  ${f.code}: ${f.message}`);
+    }
+    if (result.notDeleted.length > 0) {
+      lines.push(
+        '',
+        `sent but NOT deleted from the DLQ (${result.notDeleted.length}; the job is in both queues):`,
+      );
+      for (const f of result.notDeleted) lines.push(`${itemLine(f)}  ${f.code}: ${f.message}`);
+    }
+  }
+  const skippedBy = (why: string) => result.skipped.filter((s) => s.why === why).length;
+  const skippedParts = [
+    ['not selected', skippedBy('not-selected')],
+    ['group blocked', skippedBy('group-blocked')],
+    ['came back', skippedBy('came-back')],
+  ]
+    .filter(([, n]) => (n as number) > 0)
+    .map(([label, n]) => `${label} ${n}`);
+  lines.push(
+    '',
+    `selected ${result.selected.length}, moved ${result.moved.length}, failed ${result.failed.length}, ` +
+      `skipped ${result.skipped.length}${skippedParts.length > 0 ? ` (${skippedParts.join(', ')})` : ''}` +
+      (result.notDeleted.length > 0 ? `, sent but not deleted ${result.notDeleted.length}` : ''),
+  );
+  const notes: string[] = [];
+  if (result.stoppedBy === 'max') notes.push(`stopped at --max ${plan.max}`);
+  if (result.stoppedBy === 'aborted') notes.push('interrupted: the counts above are what happened before');
+  if (result.notRead > 0 && plan.dlq.fifo) {
+    notes.push(
+      `about ${plural(result.notRead, 'message')} in the DLQ were not read: on a FIFO queue a group's later messages stay ` +
+        'locked behind its first ones' +
+        (result.dryRun
+          ? '; a real run moves a group in order and applies the same filter to them'
+          : ' that stay in the DLQ (not selected, or failed)'),
+    );
+  } else if (result.notRead > 0 && result.stoppedBy === 'end') {
+    notes.push(
+      `about ${plural(result.notRead, 'message')} reported at the start were not seen (counts are approximate)`,
+    );
+  }
+  if (plan.dlq.approximateNotVisible > 0) {
+    notes.push(
+      `${plan.dlq.approximateNotVisible} DLQ messages were in flight at the start (held by another reader) and were not read`,
+    );
+  }
+  notes.push(...releaseNotes(result.release));
+  if (notes.length > 0) lines.push(...notes.map((n) => `note: ${n}`));
+  return `${lines.join('\n')}\n`;
+}
+
+/** JSON of `redrive`. */
+export function redriveJson(result: RedriveResult, verify?: VerifyRedriveResult): unknown {
+  const { seenMessageIds: _seen, ...rest } = result;
+  return {
+    ...rest,
+    counts: {
+      selected: result.selected.length,
+      moved: result.moved.length,
+      failed: result.failed.length,
+      skipped: result.skipped.length,
+      notDeleted: result.notDeleted.length,
+    },
+    ...(verify === undefined ? {} : { verify }),
+  };
+}
+
+/** Text of the verification after a redrive. */
+export function renderVerify(verify: VerifyRedriveResult, waitedSeconds: number): string {
+  const lines: string[] = [];
+  lines.push(
+    `verify after ${waitedSeconds} s: ${verify.cameBack.length} of ${plural(verify.redrivenJobs, 'redriven job')} came back to the DLQ`,
+  );
+  for (const c of verify.cameBack) {
+    lines.push(
+      `  job ${c.redriven.jobId ?? c.redriven.jobKey}  ${c.redriven.jobType}  now ${c.messageId}: ${c.reason}` +
+        (c.errorMessage ? ` (${cutText(oneLine(c.errorMessage), 200)})` : ''),
+    );
+  }
+  if (verify.targetPending !== undefined && verify.targetPending > 0) {
+    lines.push(
+      `note: ${plural(verify.targetPending, 'message is', 'messages are')} still in the target queue: ` +
+        'jobs may not have run yet; check again later with `npm run dlq -- list`',
+    );
+  }
+  if (verify.notRead > 0)
+    lines.push(`note: about ${verify.notRead} DLQ messages could not be read (see list)`);
+  if (verify.cameBack.length === 0 && (verify.targetPending ?? 0) === 0) lines.push('nothing came back');
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,472 @@
+/**
+ * `npm run dlq` (lib/ops/cli.ts) against the embedded SQS emulator: the commands as an operator
+ * types them, their output and exit codes; plus the real process for --help and the refusal to
+ * redrive without a terminal or --yes.
+ */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import {
+  DeleteMessageCommand,
+  GetQueueAttributesCommand,
+  SendMessageCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { type DlqCliIo, runDlqCli } from '../../lib/ops/cli.ts';
+import { opsClientConfig } from '../../lib/ops/client.ts';
+import { evidenceAttributes } from '../../lib/runtime/dead-letter.ts';
+import { createEnvelope, deduplicationIdOf } from '../../lib/runtime/envelope.ts';
+import { PermanentError } from '../../lib/runtime/errors.ts';
+import { defineJob } from '../../lib/runtime/job.ts';
+import { createWorker } from '../../lib/runtime/worker.ts';
+import { type EmulatedQueue, type EmulatedSqs, startEmulatedSqs } from '../factories/emulated-sqs.ts';
+import { lambdaContext, recordFromMessage, sqsEvent } from '../factories/sqs.ts';
+import { captureOutput } from '../factories/worker.ts';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const CREDENTIALS = { accessKeyId: 'test', secretAccessKey: 'test' };
+
+let emulator: EmulatedSqs;
+
+beforeAll(async () => {
+  emulator = await startEmulatedSqs();
+});
+
+afterAll(async () => {
+  await emulator?.stop();
+});
+
+interface Run {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs the CLI in-process against the emulator (`--endpoint` added), short polls. */
+async function cli(args: readonly string[], io: Partial<DlqCliIo> = {}): Promise<Run> {
+  let stdout = '';
+  let stderr = '';
+  const code = await runDlqCli([...args, '--endpoint', emulator.endpoint, '--wait-seconds', '0'], {
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: { write: (text: string) => (stderr += text) },
+    stdinIsTTY: false,
+    env: {},
+    createSqs: (input) => new SQSClient({ ...opsClientConfig(input), credentials: CREDENTIALS }),
+    ...io,
+  });
+  return { code, stdout, stderr };
+}
+
+async function visible(queue: EmulatedQueue): Promise<number> {
+  const out = await emulator.sqs.send(
+    new GetQueueAttributesCommand({ QueueUrl: queue.url, AttributeNames: ['ApproximateNumberOfMessages'] }),
+  );
+  return Number(out.Attributes?.ApproximateNumberOfMessages);
+}
+
+/** Puts a dead letter with the worker's evidence attributes into `dlq`; returns the body. */
+async function deadLetter(
+  dlq: EmulatedQueue,
+  input: { id: string; type: string; error: Error; reason: string; sourceMessageId?: string },
+): Promise<string> {
+  const body = JSON.stringify(
+    createEnvelope({
+      type: input.type,
+      source: '/checkout',
+      id: input.id,
+      data: { orderId: `o-${input.id}` },
+    }),
+  );
+  await emulator.sqs.send(
+    new SendMessageCommand({
+      QueueUrl: dlq.url,
+      MessageBody: body,
+      MessageAttributes: evidenceAttributes(body, {
+        jobType: input.type,
+        error: input.error,
+        reason: input.reason,
+        attempts: 3,
+        firstFailureAtMs: Date.parse('2026-11-29T07:00:00Z'),
+        lastFailureAtMs: Date.parse('2026-11-29T07:05:00Z'),
+        handlerVersion: '12',
+        sourceMessageId: input.sourceMessageId ?? `src-${input.id}`,
+      }),
+    }),
+  );
+  return body;
+}
+
+async function fixture() {
+  const queue = await emulator.createQueue('payments', false);
+  const dlq = await emulator.createQueue('payments-dlq', false);
+  const notFound = (id: string) => new PermanentError(`payment ${id} not found`);
+  await deadLetter(dlq, { id: 'p-1', type: 'payments.capture', error: notFound('p-1'), reason: 'HTTP 404' });
+  await deadLetter(dlq, { id: 'p-2', type: 'payments.capture', error: notFound('p-2'), reason: 'HTTP 404' });
+  await deadLetter(dlq, {
+    id: 'p-3',
+    type: 'payments.refund',
+    error: new Error('socket hang up'),
+    reason: 'attempts-used-up: ECONNRESET',
+  });
+  return { queue, dlq };
+}
+
+describe('npm run dlq -- list', () => {
+  it('prints the DLQ grouped by cause, then job type, and leaves every message visible', async () => {
+    const { dlq } = await fixture();
+    const { code, stdout } = await cli(['list', '--dlq-url', dlq.url]);
+    expect(code).toBe(0);
+    expect(stdout).toContain('read 3 messages; nothing deleted, all visible again');
+    const lines = stdout.split('\n');
+    const reason404 = lines.findIndex((l) => /^ {2}HTTP 404 +2$/.test(l));
+    expect(reason404).toBeGreaterThan(0);
+    expect(lines[reason404 + 1]).toMatch(/^ {4}payments\.capture +2$/);
+    expect(stdout).toMatch(/errors: PermanentError ×2/);
+    expect(stdout).toContain(
+      'failures 2026-11-29T07:00:00.000Z → 2026-11-29T07:05:00.000Z, attempts 3, handler 12',
+    );
+    expect(stdout).toContain('message: payment p-1 not found');
+    expect(stdout).toMatch(/ {2}attempts-used-up: ECONNRESET +1/);
+    expect(await visible(dlq)).toBe(3);
+  });
+
+  it('--json with a filter and another grouping', async () => {
+    const { dlq } = await fixture();
+    const { code, stdout } = await cli([
+      'list',
+      '--dlq-url',
+      dlq.url,
+      '--json',
+      '--reason',
+      'HTTP*',
+      '--group-by',
+      'error-name,job-type',
+    ]);
+    expect(code).toBe(0);
+    const json = JSON.parse(stdout);
+    expect(json.read).toBe(3);
+    expect(json.total).toBe(2);
+    expect(json.filter).toBe('reason HTTP*');
+    expect(json.groups).toHaveLength(1);
+    expect(json.groups[0].key).toEqual({ errorName: 'PermanentError', jobType: 'payments.capture' });
+    expect(json.release).toEqual({ released: 3, failed: [] });
+  });
+});
+
+describe('npm run dlq -- show', () => {
+  it('shows the evidence and the body of a job by job id, or by the source message id', async () => {
+    const { dlq } = await fixture();
+    const byJob = await cli(['show', '--dlq-url', dlq.url, '--job-id', 'p-3']);
+    expect(byJob.code).toBe(0);
+    expect(byJob.stdout).toMatch(/job id +p-3/);
+    expect(byJob.stdout).toMatch(/reason +attempts-used-up: ECONNRESET/);
+    expect(byJob.stdout).toMatch(/error +Error: socket hang up/);
+    expect(byJob.stdout).toMatch(/source message id +src-p-3/);
+    expect(byJob.stdout).toContain('stack:');
+    expect(byJob.stdout).toContain('"orderId": "o-p-3"');
+
+    const bySource = await cli(['show', '--dlq-url', dlq.url, '--message-id', 'src-p-1', '--json']);
+    expect(bySource.code).toBe(0);
+    const found = JSON.parse(bySource.stdout).found;
+    expect(found).toHaveLength(1);
+    expect(found[0].job.id).toBe('p-1');
+    expect(found[0].evidence.attempts).toBe(3);
+    expect(await visible(dlq)).toBe(3);
+  });
+
+  it('exits 1 when nothing matches and 2 without an id', async () => {
+    const { dlq } = await fixture();
+    const missing = await cli(['show', '--dlq-url', dlq.url, '--job-id', 'nope']);
+    expect(missing.code).toBe(1);
+    expect(missing.stdout).toContain('job nope not found among 3 messages');
+    const noId = await cli(['show', '--dlq-url', dlq.url]);
+    expect(noId.code).toBe(2);
+    expect(noId.stderr).toContain('show needs --message-id or --job-id');
+  });
+});
+
+describe('npm run dlq -- redrive', () => {
+  it('refuses without --yes when stdin is not a terminal, and moves nothing', async () => {
+    const { queue, dlq } = await fixture();
+    const { code, stderr } = await cli(['redrive', '--dlq-url', dlq.url, '--target-url', queue.url]);
+    expect(code).toBe(2);
+    expect(stderr).toContain('refusing to redrive without confirmation: stdin is not a terminal');
+    expect(stderr).toContain('--dry-run');
+    expect(await visible(dlq)).toBe(3);
+  });
+
+  it('--dry-run lists what would move and changes nothing', async () => {
+    const { queue, dlq } = await fixture();
+    const { code, stdout } = await cli([
+      'redrive',
+      '--dlq-url',
+      dlq.url,
+      '--target-url',
+      queue.url,
+      '--reason',
+      'HTTP 404',
+      '--dry-run',
+    ]);
+    expect(code).toBe(0);
+    expect(stdout).toContain('dry run: redrive reason HTTP 404');
+    expect(stdout).toContain('would move 2 messages (nothing was sent or deleted):');
+    expect(stdout).toMatch(/job p-1 +payments\.capture +HTTP 404/);
+    expect(stdout).toMatch(/job p-2 +payments\.capture +HTTP 404/);
+    expect(stdout).toContain('selected 2, moved 0, failed 0, skipped 1 (not selected 1)');
+    expect(await visible(dlq)).toBe(3);
+    expect(await visible(queue)).toBe(0);
+  });
+
+  it('asks on a terminal: no moves nothing, yes moves', async () => {
+    const { queue, dlq } = await fixture();
+    const args = [
+      'redrive',
+      '--dlq-url',
+      dlq.url,
+      '--target-url',
+      queue.url,
+      '--job-type',
+      'payments.refund',
+    ];
+    const questions: string[] = [];
+    const declined = await cli(args, {
+      stdinIsTTY: true,
+      ask: async (q) => {
+        questions.push(q);
+        return 'n';
+      },
+    });
+    expect(declined.code).toBe(1);
+    expect(declined.stderr).toMatch(/from payments-dlq-\d+ \(about 3 messages\)/);
+    expect(declined.stdout).toContain('not confirmed: nothing read, nothing moved');
+    expect(questions).toHaveLength(1);
+    expect(await visible(dlq)).toBe(3);
+
+    const accepted = await cli(args, { stdinIsTTY: true, ask: async () => 'y' });
+    expect(accepted.code).toBe(0);
+    expect(accepted.stdout).toContain('selected 1, moved 1, failed 0, skipped 2 (not selected 2)');
+    expect(await visible(queue)).toBe(1);
+    expect(await visible(dlq)).toBe(2);
+  });
+
+  it('--yes --verify-seconds reports a redriven job that came back, and exits 1', async () => {
+    const { queue, dlq } = await fixture();
+    const metrics = new Metrics({ namespace: 'SqsJobs' });
+    metrics.clearDefaultDimensions();
+    // The "fix" covers p-2 only; p-1 fails again and goes back to the DLQ.
+    const handler = createWorker({
+      jobs: [
+        defineJob({
+          type: 'payments.capture',
+          queue: 'payments',
+          schema: z.object({ orderId: z.string() }),
+          run: async ({ orderId }) => {
+            if (orderId === 'o-p-1') throw new PermanentError(`payment p-1 still not found`);
+          },
+        }),
+      ],
+      queueName: 'payments',
+      queueUrl: queue.url,
+      dlqUrl: dlq.url,
+      handlerVersion: '13',
+      idempotency: false,
+      sqs: emulator.sqs,
+      logger: new Logger({ logLevel: 'SILENT' }),
+      metrics,
+      env: {},
+    });
+    const waits: number[] = [];
+    /** The verify pause: the event source mapping runs the redriven jobs meanwhile. */
+    const sleep = async (ms: number) => {
+      waits.push(ms);
+      const messages = await emulator.receive(queue);
+      const records = messages.map((m) => recordFromMessage(m, queue.arn));
+      await captureOutput(() => handler(sqsEvent(records), lambdaContext(60_000)));
+      for (const m of messages) {
+        await emulator.sqs.send(
+          new DeleteMessageCommand({ QueueUrl: queue.url, ReceiptHandle: m.ReceiptHandle }),
+        );
+      }
+    };
+    const { code, stdout, stderr } = await cli(
+      [
+        'redrive',
+        '--dlq-url',
+        dlq.url,
+        '--target-url',
+        queue.url,
+        '--reason',
+        'HTTP 404',
+        '--yes',
+        '--verify-seconds',
+        '5',
+      ],
+      { sleep },
+    );
+    expect(waits).toEqual([5_000]);
+    expect(stderr).toContain('waiting 5 s for the redriven jobs to run');
+    expect(stdout).toContain('selected 2, moved 2, failed 0, skipped 1');
+    expect(stdout).toContain('verify after 5 s: 1 of 2 redriven jobs came back to the DLQ');
+    expect(stdout).toMatch(
+      /job p-1 +payments\.capture +now .*: PermanentError \(payment p-1 still not found\)/,
+    );
+    expect(code).toBe(1);
+  });
+
+  it('--json prints counts and the verification', async () => {
+    const { queue, dlq } = await fixture();
+    const { code, stdout } = await cli(
+      [
+        'redrive',
+        '--dlq-url',
+        dlq.url,
+        '--target-url',
+        queue.url,
+        '--yes',
+        '--json',
+        '--verify-seconds',
+        '1',
+      ],
+      { sleep: async () => {} },
+    );
+    expect(code).toBe(0);
+    const json = JSON.parse(stdout);
+    expect(json.counts).toEqual({ selected: 3, moved: 3, failed: 0, skipped: 0, notDeleted: 0 });
+    expect(json.verify.cameBack).toEqual([]);
+    expect(json.verify.targetPending).toBe(3);
+  });
+
+  it('FIFO: keeps the group and sends a fresh dedup id through the CLI', async () => {
+    const queue = await emulator.createQueue('booking', true);
+    const dlq = await emulator.createQueue('booking-dlq', true);
+    const job = createEnvelope({
+      type: 'booking.reserve',
+      source: '/web',
+      id: 'b-1',
+      data: {},
+      partitionKey: 'user-9',
+    });
+    await emulator.send(queue, job, 'user-9');
+    const [original] = await emulator.receive(queue);
+    await emulator.sqs.send(
+      new DeleteMessageCommand({ QueueUrl: queue.url, ReceiptHandle: original?.ReceiptHandle }),
+    );
+    await emulator.send(dlq, job, 'user-9');
+
+    const { code } = await cli(['redrive', '--dlq-url', dlq.url, '--target-url', queue.url, '--yes']);
+    expect(code).toBe(0);
+    const [arrived] = await emulator.receive(queue);
+    expect(arrived?.Attributes?.MessageGroupId).toBe('user-9');
+    expect(arrived?.Attributes?.MessageDeduplicationId).not.toBe(deduplicationIdOf(job));
+  });
+
+  it('exits 2 with a clear message for a FIFO/standard mismatch, a bad URL, an unreachable endpoint, a bad flag', async () => {
+    const { dlq } = await fixture();
+    const fifo = await emulator.createQueue('booking', true);
+    const mismatch = await cli(['redrive', '--dlq-url', dlq.url, '--target-url', fifo.url, '--yes']);
+    expect(mismatch.code).toBe(2);
+    expect(mismatch.stderr).toMatch(
+      /error: the DLQ payments-dlq-\d+ is a standard queue but the target booking-\d+\.fifo is a FIFO queue/,
+    );
+
+    const badUrl = await cli(['list', '--dlq-url', 'arn:aws:sqs:us-east-1:123456789012:payments-dlq']);
+    expect(badUrl.code).toBe(2);
+    expect(badUrl.stderr).toContain('--dlq-url');
+    expect(badUrl.stderr).toContain('is an ARN; pass the queue URL instead');
+
+    let stderr = '';
+    const code = await runDlqCli(
+      [
+        'list',
+        '--dlq-url',
+        'http://127.0.0.1:9/000000000000/payments-dlq',
+        '--endpoint',
+        'http://127.0.0.1:9',
+      ],
+      {
+        stdout: { write: () => true },
+        stderr: { write: (t: string) => (stderr += t) },
+        stdinIsTTY: false,
+        env: {},
+        createSqs: (input) =>
+          new SQSClient({ ...opsClientConfig(input), credentials: CREDENTIALS, maxAttempts: 1 }),
+      },
+    );
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/error: cannot reach the SQS endpoint .*ECONNREFUSED/);
+
+    const badFlag = await cli(['list', '--dlq-url', dlq.url, '--hold-seconds', '0']);
+    expect(badFlag.code).toBe(2);
+    expect(badFlag.stderr).toMatch(/--hold-seconds.*must be a whole number from 1 to 43200/);
+  });
+});
+
+/** `npm run dlq` as a user runs it: a child process on bin/dlq.ts. */
+function run(args: readonly string[], env: Record<string, string> = {}): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'bin/dlq.ts', ...args], {
+      cwd: ROOT,
+      env: { ...process.env, FORCE_COLOR: '0', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
+}
+
+describe('bin/dlq.ts', () => {
+  it('documents every command and flag in --help, and the StartMessageMoveTask alternative', async () => {
+    const main = await run(['--help']);
+    expect(main.code).toBe(0);
+    for (const command of ['list', 'show', 'redrive']) expect(main.stdout).toContain(command);
+    expect(main.stdout).toContain('StartMessageMoveTask');
+    const common = ['--dlq-url', '--endpoint', '--region', '--hold-seconds', '--wait-seconds', '--json'];
+    const filters = ['--job-type', '--reason', '--error-name', '--job-id'];
+    const expected: Record<string, string[]> = {
+      list: [...common, ...filters, '--max', '--group-by'],
+      show: [...common, '--message-id', '--job-id', '--max'],
+      redrive: [...common, ...filters, '--target-url', '--max', '--dry-run', '--yes', '--verify-seconds'],
+    };
+    for (const [command, flags] of Object.entries(expected)) {
+      const help = await run([command, '--help']);
+      expect(help.code).toBe(0);
+      for (const flag of flags) expect(help.stdout, `${command} --help documents ${flag}`).toContain(flag);
+    }
+    expect((await run(['redrive', '--help'])).stdout).toContain('StartMessageMoveTask');
+  }, 60_000);
+
+  it('refuses to redrive from a script without --yes (exit 2) before connecting anywhere', async () => {
+    const { code, stderr } = await run([
+      'redrive',
+      '--dlq-url',
+      'http://127.0.0.1:9/000000000000/x-dlq',
+      '--target-url',
+      'http://127.0.0.1:9/000000000000/x',
+    ]);
+    expect(code).toBe(2);
+    expect(stderr).toContain('refusing to redrive without confirmation');
+  }, 30_000);
+
+  it('lists a DLQ through AWS_ENDPOINT_URL and exits 0', async () => {
+    const { dlq } = await fixture();
+    const { code, stdout } = await run(['list', '--dlq-url', dlq.url, '--wait-seconds', '0'], {
+      AWS_ENDPOINT_URL: emulator.endpoint,
+      AWS_ACCESS_KEY_ID: 'test',
+      AWS_SECRET_ACCESS_KEY: 'test',
+    });
+    expect(code).toBe(0);
+    expect(stdout).toContain('read 3 messages; nothing deleted, all visible again');
+    expect(await visible(dlq)).toBe(3);
+  }, 30_000);
+});
