@@ -120,7 +120,7 @@ class MemorySqs implements OpsSqs {
       }
       return { Successful: (command.input.Entries ?? []).map((e) => ({ Id: e.Id })), Failed: [] };
     }
-    throw new Error(`unexpected command ${command.constructor.name}`);
+    throw new Error(`unexpected command ${(command as object).constructor.name}`);
   }
 }
 
