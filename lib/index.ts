@@ -44,6 +44,58 @@ export {
   type JobQueueProps,
 } from './constructs/job-queue.ts';
 export { JobsDashboard, type JobsDashboardProps } from './constructs/jobs-dashboard.ts';
+export { createOpsSqsClient, type OpsClientInput, opsClientConfig } from './ops/client.ts';
+export {
+  type DeadLetterEvidenceAttributes,
+  type DeadLetterMessage,
+  EVIDENCE_ATTRIBUTE_NAMES,
+  type JobIdentity,
+  NO_EVIDENCE_REASON,
+  toDeadLetterMessage,
+} from './ops/dead-letter-message.ts';
+export {
+  type DeadLetterRead,
+  DeadLetterReader,
+  type DeadLetterReaderOptions,
+  DLQ_READER_DEFAULTS,
+  type ReadDeadLettersOptions,
+  type ReleaseFailure,
+  type ReleaseReport,
+  readDeadLetters,
+} from './ops/dlq-reader.ts';
+export {
+  InvalidQueueUrlError,
+  OpsError,
+  type OpsErrorCode,
+  QueueMismatchError,
+  QueueNotFoundError,
+  SqsRequestError,
+  SqsUnreachableError,
+} from './ops/errors.ts';
+export { compileFilter, type DeadLetterFilter, describeFilter, matchesPattern } from './ops/filters.ts';
+export { describeQueue, type OpsSqs, type QueueInfo, validateQueueUrl } from './ops/queue.ts';
+export {
+  type CameBackItem,
+  type FailedItem,
+  type MovedItem,
+  type RedriveItem,
+  type RedriveOptions,
+  type RedrivePlan,
+  type RedriveResult,
+  redriveDeadLetters,
+  redriveDeduplicationId,
+  type SkippedItem,
+  type VerifyRedriveOptions,
+  type VerifyRedriveResult,
+  verifyRedrive,
+} from './ops/redrive.ts';
+export {
+  DEFAULT_GROUP_BY,
+  type DeadLetterGroup,
+  type DeadLetterSummary,
+  type GroupKey,
+  summarizeDeadLetters,
+} from './ops/summary.ts';
 export {
   backoffDelaySeconds,
   DEFAULT_RETRY_POLICY,
