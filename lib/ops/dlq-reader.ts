@@ -55,6 +55,12 @@ export interface DeadLetterReaderOptions {
   readonly now?: () => number;
 }
 
+/** A message the reader holds, with the latest receipt handle and when its hold runs out (epoch ms). */
+interface HeldMessage {
+  readonly message: DeadLetterMessage;
+  heldUntilMs: number;
+}
+
 /** A message that could not be made visible again at once. */
 export interface ReleaseFailure {
   readonly messageId: string;
@@ -85,7 +91,7 @@ export class DeadLetterReader {
   readonly #waitTimeSeconds: number;
   readonly #emptyReceivesToStop: number;
   readonly #now: () => number;
-  readonly #held = new Map<string, { message: DeadLetterMessage; heldUntilMs: number }>();
+  readonly #held = new Map<string, HeldMessage>();
   readonly #seen = new Set<string>();
   #emptyInARow = 0;
 
@@ -133,6 +139,7 @@ export class DeadLetterReader {
    * @throws {OpsError} when the receive fails.
    */
   async receive(max: number = MAX_BATCH): Promise<DeadLetterMessage[]> {
+    await this.#extendHolds();
     const out = await callSqs<ReceiveMessageCommandOutput>(
       this.#sqs,
       new ReceiveMessageCommand({
@@ -177,52 +184,88 @@ export class DeadLetterReader {
   async releaseAll(): Promise<ReleaseReport> {
     const entries = [...this.#held.values()];
     this.#held.clear();
+    const results = await this.#changeVisibility(entries, 0);
     let released = 0;
     const failed: ReleaseFailure[] = [];
+    entries.forEach((entry, i) => {
+      const failure = results[i];
+      if (failure === undefined) {
+        released += 1;
+        return;
+      }
+      failed.push({
+        messageId: entry.message.messageId,
+        code: failure.code,
+        message: failure.message,
+        visibleBy: new Date(entry.heldUntilMs).toISOString(),
+      });
+    });
+    return { released, failed };
+  }
+
+  /**
+   * Renews the hold of messages held for more than half of it, so that a long operation does not
+   * see them come back (and stop early because nothing new arrives). A renewal that fails is
+   * ignored: the message comes back, is recognised, and is held again.
+   */
+  async #extendHolds(): Promise<void> {
+    const now = this.#now();
+    const due = [...this.#held.values()].filter((e) => e.heldUntilMs - now < (this.holdSeconds * 1000) / 2);
+    if (due.length === 0) return;
+    const results = await this.#changeVisibility(due, this.holdSeconds);
+    const heldUntilMs = this.#now() + this.holdSeconds * 1000;
+    due.forEach((entry, i) => {
+      if (results[i] === undefined) entry.heldUntilMs = heldUntilMs;
+    });
+  }
+
+  /**
+   * ChangeMessageVisibilityBatch over `entries`, 10 per call. Never throws.
+   *
+   * @returns per entry, undefined when it succeeded, else the failure.
+   */
+  async #changeVisibility(
+    entries: readonly HeldMessage[],
+    visibilityTimeout: number,
+  ): Promise<({ code: string; message: string } | undefined)[]> {
+    const results: ({ code: string; message: string } | undefined)[] = [];
     for (let start = 0; start < entries.length; start += MAX_BATCH) {
       const chunk = entries.slice(start, start + MAX_BATCH);
-      const visibleBy = (i: number) => new Date(chunk[i]?.heldUntilMs ?? this.#now()).toISOString();
       try {
         const out = await callSqs<ChangeMessageVisibilityBatchCommandOutput>(
           this.#sqs,
           new ChangeMessageVisibilityBatchCommand({
             QueueUrl: this.queueUrl,
             Entries: chunk.map((entry, i) => ({
-              Id: `r${i}`,
+              Id: `v${i}`,
               ReceiptHandle: entry.message.receiptHandle,
-              VisibilityTimeout: 0,
+              VisibilityTimeout: visibilityTimeout,
             })),
           }),
           this.queueUrl,
         );
         const failures = new Map((out.Failed ?? []).map((f) => [f.Id, f]));
         const succeeded = new Set((out.Successful ?? []).map((s) => s.Id));
-        chunk.forEach((entry, i) => {
-          const failure = failures.get(`r${i}`);
-          if (succeeded.has(`r${i}`) && !failure) {
-            released += 1;
-            return;
-          }
-          failed.push({
-            messageId: entry.message.messageId,
-            code: failure?.Code ?? 'NoResult',
-            message: failure?.Message ?? 'no result for this entry in the response',
-            visibleBy: visibleBy(i),
-          });
+        chunk.forEach((_, i) => {
+          const failure = failures.get(`v${i}`);
+          results.push(
+            succeeded.has(`v${i}`) && failure === undefined
+              ? undefined
+              : {
+                  code: failure?.Code ?? 'NoResult',
+                  message: failure?.Message ?? 'no result for this entry in the response',
+                },
+          );
         });
       } catch (error) {
-        const reason = error instanceof OpsError ? error.message : String(error);
-        chunk.forEach((entry, i) => {
-          failed.push({
-            messageId: entry.message.messageId,
-            code: error instanceof OpsError ? error.code : 'Error',
-            message: reason,
-            visibleBy: visibleBy(i),
-          });
-        });
+        const failure = {
+          code: error instanceof OpsError ? error.code : 'Error',
+          message: error instanceof Error ? error.message : String(error),
+        };
+        for (const _ of chunk) results.push(failure);
       }
     }
-    return { released, failed };
+    return results;
   }
 }
 

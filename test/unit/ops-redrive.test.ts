@@ -12,6 +12,7 @@ import {
   type SendMessageBatchRequestEntry,
 } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
+import { DeadLetterReader } from '../../lib/ops/dlq-reader.ts';
 import type { OpsSqs, OpsSqsCommand } from '../../lib/ops/queue.ts';
 import { redriveDeadLetters, redriveDeduplicationId } from '../../lib/ops/redrive.ts';
 
@@ -32,6 +33,7 @@ class MemorySqs implements OpsSqs {
   readonly queues = new Map<string, Stored[]>();
   readonly sendRequests: SendMessageBatchRequestEntry[][] = [];
   released: string[] = [];
+  extended: string[] = [];
   failSend: (entry: SendMessageBatchRequestEntry) => boolean = () => false;
   failDelete: (id: string) => boolean = () => false;
   #n = 0;
@@ -113,9 +115,11 @@ class MemorySqs implements OpsSqs {
       const list = this.queues.get(command.input.QueueUrl as string) ?? [];
       for (const entry of command.input.Entries ?? []) {
         const m = list.find((s) => s.receipt === entry.ReceiptHandle);
-        if (m) {
+        if (m && entry.VisibilityTimeout === 0) {
           m.receipt = undefined;
           this.released.push(m.id);
+        } else if (m) {
+          this.extended.push(m.id);
         }
       }
       return { Successful: (command.input.Entries ?? []).map((e) => ({ Id: e.Id })), Failed: [] };
@@ -291,5 +295,32 @@ describe('redrive on standard queues', () => {
     expect(result.moved.map((m) => m.jobId)).toEqual(['j0']);
     expect(sqs.released).toHaveLength(9);
     expect(sqs.ids(STD_DLQ)).toHaveLength(29);
+  });
+});
+
+describe('DeadLetterReader', () => {
+  it('renews holds past half their time so that a long read does not see its messages come back', async () => {
+    const sqs = new MemorySqs([STD_DLQ]);
+    for (let i = 0; i < 12; i++) sqs.put(STD_DLQ, `j${i}`);
+    let now = 1_000_000;
+    const reader = new DeadLetterReader({
+      sqs,
+      queueUrl: STD_DLQ,
+      holdSeconds: 10,
+      waitTimeSeconds: 0,
+      now: () => now,
+    });
+    expect(await reader.receive()).toHaveLength(10);
+    now += 4_000;
+    expect(await reader.receive()).toHaveLength(2);
+    expect(sqs.extended).toEqual([]);
+    now += 2_000;
+    expect(await reader.receive()).toEqual([]);
+    // The first ten were held 6 s of 10: renewed; the last two (2 s) not yet.
+    expect(sqs.extended).toEqual(Array.from({ length: 10 }, (_, i) => `j${i}`));
+    expect(reader.heldCount).toBe(12);
+    const release = await reader.releaseAll();
+    expect(release).toEqual({ released: 12, failed: [] });
+    expect(reader.heldCount).toBe(0);
   });
 });
