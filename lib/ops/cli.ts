@@ -115,8 +115,8 @@ function addCommon(command: Command): Command {
     )
     .option(
       '--hold-seconds <n>',
-      'visibility timeout of messages while the command reads them; they are made visible again at the end, ' +
-        'or by themselves after this long if the command dies',
+      'visibility timeout of messages while the command holds them (renewed while it runs); they are made ' +
+        'visible again at the end, or by themselves after this long if the command dies',
       integer(1, MAX_HOLD_SECONDS),
       DLQ_READER_DEFAULTS.holdSeconds,
     )
