@@ -663,6 +663,9 @@ export class JobQueue extends Construct {
         format: nodejs.OutputFormat.ESM,
         target: 'node24',
         minify: true,
+        // Error class names are DLQ evidence (ErrorName) and the operators' grouping key:
+        // minification must not turn EnvelopeError into `kt`.
+        keepNames: true,
         sourceMap: true,
         // The AWS SDK is bundled: the deployed versions are the ones the tests ran against.
         bundleAwsSDK: true,
