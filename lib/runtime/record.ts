@@ -254,6 +254,12 @@ async function beginLease(
         resultStored: begun.resultStored,
       });
       return { outcome: { status: 'duplicate' } };
+    case 'dead-lettered':
+      deps.metrics.add(job.type, 'JobDuplicateAbsorbed');
+      run.logger.info('duplicate delivery absorbed: this message was already dead-lettered', {
+        outcome: 'duplicate',
+      });
+      return { outcome: { status: 'duplicate' } };
     case 'busy': {
       const delaySeconds = Math.ceil(begun.retryAfterMs / 1000);
       run.logger.info('another run holds the lease; record will be retried', {

@@ -230,6 +230,23 @@ describe('DynamoIdempotencyStore on dynalite', () => {
     expect((await rawItem(key)).redriveCount?.N).toBe('1');
   });
 
+  it('acknowledges a redelivery of a message it already dead-lettered (lost ack), while a redrive runs', async () => {
+    const key = newKey();
+    const first = delivery(key);
+    const lease = acquired(await newStore().begin(first));
+    expect(await lease.fail(new Error('400 Bad Request'), 'permanent')).toBe('ok');
+
+    // The batch's response was lost after the DLQ send: SQS delivers the same message again.
+    expect(await newStore().begin({ ...first, leaseExpiresAtMs: nowMs + LEASE_MS })).toEqual({
+      status: 'dead-lettered',
+    });
+    expect((await rawItem(key)).status?.S).toBe('FAILED');
+
+    // A redrive moves the body into the queue as a new message (new messageId): it runs.
+    const redriven = acquired(await newStore().begin(delivery(key)));
+    expect(redriven.attempt).toBe(1);
+  });
+
   it('fences a slow run whose lease was taken over: it can neither complete nor release the newer record', async () => {
     const key = newKey();
     const slow = acquired(await newStore().begin(delivery(key)));

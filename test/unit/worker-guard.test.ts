@@ -90,6 +90,17 @@ describe('what the worker does with each answer', () => {
     expect(emf[0]).toMatchObject({ JobDuplicateAbsorbed: 1 });
   });
 
+  it('dead-lettered: a redelivery of a message already in the DLQ is acknowledged, not run or sent again', async () => {
+    const guard = new FakeGuard().script(() => ({ status: 'dead-lettered' }));
+    let runs = 0;
+    const h = workerHarness({ idempotency: guard, jobs: [paymentJob(async () => void runs++)] });
+    const { response, emf } = await h.invoke([sqsRecord({ body: body(data), receiveCount: 2 })]);
+    expect(runs).toBe(0);
+    expect(response.batchItemFailures).toEqual([]);
+    expect(h.sqs.sentTo(h.dlqUrl)).toEqual([]);
+    expect(emf[0]).toMatchObject({ JobDuplicateAbsorbed: 1 });
+  });
+
   it('busy: reported failed with the visibility the guard asked for, no run, no attempt', async () => {
     const guard = new FakeGuard().script(() => ({ status: 'busy', retryAfterMs: 4_200 }));
     let runs = 0;

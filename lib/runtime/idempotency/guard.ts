@@ -28,6 +28,12 @@ export type BeginOutcome =
   | { readonly status: 'acquired'; readonly lease: Lease }
   /** Already done: do not run; acknowledge. `result` is undefined when it was over the size cap. */
   | { readonly status: 'completed'; readonly result: unknown; readonly resultStored: boolean }
+  /**
+   * This very message (same SQS `messageId`) was already dead-lettered by an earlier run whose
+   * acknowledgement was lost (a crash or timeout after the DLQ send): acknowledge it without
+   * running or dead-lettering it again. A redrive carries a new `messageId`, so it runs.
+   */
+  | { readonly status: 'dead-lettered' }
   /** A live lease is held by another run (a concurrent duplicate): retry soon without spending an attempt. */
   | { readonly status: 'busy'; readonly retryAfterMs: number }
   /**

@@ -47,7 +47,7 @@ export interface JobRecord {
   readonly redriveCount: number;
   /** The job type (also the first part of `pk`). */
   readonly jobType: string;
-  /** SQS messageId of the delivery that last acquired the lease (evidence). */
+  /** SQS messageId of the delivery that last acquired the lease: evidence, and how a redelivery of a dead-lettered message is told from a redrive (new messageId). */
   readonly messageId: string;
   /** When the record's current generation started, epoch ms. */
   readonly createdAtMs: number;

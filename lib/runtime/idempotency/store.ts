@@ -339,6 +339,9 @@ export class DynamoIdempotencyStore implements IdempotencyGuard {
           old,
         };
       case 'FAILED':
+        // The same SQS message again (its acknowledgement was lost after the DLQ send) is not a
+        // redrive: a redriven message gets a new messageId. Running it would dead-letter it twice.
+        if (old.messageId === request.messageId) return { status: 'dead-lettered' };
         return { kind: 'redrive', old };
     }
   }
