@@ -1,6 +1,7 @@
 /**
  * The same local runtime against a second, independent emulator: moto's server (PyPI
- * `moto[server]`), reached through `SQS_JOBS_ENDPOINT_URL` as a user would. Skipped when
+ * `moto[server]`), reached through `SQS_JOBS_ENDPOINT_URL` as a user would. Run by `npm run test:conformance`
+ * (and by `.ci/run`, which installs moto into `.ci/.venv`); it fails, never skips, when
  * `moto_server` is not on the PATH.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
@@ -11,7 +12,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalRuntime, startLocalRuntime } from '../../lib/local/runtime.ts';
 
 const ASSEMBLY = fileURLToPath(new URL('../fixtures/local/assembly', import.meta.url));
-const hasMoto = spawnSync('moto_server', ['--help'], { stdio: 'ignore' }).status === 0;
+
+function requireMoto(): void {
+  if (spawnSync('moto_server', ['--help'], { stdio: 'ignore' }).status !== 0) {
+    throw new Error(
+      "moto_server is not on the PATH: pip install 'moto[server]==5.2.1' (or run .ci/run, which installs it)",
+    );
+  }
+}
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -37,11 +45,12 @@ async function waitForHttp(url: string, timeoutMs: number): Promise<void> {
   }
 }
 
-describe.skipIf(!hasMoto)('local runtime on moto server', () => {
+describe('local runtime on moto server', () => {
   let moto: ChildProcess | undefined;
   let rt: LocalRuntime;
 
   beforeAll(async () => {
+    requireMoto();
     const port = await freePort();
     moto = spawn('moto_server', ['-H', '127.0.0.1', '-p', String(port)], { stdio: 'ignore' });
     const endpoint = `http://127.0.0.1:${port}`;

@@ -1,0 +1,5 @@
+import { defineConfig } from 'vitest/config';
+import base from './vitest.config.ts';
+
+/** Conformance runs against a second, independent emulator (moto server); see test/conformance. */
+export default defineConfig({ test: { ...base.test, include: ['test/conformance/**/*.test.ts'] } });
