@@ -7,7 +7,7 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { ReceiveMessageCommand, SendMessageBatchCommand } from '@aws-sdk/client-sqs';
+import { ReceiveMessageCommand, SendMessageBatchCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalRuntime, startLocalRuntime } from '../../lib/local/runtime.ts';
 
@@ -62,7 +62,35 @@ describe('local runtime on moto server', () => {
       receiveWaitTimeSeconds: 1,
       prewarm: true,
     });
+    // One delivery first, so the worker's first SDK calls (credentials, connections to the
+    // Python server) are not timed against the fixture function's 1 s timeout in the test.
+    await rt.sqs.send(
+      new SendMessageCommand({
+        QueueUrl: rt.queue('work').url,
+        MessageBody: JSON.stringify({ id: 'warm', action: 'ok' }),
+      }),
+    );
+    await rt.waitUntilDrained({ timeoutMs: 20_000 });
+    await drainObservations();
   });
+
+  /** Receives every observation the fixture function reported, as `id#receiveCount`. */
+  async function drainObservations(): Promise<string[]> {
+    const seen: string[] = [];
+    for (;;) {
+      const out = await rt.sqs.send(
+        new ReceiveMessageCommand({
+          QueueUrl: rt.queue('ObservationsE1E2E3E4').url,
+          MaxNumberOfMessages: 10,
+        }),
+      );
+      if (!out.Messages?.length) return seen;
+      for (const m of out.Messages) {
+        const o = JSON.parse(m.Body ?? '{}') as { id: string; receiveCount: number };
+        seen.push(`${o.id}#${o.receiveCount}`);
+      }
+    }
+  }
 
   afterAll(async () => {
     await rt?.stop();
@@ -92,23 +120,10 @@ describe('local runtime on moto server', () => {
       }),
     );
     await rt.waitUntilDrained({ timeoutMs: 20_000 });
-    const seen: string[] = [];
-    for (;;) {
-      const out = await rt.sqs.send(
-        new ReceiveMessageCommand({
-          QueueUrl: rt.queue('ObservationsE1E2E3E4').url,
-          MaxNumberOfMessages: 10,
-        }),
-      );
-      if (!out.Messages?.length) break;
-      for (const m of out.Messages) {
-        const o = JSON.parse(m.Body ?? '{}') as { id: string; receiveCount: number };
-        seen.push(`${o.id}#${o.receiveCount}`);
-      }
-    }
+    const seen = await drainObservations();
     // First delivery: a succeeds, b reports a failure, and the response is lost: nothing is
     // deleted. Second delivery: both succeed (b fails on its first receive only) and are deleted.
     expect(seen.sort()).toEqual(['a#1', 'a#2', 'b#1', 'b#2']);
-    expect(rt.stats().totals).toMatchObject({ lostResponses: 1, recordsDeleted: 2 });
+    expect(rt.stats().totals).toMatchObject({ lostResponses: 1, recordsDeleted: 3 }); // 2 + the warm-up
   });
 });
