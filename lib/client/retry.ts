@@ -3,6 +3,7 @@
  * (AWS Architecture Blog, "Exponential Backoff And Jitter", 2015):
  * delay = random(0, min(cap, base * 2^(attempt-1))), floored by a server's Retry-After.
  */
+import { fullJitterDelay } from '../runtime/backoff.ts';
 
 /** Retry settings of {@link JobClient}; both fields optional in its options. */
 export interface ClientRetryOptions {
@@ -31,10 +32,8 @@ export function clientRetryDelayMs(
   minDelayMs = 0,
   random: () => number = Math.random,
 ): number {
-  const exponent = Math.min(Math.max(0, failedAttempt - 1), 40);
-  const ceiling = Math.floor(Math.min(MAX_CLIENT_RETRY_DELAY_MS, baseDelayMs * 2 ** exponent));
-  const jittered = Math.min(ceiling, Math.floor(random() * (ceiling + 1)));
-  return Math.max(jittered, Math.min(MAX_CLIENT_RETRY_DELAY_MS, Math.ceil(minDelayMs)));
+  const floor = Math.min(MAX_CLIENT_RETRY_DELAY_MS, Math.ceil(minDelayMs));
+  return fullJitterDelay(failedAttempt, baseDelayMs, MAX_CLIENT_RETRY_DELAY_MS, floor, random);
 }
 
 /** Resolves after `ms` milliseconds. */

@@ -102,7 +102,11 @@ type DynaliteFactory = (options: {
   updateTableMs?: number;
 }) => Server;
 
-async function startDynalite(): Promise<{ url: string; stop(): Promise<void> }> {
+/**
+ * Starts dynalite (in-process, in-memory) on 127.0.0.1 with a free port and table changes that
+ * take no time (`createTableMs: 0`). `stop` closes open connections first, so it never hangs.
+ */
+export async function startDynalite(): Promise<{ url: string; stop(): Promise<void> }> {
   const dynalite = createRequire(import.meta.url)('dynalite') as DynaliteFactory;
   const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   await new Promise<void>((resolve, reject) => {

@@ -115,7 +115,7 @@ export class TemplateResolver {
    * @param path where the value sits in the template, for error messages
    *   (e.g. `Resources.Fn.Properties.Environment`).
    * @returns the plain JSON value; `NO_VALUE` when the whole value is `Ref: AWS::NoValue`.
-   * @throws {UnsupportedIntrinsicError} for an intrinsic function that is not implemented.
+   * @throws {UnsupportedIntrinsicError} for an intrinsic function this resolver does not support.
    * @throws {TemplateResolutionError} for a malformed intrinsic or an unknown reference.
    */
   resolve(value: Json, path: string): Json {

@@ -71,12 +71,29 @@ export function backoffDelaySeconds(
   minDelayMs = 0,
   random: () => number = Math.random,
 ): number {
-  const exponent = Math.max(0, attempt - 1);
   // Whole seconds: a fractional base (0.5 s) must not leak a fractional VisibilityTimeout.
-  const ceiling = Math.floor(
-    Math.min(policy.maxDelaySeconds, policy.baseDelaySeconds * 2 ** Math.min(exponent, 60)),
-  );
-  const jittered = Math.floor(random() * (ceiling + 1));
-  const floor = Math.ceil(minDelayMs / 1000);
-  return Math.min(MAX_VISIBILITY_TIMEOUT_SECONDS, Math.max(Math.min(jittered, ceiling), floor));
+  const floor = Math.min(MAX_VISIBILITY_TIMEOUT_SECONDS, Math.ceil(minDelayMs / 1000));
+  return fullJitterDelay(attempt, policy.baseDelaySeconds, policy.maxDelaySeconds, floor, random);
+}
+
+/**
+ * Exponential backoff with full jitter in whole units of the caller's choosing (seconds for
+ * visibility, milliseconds for client retries): a uniform integer in
+ * [0, floor(min(cap, base * 2^(attempt-1)))], raised to `floor` when below it.
+ *
+ * @param attempt the attempt that just failed, 1-based (values below 1 count as 1).
+ * @param base the first retry's upper bound; `cap` the upper bound of any retry; `floor` a
+ *   minimum (e.g. from Retry-After), all in the same unit.
+ */
+export function fullJitterDelay(
+  attempt: number,
+  base: number,
+  cap: number,
+  floor: number,
+  random: () => number,
+): number {
+  const exponent = Math.min(Math.max(0, attempt - 1), 60);
+  const ceiling = Math.floor(Math.min(cap, base * 2 ** exponent));
+  const jittered = Math.min(ceiling, Math.floor(random() * (ceiling + 1)));
+  return Math.max(jittered, floor);
 }

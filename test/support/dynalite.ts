@@ -15,9 +15,6 @@
  */
 
 import { randomUUID } from 'node:crypto';
-import type { Server } from 'node:http';
-import { createRequire } from 'node:module';
-import type { AddressInfo } from 'node:net';
 import {
   type AttributeDefinition,
   CreateTableCommand,
@@ -25,20 +22,7 @@ import {
   DynamoDBClient,
   type KeySchemaElement,
 } from '@aws-sdk/client-dynamodb';
-
-/** The options dynalite's factory takes (from its index.js); times in ms. */
-interface DynaliteOptions {
-  createTableMs?: number;
-  deleteTableMs?: number;
-  updateTableMs?: number;
-  maxItemSizeKb?: number;
-  path?: string;
-}
-
-// dynalite ships no type declarations: load it through require with the shape it documents
-// (a factory returning a Node http.Server).
-const require = createRequire(import.meta.url);
-const dynalite = require('dynalite') as (options?: DynaliteOptions) => Server;
+import { startDynalite as startServer } from '../../lib/local/emulators.ts';
 
 /** Table to create. */
 export interface TableSpec {
@@ -62,28 +46,17 @@ export interface DynaliteHandle {
   stop(): Promise<void>;
 }
 
-/** Starts dynalite on 127.0.0.1 with a free port and `createTableMs: 0`. */
+/** Starts dynalite (lib/local/emulators.ts) and a client pointed at it. */
 export async function startDynalite(): Promise<DynaliteHandle> {
-  const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
-  const endpoint = `http://127.0.0.1:${port}`;
-  const client = createClient(endpoint);
-
+  const server = await startServer();
+  const client = createClient(server.url);
   return {
-    endpoint,
+    endpoint: server.url,
     client,
     createTable: (spec) => createTable(client, spec),
     async stop() {
       client.destroy();
-      server.closeAllConnections();
-      await new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve())));
+      await server.stop();
     },
   };
 }

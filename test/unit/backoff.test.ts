@@ -1,23 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { seededRandom } from '../../lib/local/faults.ts';
 import {
   backoffDelaySeconds,
   DEFAULT_RETRY_POLICY,
   MAX_VISIBILITY_TIMEOUT_SECONDS,
   type RetryPolicy,
 } from '../../lib/runtime/backoff.ts';
-
-/** Seeded uniform [0, 1) generator (mulberry32), so spread tests are repeatable. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 const policy = (p: Partial<RetryPolicy>): RetryPolicy => ({ ...DEFAULT_RETRY_POLICY, ...p });
 const ALMOST_ONE = 1 - Number.EPSILON;
