@@ -34,8 +34,19 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = Object.freeze({
 export function resolveRetryPolicy(partial: Partial<RetryPolicy> | undefined, jobType = 'job'): RetryPolicy {
   // A field given as undefined (e.g. from optional config) takes its default, like a missing one.
   const given = Object.fromEntries(Object.entries(partial ?? {}).filter(([, value]) => value !== undefined));
-  const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...given };
   const problems: string[] = [];
+  if (partial !== undefined && (typeof partial !== 'object' || partial === null)) {
+    problems.push(
+      `retry must be an object { maxAttempts, baseDelaySeconds, maxDelaySeconds }, got ${partial}`,
+    );
+  }
+  for (const field of Object.keys(given)) {
+    // A typo (maxAtempts) would otherwise be kept silently while the default applies.
+    if (!(field in DEFAULT_RETRY_POLICY)) {
+      problems.push(`unknown field ${field} (known: ${Object.keys(DEFAULT_RETRY_POLICY).join(', ')})`);
+    }
+  }
+  const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...given };
   if (!Number.isInteger(policy.maxAttempts) || policy.maxAttempts < 1 || policy.maxAttempts > 100) {
     problems.push(`maxAttempts must be an integer from 1 to 100, got ${policy.maxAttempts}`);
   }

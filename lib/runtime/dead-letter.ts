@@ -7,9 +7,11 @@
  * size together with the body; values must not be empty. The original message's own attributes
  * are not copied: the evidence uses all 10 slots (the envelope carries everything in the body).
  */
+
 import { createHash } from 'node:crypto';
 import { type MessageAttributeValue, SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
+import { isFifoQueueUrl } from '../client/queue-urls.ts';
 import type { SqsSender } from './sqs-port.ts';
 
 /** SQS maximum message size in bytes, body and attributes together (1 MiB). */
@@ -159,11 +161,6 @@ export function evidenceAttributes(
  */
 export function deadLetterDeduplicationId(messageId: string): string {
   return createHash('sha256').update(`dead-letter\n${messageId}`).digest('hex');
-}
-
-/** Whether a queue URL names a FIFO queue (FIFO queue names end in `.fifo`). */
-export function isFifoQueueUrl(queueUrl: string): boolean {
-  return queueUrl.endsWith('.fifo');
 }
 
 /** Input of {@link sendToDeadLetterQueue}. */

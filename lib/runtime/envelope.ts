@@ -163,7 +163,10 @@ export interface CreateEnvelopeInput<Data> {
   readonly time?: Date;
 }
 
-/** Builds an envelope for sending. Validates with the same rules as {@link parseEnvelope}. */
+/**
+ * Builds an envelope for sending. Validates with the same rules as {@link parseEnvelope}.
+ * @throws {EnvelopeError} naming the first field at fault (e.g. an empty `type` or `source`).
+ */
 export function createEnvelope<Data>(input: CreateEnvelopeInput<Data>): JobEnvelope<Data> {
   const envelope: JobEnvelope<Data> = {
     specversion: SPEC_VERSION,

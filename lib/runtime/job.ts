@@ -91,15 +91,62 @@ export interface JobDefinition<Data = unknown, Result = unknown> extends JobSpec
   readonly timeoutSeconds: number;
 }
 
+const SPEC_FIELDS: ReadonlySet<string> = new Set([
+  'type',
+  'queue',
+  'schema',
+  'retry',
+  'timeoutSeconds',
+  'idempotency',
+  'run',
+]);
+const LEASE_EXPIRED_POLICIES: readonly LeaseExpiredPolicy[] = ['rerun', 'dead-letter'];
+
+/** What is wrong with a job's idempotency options; empty when they are fine or absent. */
+function idempotencyProblems(options: unknown): string[] {
+  if (options === undefined) return [];
+  if (typeof options !== 'object' || options === null) {
+    return [`idempotency must be an object { enabled?, key?, onLeaseExpired? }, got ${options}`];
+  }
+  const { enabled, key, onLeaseExpired, ...rest } = options as Record<string, unknown>;
+  const problems = Object.keys(rest).map(
+    (field) => `unknown field idempotency.${field} (known: enabled, key, onLeaseExpired)`,
+  );
+  if (enabled !== undefined && typeof enabled !== 'boolean') {
+    problems.push(`idempotency.enabled must be a boolean, got ${JSON.stringify(enabled)}`);
+  }
+  if (key !== undefined && typeof key !== 'function') {
+    problems.push('idempotency.key must be a function (data) => string');
+  }
+  if (
+    onLeaseExpired !== undefined &&
+    !LEASE_EXPIRED_POLICIES.includes(onLeaseExpired as LeaseExpiredPolicy)
+  ) {
+    problems.push(
+      `idempotency.onLeaseExpired must be 'rerun' or 'dead-letter', got ${JSON.stringify(onLeaseExpired)}`,
+    );
+  }
+  return problems;
+}
+
 /** Default soft time limit of a job run, in seconds. */
 export const DEFAULT_JOB_TIMEOUT_SECONDS = 30;
 
 /**
  * Defines a job type.
- * @throws {JobError} when `type`, `queue`, `timeoutSeconds` or `retry` is invalid (all problems in one message).
+ * @throws {JobError} when the spec is not an object, has an unknown field, or `type`, `queue`,
+ *   `schema`, `run`, `timeoutSeconds`, `retry` or `idempotency` is invalid (all problems in one message).
  */
 export function defineJob<Data, Result = void>(spec: JobSpec<Data, Result>): JobDefinition<Data, Result> {
+  if (typeof spec !== 'object' || spec === null) {
+    throw new JobError(`defineJob needs a job spec { type, queue, schema, run, ... }, got ${spec}`);
+  }
   const problems: string[] = [];
+  for (const field of Object.keys(spec)) {
+    if (!SPEC_FIELDS.has(field))
+      problems.push(`unknown field ${field} (known: ${[...SPEC_FIELDS].join(', ')})`);
+  }
+  problems.push(...idempotencyProblems(spec.idempotency));
   if (typeof spec.type !== 'string' || spec.type.length === 0)
     problems.push('type must be a non-empty string');
   if (typeof spec.queue !== 'string' || spec.queue.length === 0)

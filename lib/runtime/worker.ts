@@ -111,8 +111,8 @@ interface WorkerSetup {
  * Builds the SQS batch handler.
  *
  * @returns a Middy-wrapped `(event: SQSEvent, context: Context) => Promise<SQSBatchResponse>`.
- * @throws {WorkerConfigError} at once for mistakes in code: duplicate job types, a bad
- *   `maxConcurrency` or `deadlineMarginMs`. Mistakes in the environment (a missing queue URL,
+ * @throws {WorkerConfigError} at once for mistakes in code: no options, `jobs` not made by
+ *   `defineJob`, duplicate job types, a bad `maxConcurrency` or `deadlineMarginMs`. Mistakes in the environment (a missing queue URL,
  *   no idempotency table) do not throw here: they are logged on every invocation and every
  *   record of the event is reported failed, so nothing is deleted by accident.
  */
@@ -198,10 +198,33 @@ function failWholeBatchOnError(logger: WorkerLogger): MiddlewareObj<SQSEvent, SQ
   };
 }
 
+function isDefinedJob(job: unknown): job is AnyJob {
+  const j = job as Partial<AnyJob> | null | undefined;
+  return (
+    typeof j === 'object' &&
+    j !== null &&
+    typeof j.type === 'string' &&
+    typeof j.run === 'function' &&
+    typeof j.schema?.['~standard']?.validate === 'function' &&
+    typeof j.retry?.maxAttempts === 'number' &&
+    typeof j.timeoutSeconds === 'number'
+  );
+}
+
 function indexJobs(options: WorkerOptions): ReadonlyMap<string, AnyJob> {
+  if (typeof options !== 'object' || options === null) {
+    throw new WorkerConfigError([`createWorker needs options { jobs: [...] }, got ${options}`]);
+  }
   const problems: string[] = [];
   const jobs = new Map<string, AnyJob>();
-  for (const job of options.jobs ?? []) {
+  if (options.jobs !== undefined && !Array.isArray(options.jobs))
+    problems.push('jobs must be an array of defineJob(...) results');
+  for (const [index, job] of (Array.isArray(options.jobs) ? options.jobs : []).entries()) {
+    // Hand-built objects skip defineJob's checks and defaults (retry policy, time limit).
+    if (!isDefinedJob(job)) {
+      problems.push(`jobs[${index}] is not a job made by defineJob(...)`);
+      continue;
+    }
     if (jobs.has(job.type)) problems.push(`two jobs have the type ${JSON.stringify(job.type)}`);
     jobs.set(job.type, job);
   }

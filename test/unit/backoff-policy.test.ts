@@ -141,6 +141,26 @@ describe('defineJob', () => {
       'run must be a function (data, ctx) => Promise<result>',
     ],
     [
+      'a misspelt field',
+      { timeOutSeconds: 5 } as unknown as Partial<JobSpec<unknown, void>>,
+      'unknown field timeOutSeconds (known: type, queue, schema, retry, timeoutSeconds, idempotency, run)',
+    ],
+    [
+      'a misspelt retry field',
+      { retry: { maxAtempts: 3 } } as unknown as Partial<JobSpec<unknown, void>>,
+      'unknown field maxAtempts (known: maxAttempts, baseDelaySeconds, maxDelaySeconds)',
+    ],
+    [
+      'an idempotency key that is not a function',
+      { idempotency: { key: 'orderId' } } as unknown as Partial<JobSpec<unknown, void>>,
+      'idempotency.key must be a function (data) => string',
+    ],
+    [
+      'an unknown lease-expired policy',
+      { idempotency: { onLeaseExpired: 'never' } } as unknown as Partial<JobSpec<unknown, void>>,
+      `idempotency.onLeaseExpired must be 'rerun' or 'dead-letter', got "never"`,
+    ],
+    [
       'retry invalid',
       { retry: { maxAttempts: 0 } },
       'invalid retry policy of booking.confirm: maxAttempts must be an integer from 1 to 100, got 0',
@@ -149,6 +169,12 @@ describe('defineJob', () => {
     const error = thrown(() => defineJob({ ...spec, ...override } as JobSpec<unknown, void>));
     expect(error.message).toContain(problem);
     expect(error.message).toMatch(/^invalid job definition "/);
+  });
+
+  it('refuses a spec that is not an object with a message saying what it needs', () => {
+    expect(thrown(() => defineJob(null as unknown as JobSpec<unknown, void>)).message).toBe(
+      'defineJob needs a job spec { type, queue, schema, run, ... }, got null',
+    );
   });
 
   it('lists every problem in one message', () => {

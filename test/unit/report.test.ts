@@ -287,4 +287,43 @@ describe('renderReport', () => {
     expect(text).toContain('Lost jobs: x');
     expect(text).toContain('RESULT: INVARIANT FAILED');
   });
+
+  it('reports jobs pending at the deadline as not finished, not lost: incomplete, no invariant failed', () => {
+    const pending = job({ key: 'email:b9', state: 'unfinished', completedAtMs: undefined });
+    const report = buildReport(facts({ timedOut: true, jobs: [...facts().jobs, pending] }));
+    expect(report).toMatchObject({ ok: false, failed: false, complete: false });
+    expect(report.jobs).toMatchObject({ lost: 0, unfinished: 1, lostExamples: [] });
+    expect(report.jobs.byType['payments.capture']).toMatchObject({ unfinished: 1, lost: 0 });
+    expect(invariant(report, 'jobs lost')).toMatchObject({ skipped: expect.any(String) });
+    const text = renderReport(report, { timeoutSeconds: 3 });
+    expect(text).toMatch(/not finished \(deadline reached\) +1/);
+    expect(text).toMatch(/SKIP {2}jobs lost/);
+    expect(text).not.toMatch(/FAIL/);
+    expect(text).not.toContain('INVARIANT FAILED');
+    expect(text).toContain(
+      'RESULT: not finished: the deadline of 3 s (--timeout-seconds) was reached with 1 jobs still queued/in flight',
+    );
+    expect(text).toContain('Raise --timeout-seconds');
+  });
+
+  it('still fails a checked invariant in a run that did not finish', () => {
+    const report = buildReport(
+      facts({
+        timedOut: true,
+        sideEffects: { byKey: { k: 2 }, byReference: { 'payment:b1': 1, 'payment:b2': 1 } },
+      }),
+    );
+    expect(report).toMatchObject({ ok: false, failed: true, complete: false });
+    const text = renderReport(report);
+    expect(text).toContain('RESULT: INVARIANT FAILED');
+    expect(text).toContain('RESULT: not finished');
+  });
+
+  it('keeps lost = 0 an invariant of a run that drained', () => {
+    const report = buildReport(facts());
+    expect(report).toMatchObject({ ok: true, failed: false, complete: true });
+    expect(report.jobs).toMatchObject({ lost: 0, unfinished: 0 });
+    expect(invariant(report, 'jobs lost')).toMatchObject({ ok: true, actual: '0' });
+    expect(renderReport(report)).not.toContain('not finished');
+  });
 });

@@ -197,6 +197,21 @@ describe('reconcile', () => {
     expect(final.jobs.some((j) => j.type === 'booking.confirm-reservation')).toBe(false);
   });
 
+  it('marks pending jobs unfinished, not lost, when the deadline passed before the queues drained', () => {
+    const partialSnapshot: DomainSnapshot = { ...fullSnapshot, orderLogs: [], bookings: plan.bookings };
+    const atDeadline = reconcile({
+      plan,
+      ledger,
+      snapshot: partialSnapshot,
+      deadLetters: [],
+      faultsByReference: {},
+      final: true,
+      timedOut: true,
+    });
+    expect(atDeadline.jobs).toHaveLength(8);
+    expect(atDeadline.jobs.every((j) => j.state === 'unfinished')).toBe(true);
+  });
+
   it('explains an injected 400 only for the job it was injected into', () => {
     const b = good[0] as Booking;
     const dl: CollectedDeadLetter = {

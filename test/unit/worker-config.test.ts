@@ -60,6 +60,11 @@ describe('mistakes in code throw from createWorker', () => {
       message: /maxConcurrency/,
     },
     {
+      name: 'a hand-built job object (not from defineJob)',
+      options: { jobs: [{ type: 'orders.x', run: async () => {} } as unknown as typeof job] },
+      message: /jobs\[0\] is not a job made by defineJob/,
+    },
+    {
       name: 'negative deadline margin',
       options: { jobs: [job], deadlineMarginMs: -1 },
       message: /deadlineMarginMs/,
@@ -72,6 +77,12 @@ describe('mistakes in code throw from createWorker', () => {
       message,
     );
   });
+});
+
+it('refuses missing options with a message saying what it needs', () => {
+  expect(() => createWorker(undefined as unknown as Parameters<typeof createWorker>[0])).toThrow(
+    /createWorker needs options \{ jobs: \[\.\.\.\] \}/,
+  );
 });
 
 describe('mistakes in the environment fail every record, run nothing, delete nothing', () => {
