@@ -4,7 +4,9 @@
  * invariant is unit-tested on hand-made facts.
  *
  * Invariants (the run fails when any does not hold):
- * 1. no job lost: every job sent or enqueued ended completed or dead-lettered;
+ * 1. no job lost: every job sent or enqueued ended completed or dead-lettered, once every queue
+ *    is empty. When the deadline passes first, the jobs not final yet are `unfinished`, not lost:
+ *    the run is incomplete (not a pass, not an invariant failure) and this invariant is skipped;
  * 2. one side effect per idempotency key, and exactly one per completed job that calls an
  *    external API (none missing, none duplicated);
  * 3. no per-user order violation on the FIFO queue.
@@ -17,8 +19,12 @@
 import type { OrderLog } from '../sample/domain.ts';
 import { BOOKING_STEPS } from '../sample/domain.ts';
 
-/** Final state of a job at the end of a run. */
-export type JobState = 'completed' | 'dead-lettered' | 'lost';
+/**
+ * Final state of a job at the end of a run: `lost` = neither completed nor dead-lettered once
+ * every queue drained; `unfinished` = not final yet when the deadline passed (still queued or in
+ * flight, or its chain had not reached it).
+ */
+export type JobState = 'completed' | 'dead-lettered' | 'lost' | 'unfinished';
 
 /** What is known about one job (sent by the workload or enqueued by another job). */
 export interface JobOutcome {
@@ -98,6 +104,8 @@ export interface InvariantResult {
   /** What was found, e.g. `0` or `2 (b-1, b-9)`. */
   readonly actual: string;
   readonly expected: string;
+  /** Why it was not checked (e.g. the deadline was reached); `ok` is then false but it fails nothing. */
+  readonly skipped?: string;
 }
 
 /** An order violation found in a user's log. */
@@ -116,7 +124,12 @@ export interface LatencySummary {
 
 /** The report of a run. */
 export interface RunReport {
+  /** The run completed (every job final before the deadline) and every invariant holds. */
   readonly ok: boolean;
+  /** A checked invariant does not hold (a real failure, even in an unfinished run). */
+  readonly failed: boolean;
+  /** Every job reached a final state before the deadline (the queues drained). */
+  readonly complete: boolean;
   readonly jobs: {
     readonly sent: number;
     readonly enqueued: number;
@@ -124,6 +137,8 @@ export interface RunReport {
     readonly completed: number;
     readonly deadLettered: number;
     readonly lost: number;
+    /** Jobs not final when the deadline passed (0 when the run completed). */
+    readonly unfinished: number;
     /** Jobs that needed more than one run. */
     readonly retriedJobs: number;
     /** Runs beyond the first, summed over all jobs. */
@@ -131,7 +146,14 @@ export interface RunReport {
     readonly byType: Readonly<
       Record<
         string,
-        { total: number; completed: number; deadLettered: number; lost: number; retries: number }
+        {
+          total: number;
+          completed: number;
+          deadLettered: number;
+          lost: number;
+          unfinished: number;
+          retries: number;
+        }
       >
     >;
     /** Keys of lost jobs (first 10). */
@@ -251,15 +273,30 @@ export function buildReport(facts: ReportFacts): RunReport {
   const jobs = facts.jobs;
   const byType: Record<
     string,
-    { total: number; completed: number; deadLettered: number; lost: number; retries: number }
+    {
+      total: number;
+      completed: number;
+      deadLettered: number;
+      lost: number;
+      unfinished: number;
+      retries: number;
+    }
   > = {};
   let retries = 0;
   let retriedJobs = 0;
   for (const job of jobs) {
-    const row = byType[job.type] ?? { total: 0, completed: 0, deadLettered: 0, lost: 0, retries: 0 };
+    const row = byType[job.type] ?? {
+      total: 0,
+      completed: 0,
+      deadLettered: 0,
+      lost: 0,
+      unfinished: 0,
+      retries: 0,
+    };
     row.total += 1;
     if (job.state === 'completed') row.completed += 1;
     else if (job.state === 'dead-lettered') row.deadLettered += 1;
+    else if (job.state === 'unfinished') row.unfinished += 1;
     else row.lost += 1;
     const extra = Math.max(0, (job.attempts ?? 1) - 1);
     row.retries += extra;
@@ -312,14 +349,24 @@ export function buildReport(facts: ReportFacts): RunReport {
 
   const faultTotal = Object.values(facts.faultsInjected).reduce((a, b) => a + b, 0);
 
+  const unfinished = count('unfinished');
   const invariants: InvariantResult[] = [
-    {
-      name: 'jobs lost (sent or enqueued, neither completed nor dead-lettered)',
-      severity: 'invariant',
-      ok: lostKeys.length === 0,
-      actual: lostKeys.length === 0 ? '0' : `${lostKeys.length} (${examples(lostKeys, 3).join(', ')})`,
-      expected: '0',
-    },
+    facts.timedOut
+      ? {
+          name: 'jobs lost (sent or enqueued, neither completed nor dead-lettered)',
+          severity: 'invariant',
+          ok: false,
+          actual: `not checked (${unfinished} not finished)`,
+          expected: '0',
+          skipped: 'the deadline was reached before the queues drained',
+        }
+      : {
+          name: 'jobs lost (sent or enqueued, neither completed nor dead-lettered)',
+          severity: 'invariant',
+          ok: lostKeys.length === 0,
+          actual: lostKeys.length === 0 ? '0' : `${lostKeys.length} (${examples(lostKeys, 3).join(', ')})`,
+          expected: '0',
+        },
     {
       name: 'side effects per idempotency key',
       severity: 'invariant',
@@ -351,8 +398,12 @@ export function buildReport(facts: ReportFacts): RunReport {
     },
   ];
 
+  const failed = invariants.some((i) => !i.ok && i.severity === 'invariant' && i.skipped === undefined);
+  const complete = !facts.timedOut;
   return {
-    ok: invariants.every((i) => i.ok || i.severity === 'warning'),
+    ok: complete && !failed,
+    failed,
+    complete,
     jobs: {
       sent: jobs.filter((j) => j.origin === 'sent').length,
       enqueued: jobs.filter((j) => j.origin === 'enqueued').length,
@@ -360,6 +411,7 @@ export function buildReport(facts: ReportFacts): RunReport {
       completed,
       deadLettered: count('dead-lettered'),
       lost: lostKeys.length,
+      unfinished,
       retriedJobs,
       retries,
       byType,
@@ -416,23 +468,46 @@ function table(rows: readonly (readonly string[])[], indent = '  ', left: readon
   );
 }
 
+/**
+ * Why an unfinished run could not complete, and what to do (one line); undefined when it completed.
+ * `timeoutSeconds` is the deadline the run had, when known.
+ */
+export function unfinishedMessage(report: RunReport, timeoutSeconds?: number): string | undefined {
+  if (report.complete) return undefined;
+  const deadline = timeoutSeconds === undefined ? '' : ` of ${timeoutSeconds} s`;
+  return (
+    `not finished: the deadline${deadline} (--timeout-seconds) was reached with ${report.jobs.unfinished} ` +
+    `jobs still queued/in flight; they are not counted as lost. Raise --timeout-seconds to let the run complete.`
+  );
+}
+
 /** Renders the report as plain text (no colours), for a terminal or a log. */
-export function renderReport(report: RunReport): string {
+export function renderReport(report: RunReport, options: { timeoutSeconds?: number } = {}): string {
   const out: string[] = [];
   const { jobs } = report;
+  const showUnfinished = !report.complete || jobs.unfinished > 0;
   out.push('sqs-jobs local run report', '');
   out.push(
     `Jobs: ${jobs.total} (${jobs.sent} sent by the workload, ${jobs.enqueued} enqueued by jobs)`,
     ...table([
       ['completed', String(jobs.completed)],
       ['dead-lettered', String(jobs.deadLettered)],
-      ['lost', String(jobs.lost)],
+      ...(showUnfinished ? [['not finished (deadline reached)', String(jobs.unfinished)]] : []),
+      ['lost', report.complete ? String(jobs.lost) : 'not checked (the queues did not drain)'],
       ['retried', `${jobs.retriedJobs} jobs, ${jobs.retries} retries`],
     ]),
     '',
     'By job type:',
     ...table([
-      ['type', 'total', 'completed', 'dead-lettered', 'lost', 'retries'],
+      [
+        'type',
+        'total',
+        'completed',
+        'dead-lettered',
+        ...(showUnfinished ? ['not finished'] : []),
+        'lost',
+        'retries',
+      ],
       ...Object.entries(jobs.byType)
         .sort(([a], [b]) => a.localeCompare(b))
         .map(([type, r]) => [
@@ -440,6 +515,7 @@ export function renderReport(report: RunReport): string {
           String(r.total),
           String(r.completed),
           String(r.deadLettered),
+          ...(showUnfinished ? [String(r.unfinished)] : []),
           String(r.lost),
           String(r.retries),
         ]),
@@ -488,9 +564,9 @@ export function renderReport(report: RunReport): string {
     'Invariants:',
     ...table(
       report.invariants.map((i) => [
-        `${i.ok ? 'PASS' : i.severity === 'warning' ? 'WARN' : 'FAIL'}  ${i.name}`,
+        `${i.skipped !== undefined ? 'SKIP' : i.ok ? 'PASS' : i.severity === 'warning' ? 'WARN' : 'FAIL'}  ${i.name}`,
         i.actual,
-        `(expected ${i.expected})`,
+        i.skipped !== undefined ? `(${i.skipped})` : `(expected ${i.expected})`,
       ]),
     ),
   );
@@ -501,6 +577,10 @@ export function renderReport(report: RunReport): string {
     out.push(`Duplicated side effects: ${report.sideEffects.duplicated.join(', ')}`);
   if (report.sideEffects.missing.length > 0)
     out.push(`Missing side effects: ${report.sideEffects.missing.join(', ')}`);
-  out.push('', report.ok ? 'RESULT: all invariants hold' : 'RESULT: INVARIANT FAILED');
+  const unfinished = unfinishedMessage(report, options.timeoutSeconds);
+  out.push('');
+  if (report.failed) out.push('RESULT: INVARIANT FAILED');
+  if (unfinished !== undefined) out.push(`RESULT: ${unfinished}`);
+  if (report.ok) out.push('RESULT: all invariants hold');
   return `${out.join('\n')}\n`;
 }

@@ -450,7 +450,7 @@ export interface Reconciliation {
   readonly deadLetters: DeadLetterFact[];
   readonly completed: number;
   readonly deadLettered: number;
-  /** Jobs known to exist and not final yet (lost, when the queues are empty). */
+  /** Jobs known to exist and not final yet (lost when the queues drained, unfinished at the deadline). */
   readonly pending: number;
   /** Jobs expected by the end, counting the children of jobs not yet final. */
   readonly projectedTotal: number;
@@ -458,8 +458,9 @@ export interface Reconciliation {
 
 /**
  * Joins the plan, the sent ledger, the domain evidence and the dead letters into one outcome per
- * job. Pure. With `final`, jobs still pending are `lost`; without, they are left out of `jobs`
- * and counted in `pending`.
+ * job. Pure. With `final`, jobs still pending are `lost` (the queues drained) or, with
+ * `timedOut`, `unfinished` (the deadline passed first); without `final`, they are left out of
+ * `jobs` and counted in `pending`.
  */
 export function reconcile(input: {
   readonly plan: WorkloadPlan;
@@ -469,8 +470,11 @@ export function reconcile(input: {
   /** The fake service's injected faults per reference. */
   readonly faultsByReference: Readonly<Record<string, readonly FaultKind[]>>;
   readonly final: boolean;
+  /** The deadline passed before the queues drained: pending jobs are `unfinished`, not `lost`. */
+  readonly timedOut?: boolean;
 }): Reconciliation {
   const { plan, ledger, snapshot, faultsByReference, final } = input;
+  const pendingState = input.timedOut === true ? 'unfinished' : 'lost';
   const maxAttempts = Object.fromEntries(SAMPLE_QUEUES.map((q) => [q.name, q.maxAttempts])) as Record<
     string,
     number
@@ -514,7 +518,7 @@ export function reconcile(input: {
       return 'completed';
     }
     pending += 1;
-    if (final) jobs.push({ ...job, state: 'lost' });
+    if (final) jobs.push({ ...job, state: pendingState });
     return 'pending';
   };
 
@@ -830,6 +834,7 @@ export async function runWorkload(
     deadLetters,
     faultsByReference: faults(),
     final: true,
+    timedOut,
   });
   progress('done', {
     completed: reconciliation.completed,
