@@ -187,8 +187,11 @@ async function prepareOne(
     if (error instanceof EnvelopeError && error.field === 'data') {
       problems.push('data must be a JSON value (undefined is not)');
     } else if (error instanceof EnvelopeError) {
+      const asInput = ENVELOPE_FIELD_AS_INPUT[error.field] ?? error.field;
+      // The FIFO option check may have named this field already: one problem, one line.
+      if (problems.some((problem) => problem.startsWith(`${asInput} `))) return { type: job.type, problems };
       const detail = error.message.replace(`invalid job envelope: ${error.field} `, '');
-      problems.push(`${ENVELOPE_FIELD_AS_INPUT[error.field] ?? error.field} ${detail}`);
+      problems.push(`${asInput} ${detail}`);
     } else {
       problems.push(`data is not JSON-serializable (${describeError(error)})`);
     }

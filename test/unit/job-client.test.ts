@@ -300,6 +300,11 @@ describe('refused before anything is sent', () => {
       /^options\.partitionKey must be 1-128 characters of a-z, A-Z, 0-9 and punctuation/,
     ],
     [
+      'an empty partition key on a FIFO queue: one line, not two',
+      { job: reserve, data: { bookingId: 'b' }, options: { partitionKey: '' } },
+      /^options\.partitionKey must be 1-128 characters of a-z, A-Z, 0-9 and punctuation \(printable ASCII, no space\) on a FIFO queue: it becomes the MessageGroupId$/,
+    ],
+    [
       'a partition key over 128 characters',
       { job: capture, data: { paymentId: 'p' }, options: { partitionKey: 'k'.repeat(129) } },
       'options.partitionKey must be at most 128 characters',
