@@ -2,25 +2,53 @@
  * `npm start`: the deployed stack running locally on embedded emulators, a sample workload with
  * injected faults, and a report that checks nothing was lost, duplicated or reordered.
  *
- * Exit code: 0 when every invariant holds, 1 when one fails, 2 when the run could not happen
- * (bad flags, the stack did not start).
+ * Exit code: 0 when every invariant holds, 1 when one fails, 2 when the run could not happen or
+ * could not complete (bad flags, the stack did not start, an endpoint is unreachable, the deadline
+ * was reached before every job was final).
  */
+import { connect } from 'node:net';
 import cliProgress from 'cli-progress';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { ENDPOINT_ENV } from '../lib/local/emulators.ts';
+import { ENDPOINT_ENV, resolveEndpointOptions } from '../lib/local/emulators.ts';
 import type { FaultRates } from '../lib/local/external-service.ts';
-import { renderReport } from '../lib/local/report.ts';
+import { renderReport, unfinishedMessage } from '../lib/local/report.ts';
 import { type LocalRunResult, runLocal, type WorkloadProgress } from '../lib/local/workload.ts';
 
 /** How `--fault-rate` is split over the failing kinds (shares add up to 1). */
 const FAULT_SPLIT = { timeout: 0.2, throttle: 0.35, unavailable: 0.35, badRequest: 0.1 } as const;
 
-function integer(min: number) {
+/** Set to 1 to print the stack of an error that stops the run. */
+const DEBUG_ENV = 'SQS_JOBS_DEBUG';
+
+/** Upper bounds of the workload size: beyond them a local run only eats memory and time. */
+export const MAX_USERS = 10_000;
+export const MAX_BOOKINGS_PER_USER = 20;
+
+function integer(min: number, max?: number) {
   return (value: string): number => {
     const n = Number(value);
-    if (!Number.isInteger(n) || n < min) throw new InvalidArgumentError(`must be an integer >= ${min}`);
+    if (value.trim() === '' || !Number.isInteger(n) || n < min || (max !== undefined && n > max)) {
+      throw new InvalidArgumentError(
+        max === undefined
+          ? `must be an integer >= ${min}`
+          : `must be an integer from ${min} to ${max.toLocaleString('en-US')}`,
+      );
+    }
     return n;
   };
+}
+
+function endpointUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new InvalidArgumentError('must be an http(s) URL, e.g. http://localhost:5000');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new InvalidArgumentError('must be an http(s) URL, e.g. http://localhost:5000');
+  }
+  return value;
 }
 
 function rate(value: string): number {
@@ -69,8 +97,18 @@ export function buildProgram(): Command {
         'emulators, the bundled Lambda functions in worker threads), sends a workload with injected faults, waits ' +
         'until every job is completed or dead-lettered, and prints a report. Exits 0 only when every invariant holds.',
     )
-    .option('--users <n>', 'users; each is a FIFO message group on the booking queue', integer(1), 100)
-    .option('--bookings-per-user <n>', 'bookings per user, sent in order', integer(1), 3)
+    .option(
+      '--users <n>',
+      `users; each is a FIFO message group on the booking queue (at most ${MAX_USERS.toLocaleString('en-US')})`,
+      integer(1, MAX_USERS),
+      100,
+    )
+    .option(
+      '--bookings-per-user <n>',
+      `bookings per user, sent in order (at most ${MAX_BOOKINGS_PER_USER})`,
+      integer(1, MAX_BOOKINGS_PER_USER),
+      3,
+    )
     .option('--seed <n>', 'seed of every random choice (workload, faults, lost responses)', integer(0), 1)
     .option(
       '--fault-rate <rate>',
@@ -128,7 +166,7 @@ export function buildProgram(): Command {
     )
     .option(
       '--timeout-seconds <n>',
-      'deadline for every job to be completed or dead-lettered',
+      'deadline for every job to be completed or dead-lettered; when reached first, the run exits 2 (not finished)',
       integer(1),
       180,
     )
@@ -136,7 +174,9 @@ export function buildProgram(): Command {
       new Option(
         '--endpoint <url>',
         `one SQS + DynamoDB endpoint (moto server, LocalStack...) instead of the embedded emulators; per service: env ${ENDPOINT_ENV.sqs}, ${ENDPOINT_ENV.dynamodb}`,
-      ).env(ENDPOINT_ENV.shared),
+      )
+        .env(ENDPOINT_ENV.shared)
+        .argParser(endpointUrl),
     )
     .option('--json', 'print the report as JSON on stdout (progress goes to stderr)', false)
     .addHelpText(
@@ -151,9 +191,36 @@ Examples:
 Environment:
   ${ENDPOINT_ENV.shared}, ${ENDPOINT_ENV.sqs}, ${ENDPOINT_ENV.dynamodb}   endpoints (see --endpoint)
   SQS_JOBS_FUNCTION_LOGS=1   print the Lambda functions' logs on stderr
+  ${DEBUG_ENV}=1            print the stack trace of an error that stops the run
 
-Exit code: 0 all invariants hold, 1 an invariant failed, 2 the run could not happen.`,
+Exit code: 0 all invariants hold, 1 an invariant failed, 2 the run could not happen or did not
+finish before --timeout-seconds.`,
     );
+}
+
+/**
+ * Refuses fault rates that add up to more than 1, naming each rate summed and where it came from
+ * (its own flag, or its share of --fault-rate; --slow-rate and its default count too).
+ */
+export function checkFaultRates(flags: StartFlags, faults: FaultRates): void {
+  const sum = Object.values(faults).reduce((a, b) => a + b, 0);
+  if (sum <= 1 + 1e-9) return;
+  const fmt = (n: number) => String(Number(n.toFixed(4)));
+  const share = (own: number | undefined, flag: string, split: number) =>
+    own !== undefined
+      ? `${flag} ${fmt(own)}`
+      : `${fmt(flags.faultRate * split)} (${split * 100}% of --fault-rate ${fmt(flags.faultRate)})`;
+  const parts = [
+    `timeout ${share(flags.timeoutRate, '--timeout-rate', FAULT_SPLIT.timeout)}`,
+    `429 ${share(flags.throttleRate, '--throttle-rate', FAULT_SPLIT.throttle)}`,
+    `503 ${share(flags.unavailableRate, '--unavailable-rate', FAULT_SPLIT.unavailable)}`,
+    `400 ${share(flags.badRequestRate, '--bad-request-rate', FAULT_SPLIT.badRequest)}`,
+    `slow --slow-rate ${fmt(flags.slowRate)}`,
+  ];
+  throw new Error(
+    `the fault rates add up to ${fmt(sum)}, more than 1: ${parts.join(' + ')}. ` +
+      'Lower them; a rate not given on the command line is its share of --fault-rate (default 0.05), and --slow-rate defaults to 0.03.',
+  );
 }
 
 function faultRates(flags: StartFlags): FaultRates {
@@ -164,6 +231,82 @@ function faultRates(flags: StartFlags): FaultRates {
     badRequest: flags.badRequestRate ?? flags.faultRate * FAULT_SPLIT.badRequest,
     slow: flags.slowRate,
   };
+}
+
+/** Socket errors that mean an endpoint is not there (nothing listening, unknown host, no route). */
+const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ETIMEDOUT',
+  'ECONNRESET',
+]);
+
+/** The socket error code anywhere in an error's cause chain (or an AggregateError's errors). */
+export function unreachableCode(err: unknown, depth = 0): string | undefined {
+  if (depth > 8 || typeof err !== 'object' || err === null) return undefined;
+  const { code, cause, errors, name } = err as {
+    code?: unknown;
+    cause?: unknown;
+    errors?: unknown;
+    name?: unknown;
+  };
+  if (typeof code === 'string' && UNREACHABLE_CODES.has(code)) return code;
+  if (name === 'TimeoutError' && depth > 0) return 'ETIMEDOUT';
+  for (const inner of [cause, ...(Array.isArray(errors) ? errors : [])]) {
+    const found = unreachableCode(inner, depth + 1);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/** One line for an unreachable endpoint: which one, what failed, what to check. */
+export function unreachableMessage(endpoints: readonly string[], code: string): string {
+  const which = endpoints.length === 0 ? 'the endpoint' : `the endpoint ${endpoints.join(' / ')}`;
+  return `cannot reach ${which} (${code}): check that it is running and reachable at that address (--endpoint, env ${ENDPOINT_ENV.shared}, ${ENDPOINT_ENV.sqs}, ${ENDPOINT_ENV.dynamodb})`;
+}
+
+/**
+ * Checks that each external endpoint accepts a TCP connection, so an endpoint with nothing
+ * listening is reported at once, before synthesis and boot. (Not `fetch`: it refuses some ports.)
+ * @returns the socket error code of the first unreachable one, with its URL.
+ */
+async function probeEndpoints(
+  endpoints: readonly string[],
+): Promise<{ url: string; code: string } | undefined> {
+  for (const url of endpoints) {
+    const { hostname, port, protocol } = new URL(url);
+    const code = await new Promise<string | undefined>((resolve) => {
+      const socket = connect({
+        host: hostname.replace(/^\[|\]$/g, ''),
+        port: Number(port || (protocol === 'https:' ? 443 : 80)),
+      });
+      socket.setTimeout(5_000, () => {
+        socket.destroy();
+        resolve('no answer within 5 s');
+      });
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve(undefined);
+      });
+      // Anything that is not a socket error is left for the run itself to report.
+      socket.once('error', (err) => resolve(unreachableCode(err)));
+    });
+    if (code) return { url, code };
+  }
+  return undefined;
+}
+
+/** Prints an error that stops the run: one line, the stack only with SQS_JOBS_DEBUG=1. */
+function printError(message: string, err?: unknown): void {
+  process.stderr.write(`error: ${message}\n`);
+  if (err !== undefined && process.env[DEBUG_ENV] === '1') {
+    process.stderr.write(`${(err as Error).stack ?? String(err)}\n`);
+  } else if (err !== undefined) {
+    process.stderr.write(`(set ${DEBUG_ENV}=1 for the stack trace)\n`);
+  }
 }
 
 /** Progress on a terminal (a bar) or as plain lines (one per phase and every few seconds). */
@@ -230,10 +373,22 @@ export async function main(argv: readonly string[]): Promise<number> {
   let faults: FaultRates;
   try {
     faults = faultRates(flags);
-    const sum = Object.values(faults).reduce((a, b) => a + b, 0);
-    if (sum > 1) throw new Error(`the fault rates add up to ${sum.toFixed(3)}, more than 1`);
+    checkFaultRates(flags, faults);
   } catch (err) {
     process.stderr.write(`error: ${(err as Error).message}\n`);
+    return 2;
+  }
+  let endpoints: string[];
+  try {
+    const resolved = resolveEndpointOptions(flags.endpoint ? { endpointUrl: flags.endpoint } : {});
+    endpoints = [...new Set([resolved.sqs, resolved.dynamodb].filter((u) => u !== undefined))];
+  } catch (err) {
+    printError((err as Error).message);
+    return 2;
+  }
+  const unreachable = await probeEndpoints(endpoints);
+  if (unreachable) {
+    printError(unreachableMessage([unreachable.url], unreachable.code));
     return 2;
   }
   const progressOut = flags.json ? process.stderr : process.stdout;
@@ -259,7 +414,9 @@ export async function main(argv: readonly string[]): Promise<number> {
     });
   } catch (err) {
     progress.stop();
-    process.stderr.write(`error: the local run failed: ${(err as Error).stack ?? String(err)}\n`);
+    const code = endpoints.length > 0 ? unreachableCode(err) : undefined;
+    if (code) printError(unreachableMessage(endpoints, code), err);
+    else printError(`the local run failed: ${(err as Error).message}`, err);
     return 2;
   }
   progress.stop();
@@ -271,7 +428,15 @@ export async function main(argv: readonly string[]): Promise<number> {
   } else {
     process.stdout.write('\n');
     for (const note of result.notes) process.stdout.write(`note: ${note}\n`);
-    process.stdout.write(`\n${renderReport(result.report)}`);
+    process.stdout.write(`\n${renderReport(result.report, { timeoutSeconds: flags.timeoutSeconds })}`);
+  }
+  // A checked invariant that fails is a real failure even in an unfinished run; otherwise a run
+  // that hit the deadline could not complete (exit 2), with what to do about it.
+  if (result.report.failed) return 1;
+  const unfinished = unfinishedMessage(result.report, flags.timeoutSeconds);
+  if (unfinished !== undefined) {
+    if (flags.json) process.stderr.write(`error: ${unfinished}\n`);
+    return 2;
   }
   return result.report.ok ? 0 : 1;
 }

@@ -9,12 +9,23 @@ import type { RunReport } from '../../lib/local/report.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-function start(args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function start(
+  args: readonly string[],
+  env: Record<string, string | undefined> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     // process.execPath is the Node 24 of the devDependencies when the tests run through npm/npx.
     const child = spawn(process.execPath, ['--import', 'tsx', 'bin/start.ts', ...args], {
       cwd: ROOT,
-      env: { ...process.env, FORCE_COLOR: '0' },
+      env: {
+        ...process.env,
+        FORCE_COLOR: '0',
+        SQS_JOBS_ENDPOINT_URL: undefined,
+        SQS_JOBS_SQS_ENDPOINT: undefined,
+        SQS_JOBS_DYNAMODB_ENDPOINT: undefined,
+        SQS_JOBS_DEBUG: undefined,
+        ...env,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -64,6 +75,66 @@ describe('npm start', () => {
     expect(stderr).toMatch(/--fault-rate.*must be a number from 0 to 1/);
   }, 30_000);
 
+  it('refuses --endpoint that is not an http(s) URL at flag parsing, naming it, before anything starts', async () => {
+    const { code, stdout, stderr } = await start(['--endpoint', 'notaurl']);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/--endpoint.*notaurl.*must be an http\(s\) URL/);
+    expect(stdout).toBe('');
+  }, 30_000);
+
+  it('names an unreachable endpoint in one line, without a stack, and exits 2', async () => {
+    const { code, stdout, stderr } = await start(['--endpoint', 'http://127.0.0.1:1']);
+    expect(code).toBe(2);
+    expect(stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(
+        /^error: cannot reach the endpoint http:\/\/127\.0\.0\.1:1 \(ECONNREFUSED\): check that it is running and reachable/,
+      ),
+    ]);
+    expect(stderr).not.toMatch(/\n\s+at /);
+    expect(stdout).not.toContain('synthesizing');
+  }, 30_000);
+
+  it('bounds --users and --bookings-per-user', async () => {
+    const users = await start(['--users', '1e9']);
+    expect(users.code).toBe(2);
+    expect(users.stderr).toMatch(/--users.*must be an integer from 1 to 10,000/);
+    const bookings = await start(['--bookings-per-user', '21']);
+    expect(bookings.code).toBe(2);
+    expect(bookings.stderr).toMatch(/--bookings-per-user.*must be an integer from 1 to 20/);
+  }, 30_000);
+
+  it('names every rate it summed when the fault rates add up to more than 1', async () => {
+    const { code, stderr } = await start(['--timeout-rate', '0.6', '--throttle-rate', '0.6']);
+    expect(code).toBe(2);
+    expect(stderr).toContain('the fault rates add up to 1.2525, more than 1');
+    expect(stderr).toContain('--timeout-rate 0.6');
+    expect(stderr).toContain('--throttle-rate 0.6');
+    expect(stderr).toContain('503 0.0175 (35% of --fault-rate 0.05)');
+    expect(stderr).toContain('400 0.005 (10% of --fault-rate 0.05)');
+    expect(stderr).toContain('slow --slow-rate 0.03');
+  }, 30_000);
+
+  it('exits 2 with "not finished", not lost, when the deadline comes before the queues drain', async () => {
+    const { code, stdout, stderr } = await start([
+      '--users',
+      '20',
+      '--timeout-seconds',
+      '1',
+      '--lost-response-rate',
+      '0',
+      '--json',
+    ]);
+    expect(code, stderr).toBe(2);
+    const { report } = JSON.parse(stdout) as { report: RunReport };
+    expect(report).toMatchObject({ ok: false, failed: false, complete: false, timedOut: true });
+    expect(report.jobs.lost).toBe(0);
+    expect(report.jobs.unfinished).toBeGreaterThan(0);
+    expect(stderr).toContain(
+      `error: not finished: the deadline of 1 s (--timeout-seconds) was reached with ${report.jobs.unfinished} jobs still queued/in flight`,
+    );
+    expect(stderr).toContain('Raise --timeout-seconds');
+  }, 180_000);
+
   it('runs a small faulty workload end to end and exits 0 with a passing JSON report', async () => {
     const { code, stdout, stderr } = await start([
       '--users',
@@ -87,7 +158,8 @@ describe('npm start', () => {
     ]);
     expect(code, stderr).toBe(0);
     const { report } = JSON.parse(stdout) as { report: RunReport };
-    expect(report.ok).toBe(true);
+    expect(report).toMatchObject({ ok: true, complete: true, failed: false });
+    expect(report.jobs.unfinished).toBe(0);
     // 8 bookings: 1 malformed of each kind, 2 sold out (1 job each), 6 good (5 jobs each).
     expect(report.jobs).toMatchObject({ total: 6 * 5 + 2 + 3, lost: 0, deadLettered: 5 });
     expect(report.deadLetters.unexplained).toBe(0);
