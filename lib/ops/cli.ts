@@ -13,6 +13,7 @@ import {
   DLQ_READER_DEFAULTS,
   MAX_HOLD_SECONDS,
   MAX_WAIT_TIME_SECONDS,
+  type ReadDeadLettersOptions,
   readDeadLetters,
 } from './dlq-reader.ts';
 import { OpsError } from './errors.ts';
@@ -154,6 +155,22 @@ function filterOf(flags: FilterFlags): DeadLetterFilter {
   };
 }
 
+/** The read settings `list` and `show` share, from the common flags. */
+function readOptions(
+  sqs: OpsSqs,
+  flags: CommonFlags & { max: number },
+  io: DlqCliIo,
+): ReadDeadLettersOptions {
+  return {
+    sqs,
+    queueUrl: flags.dlqUrl,
+    holdSeconds: flags.holdSeconds,
+    waitTimeSeconds: flags.waitSeconds,
+    maxMessages: flags.max,
+    ...(io.signal ? { signal: io.signal } : {}),
+  };
+}
+
 function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     if (signal?.aborted) return resolve();
@@ -279,12 +296,7 @@ export async function runDlqCli(argv: readonly string[], io: DlqCliIo): Promise<
         const status = statusLine(io, io.stderr.isTTY === true && !flags.json);
         const filter = filterOf(flags);
         const read = await readDeadLetters({
-          sqs,
-          queueUrl: flags.dlqUrl,
-          holdSeconds: flags.holdSeconds,
-          waitTimeSeconds: flags.waitSeconds,
-          maxMessages: flags.max,
-          ...(io.signal ? { signal: io.signal } : {}),
+          ...readOptions(sqs, flags, io),
           onProgress: (n) => status.update(`read ${n} messages…`),
         });
         status.clear();
@@ -328,14 +340,7 @@ export async function runDlqCli(argv: readonly string[], io: DlqCliIo): Promise<
         return;
       }
       await withClient(flags, async (sqs) => {
-        const read = await readDeadLetters({
-          sqs,
-          queueUrl: flags.dlqUrl,
-          holdSeconds: flags.holdSeconds,
-          waitTimeSeconds: flags.waitSeconds,
-          maxMessages: flags.max,
-          ...(io.signal ? { signal: io.signal } : {}),
-        });
+        const read = await readDeadLetters(readOptions(sqs, flags, io));
         const found = read.messages.filter((m) =>
           flags.messageId !== undefined
             ? m.messageId === flags.messageId || m.evidence.sourceMessageId === flags.messageId
