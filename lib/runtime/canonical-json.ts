@@ -21,6 +21,7 @@ export function canonicalJson(value: unknown): string {
 /**
  * SHA-256 hex (64 chars) of {@link canonicalJson}: the `payloadHash` the idempotency guard
  * compares to tell a duplicate delivery from a different job reusing the same key.
+ * @throws {TypeError} as {@link canonicalJson} does (a `bigint` or a circular structure).
  */
 export function payloadHash(value: unknown): string {
   return createHash('sha256').update(canonicalJson(value)).digest('hex');
