@@ -2,7 +2,7 @@
  * Worker of the FIFO `booking` queue: reserve inventory → confirm reservation → issue invoice,
  * one `MessageGroupId` per user. Thin on purpose: the jobs live in lib/sample/jobs.ts.
  */
-import { createWorker } from '../lib/runtime/worker.ts';
+import { createWorker } from 'sqs-jobs';
 import { sampleJobs } from '../lib/sample/jobs.ts';
 
 export const handler = createWorker({

@@ -1,5 +1,5 @@
 /** Worker of the standard `payments` queue: captures payments through the payment API. */
-import { createWorker } from '../lib/runtime/worker.ts';
+import { createWorker } from 'sqs-jobs';
 import { sampleJobs } from '../lib/sample/jobs.ts';
 
 export const handler = createWorker({ jobs: [sampleJobs.capturePayment] });

@@ -1,101 +1,10 @@
-// Public API of sqs-jobs: export list only. Biome keeps it sorted by module path, so group
-// comments would drift: lib/client = producer client, lib/runtime = contracts and worker.
-export {
-  type BatchEntry,
-  type BatchResult,
-  batchEntry,
-  DEFAULT_PAYLOAD_WARN_BYTES,
-  type FailedEntry,
-  JobClient,
-  type JobClientOptions,
-  type SendableJob,
-  type SendOptions,
-  type SendResult,
-  type SentEntry,
-  type SqsBatchSender,
-} from './client/job-client.ts';
-export { type EntryProblem, JobClientError } from './client/job-client-error.ts';
-export {
-  messageSizeBytes,
-  SQS_MAX_BATCH_ENTRIES,
-  SQS_MAX_MESSAGE_BYTES,
-} from './client/message-size.ts';
-export {
-  isFifoQueueUrl,
-  QUEUE_URL_ENV_PREFIX,
-  queueUrlEnvName,
-  queueUrlsFromEnv,
-} from './client/queue-urls.ts';
-export { type ClientRetryOptions, DEFAULT_CLIENT_RETRY } from './client/retry.ts';
-export { AlarmTopic, type AlarmTopicProps } from './constructs/alarm-topic.ts';
-export { JobsConfigError, JobsConstructError } from './constructs/errors.ts';
-export {
-  IDEMPOTENCY_TABLE_SCHEMA,
-  IdempotencyTable,
-  type IdempotencyTableProps,
-} from './constructs/idempotency-table.ts';
-export {
-  enqueueUrlVariable,
-  IDEMPOTENCY_TABLE_ACTIONS,
-  JOB_QUEUE_DEFAULTS,
-  JOBS_METRICS_NAMESPACE,
-  JobQueue,
-  type JobQueueAlarms,
-  type JobQueueProps,
-} from './constructs/job-queue.ts';
-export { JobsDashboard, type JobsDashboardProps } from './constructs/jobs-dashboard.ts';
-export { createOpsSqsClient, type OpsClientInput, opsClientConfig } from './ops/client.ts';
-export {
-  type DeadLetterEvidenceAttributes,
-  type DeadLetterMessage,
-  EVIDENCE_ATTRIBUTE_NAMES,
-  type JobIdentity,
-  NO_EVIDENCE_REASON,
-  toDeadLetterMessage,
-} from './ops/dead-letter-message.ts';
-export {
-  type DeadLetterRead,
-  DeadLetterReader,
-  type DeadLetterReaderOptions,
-  DLQ_READER_DEFAULTS,
-  type ReadDeadLettersOptions,
-  type ReleaseFailure,
-  type ReleaseReport,
-  readDeadLetters,
-} from './ops/dlq-reader.ts';
-export {
-  InvalidQueueUrlError,
-  OpsError,
-  type OpsErrorCode,
-  QueueMismatchError,
-  QueueNotFoundError,
-  SqsRequestError,
-  SqsUnreachableError,
-} from './ops/errors.ts';
-export { compileFilter, type DeadLetterFilter, describeFilter, matchesPattern } from './ops/filters.ts';
-export { describeQueue, type OpsSqs, type QueueInfo, validateQueueUrl } from './ops/queue.ts';
-export {
-  type CameBackItem,
-  type FailedItem,
-  type MovedItem,
-  type RedriveItem,
-  type RedriveOptions,
-  type RedrivePlan,
-  type RedriveResult,
-  redriveDeadLetters,
-  redriveDeduplicationId,
-  type SkippedItem,
-  type VerifyRedriveOptions,
-  type VerifyRedriveResult,
-  verifyRedrive,
-} from './ops/redrive.ts';
-export {
-  DEFAULT_GROUP_BY,
-  type DeadLetterGroup,
-  type DeadLetterSummary,
-  type GroupKey,
-  summarizeDeadLetters,
-} from './ops/summary.ts';
+/**
+ * `sqs-jobs`: what runs in the Lambda worker. Define jobs (`defineJob`), wire them into a
+ * handler (`createWorker`), classify failures (`PermanentError`, `TransientError`,
+ * `classifyError`), the envelope contract and the idempotency store. Its import graph never
+ * reaches aws-cdk-lib, constructs or the CLI: the producer client is `sqs-jobs/client`, the
+ * constructs `sqs-jobs/cdk`, the DLQ tools `sqs-jobs/ops`.
+ */
 export {
   backoffDelaySeconds,
   DEFAULT_RETRY_POLICY,

@@ -26,7 +26,7 @@ import {
   ScanCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { PermanentError } from '../runtime/errors.ts';
+import { PermanentError } from 'sqs-jobs';
 
 /** Lifecycle of a booking, in the order the FIFO chain moves it. */
 export type BookingStatus = 'PENDING' | 'RESERVED' | 'CONFIRMED' | 'INVOICED';

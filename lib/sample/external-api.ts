@@ -15,7 +15,7 @@
  *   processed by another request) is a {@link TransientError}, 422 (the key was used with another
  *   payload) a {@link PermanentError}.
  */
-import { JobError, PermanentError, parseRetryAfterMs, TransientError } from '../runtime/errors.ts';
+import { JobError, PermanentError, parseRetryAfterMs, TransientError } from 'sqs-jobs';
 
 /** Default timeout of one outbound request, in milliseconds. */
 export const DEFAULT_EXTERNAL_TIMEOUT_MS = 2_000;

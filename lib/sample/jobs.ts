@@ -15,9 +15,9 @@
  * Each booking step appends itself to the user's order log (see `DomainRepository.appendOrderLog`):
  * the evidence `npm start` uses to count per-user order violations.
  */
+
+import { defineJob, type JobContext, PermanentError } from 'sqs-jobs';
 import { z } from 'zod';
-import { PermanentError } from '../runtime/errors.ts';
-import { defineJob, type JobContext } from '../runtime/job.ts';
 import { type Booking, type BookingStep, DomainRepository } from './domain.ts';
 import { ExternalApi } from './external-api.ts';
 

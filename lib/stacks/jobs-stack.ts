@@ -8,11 +8,14 @@ import { fileURLToPath } from 'node:url';
 import { Annotations, CfnOutput, type Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type { Construct } from 'constructs';
-import { AlarmTopic } from '../constructs/alarm-topic.ts';
-import { JobsConfigError } from '../constructs/errors.ts';
-import { IdempotencyTable } from '../constructs/idempotency-table.ts';
-import { JobQueue, type JobQueueProps } from '../constructs/job-queue.ts';
-import { JobsDashboard } from '../constructs/jobs-dashboard.ts';
+import {
+  AlarmTopic,
+  IdempotencyTable,
+  JobQueue,
+  type JobQueueProps,
+  JobsConfigError,
+  JobsDashboard,
+} from 'sqs-jobs/cdk';
 import { SAMPLE_QUEUES, type SampleQueue, type SampleQueueName } from '../sample/topology.ts';
 
 /** The project root (where package.json, package-lock.json and functions/ are). */

@@ -1,0 +1,45 @@
+/**
+ * `sqs-jobs/client`: what a producer service needs to send jobs. `JobClient`, envelope
+ * building and validation, queue URL and size rules. Its import graph reaches only
+ * `@aws-sdk/client-sqs` (and `@standard-schema/spec` types): plain JavaScript on Node 20 works.
+ */
+
+export {
+  type CreateEnvelopeInput,
+  childJobId,
+  createEnvelope,
+  DATA_CONTENT_TYPE,
+  deduplicationIdOf,
+  EnvelopeError,
+  type JobEnvelope,
+  parseEnvelope,
+  SPEC_VERSION,
+} from '../runtime/envelope.ts';
+export { JobError, PermanentError, TransientError } from '../runtime/errors.ts';
+export {
+  type BatchEntry,
+  type BatchResult,
+  batchEntry,
+  DEFAULT_PAYLOAD_WARN_BYTES,
+  type FailedEntry,
+  JobClient,
+  type JobClientOptions,
+  type SendableJob,
+  type SendOptions,
+  type SendResult,
+  type SentEntry,
+  type SqsBatchSender,
+} from './job-client.ts';
+export { type EntryProblem, JobClientError } from './job-client-error.ts';
+export {
+  messageSizeBytes,
+  SQS_MAX_BATCH_ENTRIES,
+  SQS_MAX_MESSAGE_BYTES,
+} from './message-size.ts';
+export {
+  isFifoQueueUrl,
+  QUEUE_URL_ENV_PREFIX,
+  queueUrlEnvName,
+  queueUrlsFromEnv,
+} from './queue-urls.ts';
+export { type ClientRetryOptions, DEFAULT_CLIENT_RETRY } from './retry.ts';

@@ -1,0 +1,57 @@
+/**
+ * `sqs-jobs/ops`: dead-letter queue operations for operators and tools (the `sqs-jobs` CLI,
+ * the console): read a DLQ without losing messages, summarize it by cause, redrive (all or
+ * filtered, FIFO-safe) and verify what came back. See docs/operations.md.
+ */
+export { createOpsSqsClient, type OpsClientInput, opsClientConfig } from './client.ts';
+export {
+  type DeadLetterEvidenceAttributes,
+  type DeadLetterMessage,
+  EVIDENCE_ATTRIBUTE_NAMES,
+  type JobIdentity,
+  NO_EVIDENCE_REASON,
+  toDeadLetterMessage,
+} from './dead-letter-message.ts';
+export {
+  type DeadLetterRead,
+  DeadLetterReader,
+  type DeadLetterReaderOptions,
+  DLQ_READER_DEFAULTS,
+  type ReadDeadLettersOptions,
+  type ReleaseFailure,
+  type ReleaseReport,
+  readDeadLetters,
+} from './dlq-reader.ts';
+export {
+  InvalidQueueUrlError,
+  OpsError,
+  type OpsErrorCode,
+  QueueMismatchError,
+  QueueNotFoundError,
+  SqsRequestError,
+  SqsUnreachableError,
+} from './errors.ts';
+export { compileFilter, type DeadLetterFilter, describeFilter, matchesPattern } from './filters.ts';
+export { describeQueue, type OpsSqs, type QueueInfo, validateQueueUrl } from './queue.ts';
+export {
+  type CameBackItem,
+  type FailedItem,
+  type MovedItem,
+  type RedriveItem,
+  type RedriveOptions,
+  type RedrivePlan,
+  type RedriveResult,
+  redriveDeadLetters,
+  redriveDeduplicationId,
+  type SkippedItem,
+  type VerifyRedriveOptions,
+  type VerifyRedriveResult,
+  verifyRedrive,
+} from './redrive.ts';
+export {
+  DEFAULT_GROUP_BY,
+  type DeadLetterGroup,
+  type DeadLetterSummary,
+  type GroupKey,
+  summarizeDeadLetters,
+} from './summary.ts';
