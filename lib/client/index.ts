@@ -17,6 +17,17 @@ export {
 } from '../runtime/envelope.ts';
 export { JobError, PermanentError, TransientError } from '../runtime/errors.ts';
 export {
+  messageSizeBytes,
+  SQS_MAX_BATCH_ENTRIES,
+  SQS_MAX_MESSAGE_BYTES,
+} from '../sqs/message-size.ts';
+export {
+  isFifoQueueUrl,
+  QUEUE_URL_ENV_PREFIX,
+  queueUrlEnvName,
+  queueUrlsFromEnv,
+} from '../sqs/queue-urls.ts';
+export {
   type BatchEntry,
   type BatchResult,
   batchEntry,
@@ -31,15 +42,4 @@ export {
   type SqsBatchSender,
 } from './job-client.ts';
 export { type EntryProblem, JobClientError } from './job-client-error.ts';
-export {
-  messageSizeBytes,
-  SQS_MAX_BATCH_ENTRIES,
-  SQS_MAX_MESSAGE_BYTES,
-} from './message-size.ts';
-export {
-  isFifoQueueUrl,
-  QUEUE_URL_ENV_PREFIX,
-  queueUrlEnvName,
-  queueUrlsFromEnv,
-} from './queue-urls.ts';
 export { type ClientRetryOptions, DEFAULT_CLIENT_RETRY } from './retry.ts';

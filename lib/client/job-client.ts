@@ -16,9 +16,9 @@
 import { SendMessageBatchCommand, type SendMessageBatchResult, SQSClient } from '@aws-sdk/client-sqs';
 import { classifyError } from '../runtime/errors.ts';
 import type { JobLogger } from '../runtime/job.ts';
-import { chunkByCountAndBytes } from './chunk.ts';
+import { chunkByCountAndBytes } from '../sqs/chunk.ts';
+import { SQS_MAX_BATCH_ENTRIES, SQS_MAX_MESSAGE_BYTES } from '../sqs/message-size.ts';
 import { type EntryProblem, JobClientError } from './job-client-error.ts';
-import { SQS_MAX_BATCH_ENTRIES, SQS_MAX_MESSAGE_BYTES } from './message-size.ts';
 import {
   type BatchEntry,
   type PreparedEntry,

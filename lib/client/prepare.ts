@@ -7,18 +7,10 @@
 import type { SendMessageBatchRequestEntry } from '@aws-sdk/client-sqs';
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { createEnvelope, deduplicationIdOf, EnvelopeError, type JobEnvelope } from '../runtime/envelope.ts';
+import { isValidMessageGroupId, MAX_DELAY_SECONDS } from '../sqs/message-parameters.ts';
+import { messageSizeBytes, utf8Bytes } from '../sqs/message-size.ts';
+import { isFifoQueueUrl } from '../sqs/queue-urls.ts';
 import type { EntryProblem } from './job-client-error.ts';
-import { messageSizeBytes, utf8Bytes } from './message-size.ts';
-import { isFifoQueueUrl } from './queue-urls.ts';
-
-/** Most seconds a message can be delayed (SendMessage API reference, DelaySeconds: 0 to 900). */
-export const MAX_DELAY_SECONDS = 900;
-
-/**
- * MessageGroupId rule (SendMessage API reference): 1–128 characters from a-z, A-Z, 0-9 and the
- * punctuation !"#$%&'()*+,-./:;<=>?@[\]^_`{|}~ — that is, printable ASCII without the space.
- */
-const MESSAGE_GROUP_ID = /^[\x21-\x7e]{1,128}$/;
 
 /** What the client needs of a job definition: a {@link JobDefinition} has it. */
 export interface SendableJob<Data = unknown> {
@@ -140,7 +132,7 @@ function optionProblems(options: SendOptions, fifo: boolean, queue: string): str
       problems.push(
         `options.partitionKey is required on FIFO queue "${queue}": it becomes the MessageGroupId (e.g. the user id)`,
       );
-    } else if (typeof partitionKey === 'string' && !MESSAGE_GROUP_ID.test(partitionKey)) {
+    } else if (typeof partitionKey === 'string' && !isValidMessageGroupId(partitionKey)) {
       problems.push(
         'options.partitionKey must be 1-128 characters of a-z, A-Z, 0-9 and punctuation (printable ASCII, no space) on a FIFO queue: it becomes the MessageGroupId',
       );

@@ -21,8 +21,8 @@ import {
   type SendMessageBatchCommandOutput,
   type SendMessageBatchRequestEntry,
 } from '@aws-sdk/client-sqs';
-import { chunkByCountAndBytes } from '../client/chunk.ts';
-import { messageSizeBytes, SQS_MAX_BATCH_ENTRIES, SQS_MAX_MESSAGE_BYTES } from '../client/message-size.ts';
+import { chunkByCountAndBytes } from '../sqs/chunk.ts';
+import { messageSizeBytes, SQS_MAX_BATCH_ENTRIES, SQS_MAX_MESSAGE_BYTES } from '../sqs/message-size.ts';
 import type { DeadLetterMessage } from './dead-letter-message.ts';
 import {
   DeadLetterReader,

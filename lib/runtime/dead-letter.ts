@@ -11,7 +11,7 @@
 import { createHash } from 'node:crypto';
 import { type MessageAttributeValue, SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
-import { isFifoQueueUrl } from '../client/queue-urls.ts';
+import { isFifoQueueUrl } from '../sqs/queue-urls.ts';
 import type { SqsSender } from './sqs-port.ts';
 
 /** SQS maximum message size in bytes, body and attributes together (1 MiB). */

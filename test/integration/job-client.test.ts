@@ -14,9 +14,9 @@ import { startFauxqs } from 'fauxqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { batchEntry, JobClient } from '../../lib/client/job-client.ts';
-import { queueUrlEnvName, queueUrlsFromEnv } from '../../lib/client/queue-urls.ts';
 import { deduplicationIdOf, parseEnvelope } from '../../lib/runtime/envelope.ts';
 import { defineJob, type JobLogger } from '../../lib/runtime/job.ts';
+import { queueUrlEnvName, queueUrlsFromEnv } from '../../lib/sqs/queue-urls.ts';
 
 let server: Awaited<ReturnType<typeof startFauxqs>>;
 let sqs: SQSClient;

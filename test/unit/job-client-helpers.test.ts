@@ -1,14 +1,14 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { chunkByCountAndBytes } from '../../lib/client/chunk.ts';
 import { JobClient, type JobClientOptions, type SqsBatchSender } from '../../lib/client/job-client.ts';
 import { JobClientError } from '../../lib/client/job-client-error.ts';
-import { messageSizeBytes, SQS_MAX_MESSAGE_BYTES } from '../../lib/client/message-size.ts';
 import { formatIssuePath } from '../../lib/client/prepare.ts';
-import { isFifoQueueUrl, queueUrlEnvName, queueUrlsFromEnv } from '../../lib/client/queue-urls.ts';
 import { clientRetryDelayMs, MAX_CLIENT_RETRY_DELAY_MS } from '../../lib/client/retry.ts';
 import { JobError } from '../../lib/runtime/errors.ts';
+import { chunkByCountAndBytes } from '../../lib/sqs/chunk.ts';
+import { messageSizeBytes, SQS_MAX_MESSAGE_BYTES } from '../../lib/sqs/message-size.ts';
+import { isFifoQueueUrl, queueUrlEnvName, queueUrlsFromEnv } from '../../lib/sqs/queue-urls.ts';
 
 afterEach(() => {
   vi.unstubAllEnvs();
