@@ -27,6 +27,7 @@ export {
   queueUrlEnvName,
   queueUrlsFromEnv,
 } from '../sqs/queue-urls.ts';
+export type { CheckedEnvelope, SendEnvelopeOptions } from './job-client.ts';
 export {
   type BatchEntry,
   type BatchResult,

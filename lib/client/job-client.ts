@@ -14,6 +14,7 @@
  *   minutes; a retried entry keeps its dedup id, so a FIFO queue never gets it twice.
  */
 import { SendMessageBatchCommand, type SendMessageBatchResult, SQSClient } from '@aws-sdk/client-sqs';
+import type { JobEnvelope } from '../runtime/envelope.ts';
 import { classifyError } from '../runtime/errors.ts';
 import type { JobLogger } from '../runtime/job.ts';
 import { chunkByCountAndBytes } from '../sqs/chunk.ts';
@@ -23,12 +24,14 @@ import {
   type BatchEntry,
   type PreparedEntry,
   prepareEntries,
+  prepareEnvelopeEntry,
   type SendableJob,
+  type SendEnvelopeOptions,
   type SendOptions,
 } from './prepare.ts';
 import { type ClientRetryOptions, clientRetryDelayMs, DEFAULT_CLIENT_RETRY, sleep } from './retry.ts';
 
-export type { BatchEntry, SendableJob, SendOptions } from './prepare.ts';
+export type { BatchEntry, SendableJob, SendEnvelopeOptions, SendOptions } from './prepare.ts';
 
 /** Default size above which the job data draws a warning: 16 KiB. Payloads should carry ids. */
 export const DEFAULT_PAYLOAD_WARN_BYTES = 16_384;
@@ -108,6 +111,28 @@ export interface SendResult {
   readonly queue: string;
   /** FIFO queues only. */
   readonly sequenceNumber?: string;
+}
+
+/**
+ * A job envelope checked for a queue by {@link JobClient.checkEnvelope}: the parsed envelope and
+ * the SendMessage parameters it would be sent with.
+ */
+export interface CheckedEnvelope {
+  /** The envelope as the worker will parse it (extension attributes left out). */
+  readonly envelope: JobEnvelope;
+  /** Logical queue name. */
+  readonly queue: string;
+  readonly queueUrl: string;
+  /** `MessageBody`: exactly the text given (or `JSON.stringify` of the object given). */
+  readonly body: string;
+  /** FIFO queues: the envelope's `partitionkey`. */
+  readonly messageGroupId?: string;
+  /** FIFO queues: SHA-256 of `source` + `id` ({@link deduplicationIdOf}). */
+  readonly messageDeduplicationId?: string;
+  /** Standard queues, when given. */
+  readonly delaySeconds?: number;
+  /** Message size as SQS counts it (body + attributes, UTF-8 bytes). */
+  readonly bytes: number;
 }
 
 /**
@@ -247,6 +272,24 @@ class Outcome {
   }
 }
 
+/** The result of a one-entry batch, or the error naming why its job was not sent. */
+function singleResult({ sent, failed }: BatchResult, type: string): SendResult {
+  const failure = failed[0];
+  if (failure) {
+    throw new JobClientError(
+      `job ${type} (id ${failure.id}) was not sent to queue "${failure.queue}": ${failure.code}: ${failure.message}`,
+      {
+        code: failure.code,
+        senderFault: failure.senderFault,
+        problems: [{ index: 0, type, message: `${failure.code}: ${failure.message}` }],
+        context: { jobType: type, jobId: failure.id, queue: failure.queue },
+      },
+    );
+  }
+  const { id, messageId, queue, sequenceNumber } = sent[0]!;
+  return sequenceNumber === undefined ? { id, messageId, queue } : { id, messageId, queue, sequenceNumber };
+}
+
 /**
  * Sends jobs to their queues.
  *
@@ -280,21 +323,79 @@ export class JobClient {
    *   the retries, with `senderFault`.
    */
   async send<Data>(job: SendableJob<Data>, data: NoInfer<Data>, options?: SendOptions): Promise<SendResult> {
-    const { sent, failed } = await this.sendBatch([batchEntry(job, data, options)]);
-    const failure = failed[0];
-    if (failure) {
-      throw new JobClientError(
-        `job ${job.type} (id ${failure.id}) was not sent to queue "${failure.queue}": ${failure.code}: ${failure.message}`,
-        {
-          code: failure.code,
-          senderFault: failure.senderFault,
-          problems: [{ index: 0, type: job.type, message: `${failure.code}: ${failure.message}` }],
-          context: { jobType: job.type, jobId: failure.id, queue: failure.queue },
-        },
+    return singleResult(await this.sendBatch([batchEntry(job, data, options)]), job.type);
+  }
+
+  /**
+   * Checks a job envelope that is already built (by another service or language, a file, an
+   * operator) as {@link sendEnvelope} would, and returns what would be sent; sends nothing.
+   *
+   * @param queue logical queue name, resolved through `queueUrls`.
+   * @param envelope the SQS body: a JSON string (kept exactly as given) or an object (`JSON.stringify`).
+   * @param options `delaySeconds` (standard queues only, 0–900).
+   * @throws {JobClientError} `InvalidEntries` naming every problem: envelope rules of
+   *   {@link parseEnvelope} (= envelope.schema.json; the first problem only), unknown queue,
+   *   FIFO queue without a `partitionkey` or with one that is not a valid `MessageGroupId`
+   *   (SendMessage API), delay on a FIFO queue, a character SQS refuses in a body, a message
+   *   over `maxMessageBytes`.
+   */
+  checkEnvelope(
+    queue: string,
+    envelope: string | object,
+    options: SendEnvelopeOptions = {},
+  ): CheckedEnvelope {
+    const { prepared, envelope: parsed } = this.#prepareEnvelope(queue, envelope, options);
+    const { request } = prepared;
+    return {
+      envelope: parsed,
+      queue: prepared.queue,
+      queueUrl: prepared.queueUrl,
+      body: request.MessageBody ?? '',
+      ...(request.MessageGroupId === undefined ? {} : { messageGroupId: request.MessageGroupId }),
+      ...(request.MessageDeduplicationId === undefined
+        ? {}
+        : { messageDeduplicationId: request.MessageDeduplicationId }),
+      ...(request.DelaySeconds === undefined ? {} : { delaySeconds: request.DelaySeconds }),
+      bytes: prepared.bytes,
+    };
+  }
+
+  /**
+   * Sends a job envelope that is already built, body unchanged: for forwarding jobs, jobs from
+   * other languages (by envelope.schema.json) and the `sqs-jobs send` command. The envelope keeps
+   * its own `source`, `id`, `time` and `partitionkey` (the client's `source` is not used); on a
+   * FIFO queue `partitionkey` becomes the `MessageGroupId` and `source` + `id` the
+   * `MessageDeduplicationId`, as for {@link send}. Sent and retried like {@link send}.
+   *
+   * @param queue logical queue name, resolved through `queueUrls`.
+   * @param envelope the SQS body: a JSON string (sent exactly as given) or an object (`JSON.stringify`).
+   * @param options `delaySeconds` (standard queues only, 0–900).
+   * @returns the envelope id, the SQS MessageId, the logical queue and, on FIFO, the SequenceNumber.
+   * @throws {JobClientError} `InvalidEntries` before sending, as {@link checkEnvelope} says; otherwise
+   *   the SQS error `code` when the message could not be sent after the retries, with `senderFault`.
+   */
+  async sendEnvelope(
+    queue: string,
+    envelope: string | object,
+    options: SendEnvelopeOptions = {},
+  ): Promise<SendResult> {
+    const { prepared } = this.#prepareEnvelope(queue, envelope, options);
+    return singleResult(await this.#sendPrepared([prepared]), prepared.type);
+  }
+
+  #prepareEnvelope(
+    queue: string,
+    envelope: string | object,
+    options: SendEnvelopeOptions,
+  ): { prepared: PreparedEntry; envelope: JobEnvelope } {
+    const result = prepareEnvelopeEntry(queue, envelope, options ?? {}, this.#settings);
+    if (!result.prepared || !result.envelope || result.problems.length > 0) {
+      throw refusal(
+        result.problems.map((message) => ({ index: 0, type: result.type, message })),
+        1,
       );
     }
-    const { id, messageId, queue, sequenceNumber } = sent[0]!;
-    return sequenceNumber === undefined ? { id, messageId, queue } : { id, messageId, queue, sequenceNumber };
+    return { prepared: result.prepared, envelope: result.envelope };
   }
 
   /**
@@ -316,6 +417,11 @@ export class JobClient {
   async sendBatch(entries: ReadonlyArray<BatchEntry>): Promise<BatchResult> {
     const { entries: prepared, problems } = await prepareEntries(entries, this.#settings);
     if (problems.length > 0) throw refusal(problems, entries.length);
+    return this.#sendPrepared(prepared);
+  }
+
+  /** Warns about large payloads, then sends per queue; every entry ends in `sent` or `failed`. */
+  async #sendPrepared(prepared: readonly PreparedEntry[]): Promise<BatchResult> {
     for (const entry of prepared) {
       if (entry.dataBytes > this.#settings.payloadWarnBytes) {
         this.#logger.warn('job data is larger than payloadWarnBytes: payloads should carry ids only', {

@@ -6,7 +6,13 @@
  */
 import type { SendMessageBatchRequestEntry } from '@aws-sdk/client-sqs';
 import type { StandardSchemaV1 } from '@standard-schema/spec';
-import { createEnvelope, deduplicationIdOf, EnvelopeError, type JobEnvelope } from '../runtime/envelope.ts';
+import {
+  createEnvelope,
+  deduplicationIdOf,
+  EnvelopeError,
+  type JobEnvelope,
+  parseEnvelope,
+} from '../runtime/envelope.ts';
 import { isValidMessageGroupId, MAX_DELAY_SECONDS } from '../sqs/message-parameters.ts';
 import { messageSizeBytes, utf8Bytes } from '../sqs/message-size.ts';
 import { isFifoQueueUrl } from '../sqs/queue-urls.ts';
@@ -113,32 +119,103 @@ async function schemaProblems(job: SendableJob<unknown>, data: unknown): Promise
   }
 }
 
-function optionProblems(options: SendOptions, fifo: boolean, queue: string): string[] {
+/** How the checks name the partition key and the delay: as `send` options or as envelope fields. */
+interface OptionNames {
+  readonly partitionKey: string;
+  readonly delaySeconds: string;
+}
+
+const SEND_OPTION_NAMES: OptionNames = {
+  partitionKey: 'options.partitionKey',
+  delaySeconds: 'options.delaySeconds',
+};
+
+function optionProblems(
+  options: SendOptions,
+  fifo: boolean,
+  queue: string,
+  names: OptionNames = SEND_OPTION_NAMES,
+): string[] {
   const problems: string[] = [];
   const { delaySeconds, partitionKey } = options;
   if (delaySeconds !== undefined) {
     if (fifo) {
       problems.push(
-        `options.delaySeconds is not allowed on FIFO queue "${queue}": SQS only takes a queue-level delay there (SendMessage API, DelaySeconds)`,
+        `${names.delaySeconds} is not allowed on FIFO queue "${queue}": SQS only takes a queue-level delay there (SendMessage API, DelaySeconds)`,
       );
     } else if (!Number.isInteger(delaySeconds) || delaySeconds < 0 || delaySeconds > MAX_DELAY_SECONDS) {
       problems.push(
-        `options.delaySeconds must be an integer from 0 to ${MAX_DELAY_SECONDS}, got ${delaySeconds}`,
+        `${names.delaySeconds} must be an integer from 0 to ${MAX_DELAY_SECONDS}, got ${delaySeconds}`,
       );
     }
   }
   if (fifo) {
     if (partitionKey === undefined) {
       problems.push(
-        `options.partitionKey is required on FIFO queue "${queue}": it becomes the MessageGroupId (e.g. the user id)`,
+        `${names.partitionKey} is required on FIFO queue "${queue}": it becomes the MessageGroupId (e.g. the user id)`,
       );
     } else if (typeof partitionKey === 'string' && !isValidMessageGroupId(partitionKey)) {
       problems.push(
-        'options.partitionKey must be 1-128 characters of a-z, A-Z, 0-9 and punctuation (printable ASCII, no space) on a FIFO queue: it becomes the MessageGroupId',
+        `${names.partitionKey} must be 1-128 characters of a-z, A-Z, 0-9 and punctuation (printable ASCII, no space) on a FIFO queue: it becomes the MessageGroupId`,
       );
     }
   }
   return problems;
+}
+
+/** The queue URL of a logical queue name, or the problem naming the known queues. */
+function resolveQueue(
+  queue: string,
+  settings: PrepareSettings,
+): { queueUrl: string; problem?: undefined } | { queueUrl?: undefined; problem: string } {
+  const queueUrl = Object.hasOwn(settings.queueUrls, queue) ? settings.queueUrls[queue] : undefined;
+  if (queueUrl !== undefined) return { queueUrl };
+  const known = Object.keys(settings.queueUrls).sort().join(', ') || 'none';
+  return {
+    problem: `unknown queue "${queue}" (known queues: ${known}); pass its URL in queueUrls or set JOBS_QUEUE_URL_<NAME>`,
+  };
+}
+
+/** Builds the SendMessageBatch entry of a checked envelope and measures it against the size limit. */
+function encodeEntry(
+  input: {
+    readonly index: number;
+    readonly envelope: JobEnvelope;
+    readonly body: string;
+    readonly queue: string;
+    readonly queueUrl: string;
+    readonly fifo: boolean;
+    readonly delaySeconds: number | undefined;
+  },
+  settings: PrepareSettings,
+): { prepared: PreparedEntry; problem?: undefined } | { prepared?: undefined; problem: string } {
+  const { index, envelope, body, fifo, delaySeconds } = input;
+  const request: SendMessageBatchRequestEntry = {
+    Id: String(index),
+    MessageBody: body,
+    ...(fifo
+      ? { MessageGroupId: envelope.partitionkey, MessageDeduplicationId: deduplicationIdOf(envelope) }
+      : {}),
+    ...(!fifo && delaySeconds !== undefined ? { DelaySeconds: delaySeconds } : {}),
+  };
+  const bytes = messageSizeBytes(request);
+  if (bytes > settings.maxMessageBytes) {
+    return {
+      problem: `message is ${bytes} bytes, over the limit of ${settings.maxMessageBytes} bytes (body + attributes, UTF-8; SendMessage API); send ids and let the worker reload the data`,
+    };
+  }
+  return {
+    prepared: {
+      index,
+      id: envelope.id,
+      type: envelope.type,
+      queue: input.queue,
+      queueUrl: input.queueUrl,
+      request,
+      bytes,
+      dataBytes: utf8Bytes(JSON.stringify(envelope.data) ?? ''),
+    },
+  };
 }
 
 async function prepareOne(
@@ -155,13 +232,8 @@ async function prepareOne(
   }
   const options: SendOptions = entry.options ?? {};
   const problems: string[] = [];
-  const queueUrl = Object.hasOwn(settings.queueUrls, job.queue) ? settings.queueUrls[job.queue] : undefined;
-  if (queueUrl === undefined) {
-    const known = Object.keys(settings.queueUrls).sort().join(', ') || 'none';
-    problems.push(
-      `unknown queue "${job.queue}" (known queues: ${known}); pass its URL in queueUrls or set JOBS_QUEUE_URL_<NAME>`,
-    );
-  }
+  const { queueUrl, problem: queueProblem } = resolveQueue(job.queue, settings);
+  if (queueProblem !== undefined) problems.push(queueProblem);
   const fifo = queueUrl !== undefined && isFifoQueueUrl(queueUrl);
   if (queueUrl !== undefined) problems.push(...optionProblems(options, fifo, job.queue));
   problems.push(...(await schemaProblems(job, entry.data)));
@@ -190,33 +262,98 @@ async function prepareOne(
   }
   if (!envelope || queueUrl === undefined || problems.length > 0) return { type: job.type, problems };
 
-  const body = JSON.stringify(envelope);
-  const request: SendMessageBatchRequestEntry = {
-    Id: String(index),
-    MessageBody: body,
-    ...(fifo
-      ? { MessageGroupId: options.partitionKey, MessageDeduplicationId: deduplicationIdOf(envelope) }
-      : {}),
-    ...(!fifo && options.delaySeconds !== undefined ? { DelaySeconds: options.delaySeconds } : {}),
-  };
-  const bytes = messageSizeBytes(request);
-  if (bytes > settings.maxMessageBytes) {
-    problems.push(
-      `message is ${bytes} bytes, over the limit of ${settings.maxMessageBytes} bytes (body + attributes, UTF-8; SendMessage API); send ids and let the worker reload the data`,
-    );
-    return { type: job.type, problems };
+  const encoded = encodeEntry(
+    {
+      index,
+      envelope,
+      body: JSON.stringify(envelope),
+      queue: job.queue,
+      queueUrl,
+      fifo,
+      delaySeconds: options.delaySeconds,
+    },
+    settings,
+  );
+  if (encoded.problem !== undefined) return { type: job.type, problems: [encoded.problem] };
+  return { prepared: encoded.prepared, problems, type: job.type };
+}
+
+/** Options of a job envelope sent as it is. */
+export interface SendEnvelopeOptions {
+  /** Seconds before the message becomes visible, integer 0–900. Standard queues only. @default the queue's delay */
+  readonly delaySeconds?: number;
+}
+
+/** How the envelope checks name the fields a producer wrote. */
+const ENVELOPE_OPTION_NAMES: OptionNames = {
+  partitionKey: 'partitionkey',
+  delaySeconds: 'delaySeconds',
+};
+
+/**
+ * Characters SQS accepts in a message body (SendMessage API reference, MessageBody):
+ * `#x9 | #xA | #xD | #x20 to #xD7FF | #xE000 to #xFFFD | #x10000 to #x10FFFF`. The `u` flag makes
+ * a lone surrogate a character of its own, so it is refused too (it has no UTF-8 encoding).
+ */
+const SQS_BODY_REFUSED = /[^\t\n\r\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
+
+function bodyCharacterProblem(body: string): string | undefined {
+  const match = SQS_BODY_REFUSED.exec(body);
+  if (!match) return undefined;
+  const code = match[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
+  return `body has the character U+${code} at index ${match.index}, which SQS does not accept in a message body (SendMessage API, MessageBody); write it as the JSON escape \\u${code.toLowerCase()}`;
+}
+
+/**
+ * Checks a job envelope that is already built (by another service, another language, an
+ * operator) against the envelope rules ({@link parseEnvelope}, the same as envelope.schema.json)
+ * and the producer rules of the queue (FIFO: `partitionkey` required and valid as
+ * `MessageGroupId`; delay only on standard queues; size limit), and encodes it. The body is sent
+ * exactly as given (extension attributes, number spelling and whitespace included); an object
+ * is serialized with `JSON.stringify`.
+ */
+export function prepareEnvelopeEntry(
+  queue: string,
+  envelope: string | object,
+  options: SendEnvelopeOptions,
+  settings: PrepareSettings,
+): { prepared?: PreparedEntry; envelope?: JobEnvelope; problems: string[]; type: string | undefined } {
+  let body: string;
+  try {
+    body = typeof envelope === 'string' ? envelope : JSON.stringify(envelope);
+  } catch (error) {
+    return { type: undefined, problems: [`envelope is not JSON-serializable (${describeError(error)})`] };
   }
-  const prepared: PreparedEntry = {
-    index,
-    id: envelope.id,
-    type: job.type,
-    queue: job.queue,
-    queueUrl,
-    request,
-    bytes,
-    dataBytes: utf8Bytes(JSON.stringify(envelope.data)),
-  };
-  return { prepared, problems, type: job.type };
+  if (typeof body !== 'string') return { type: undefined, problems: ['envelope must be a JSON object'] };
+  let parsed: JobEnvelope;
+  try {
+    parsed = parseEnvelope(body);
+  } catch (error) {
+    return { type: undefined, problems: [describeError(error)] };
+  }
+  const problems: string[] = [];
+  const characterProblem = bodyCharacterProblem(body);
+  if (characterProblem !== undefined) problems.push(characterProblem);
+  const { queueUrl, problem: queueProblem } = resolveQueue(queue, settings);
+  if (queueUrl === undefined)
+    return { type: parsed.type, envelope: parsed, problems: [queueProblem, ...problems] };
+  const fifo = isFifoQueueUrl(queueUrl);
+  problems.push(
+    ...optionProblems(
+      { partitionKey: parsed.partitionkey, delaySeconds: options.delaySeconds },
+      fifo,
+      queue,
+      ENVELOPE_OPTION_NAMES,
+    ),
+  );
+  if (problems.length > 0) return { type: parsed.type, envelope: parsed, problems };
+  const encoded = encodeEntry(
+    { index: 0, envelope: parsed, body, queue, queueUrl, fifo, delaySeconds: options.delaySeconds },
+    settings,
+  );
+  if (encoded.problem !== undefined)
+    return { type: parsed.type, envelope: parsed, problems: [encoded.problem] };
+  return { prepared: encoded.prepared, envelope: parsed, problems: [], type: parsed.type };
 }
 
 /**
