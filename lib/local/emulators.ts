@@ -12,7 +12,7 @@
 import type { Server } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
-import { type FauxqsServer, startFauxqs } from 'fauxqs';
+import type { FauxqsServer } from 'fauxqs';
 import { LocalRuntimeError } from './errors.ts';
 
 /** Names of the environment variables read by {@link resolveEndpointOptions}. */
@@ -96,6 +96,29 @@ export function resolveEndpointOptions(
   };
 }
 
+/**
+ * Loads an emulator package on first use: fauxqs and dynalite are optional peer dependencies of
+ * the published package (a Lambda worker or a producer never needs them), installed by a project
+ * that runs its stack locally (`npm install --save-dev fauxqs dynalite`).
+ * @throws {LocalRuntimeError} naming the package and how to install it (or to use an endpoint instead).
+ */
+async function loadEmulator<T>(
+  name: 'fauxqs' | 'dynalite',
+  service: string,
+  load: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await load();
+  } catch (cause) {
+    const code = (cause as { code?: unknown }).code;
+    if (code !== 'ERR_MODULE_NOT_FOUND' && code !== 'MODULE_NOT_FOUND') throw cause;
+    throw new LocalRuntimeError(
+      `the embedded ${service} emulator (${name}) is not installed: run \`npm install --save-dev fauxqs dynalite\` in your project (fauxqs needs Node >= 22.5), or give an endpoint (--endpoint, ${ENDPOINT_ENV.shared})`,
+      { cause, context: { package: name } },
+    );
+  }
+}
+
 type DynaliteFactory = (options: {
   createTableMs?: number;
   deleteTableMs?: number;
@@ -107,7 +130,11 @@ type DynaliteFactory = (options: {
  * take no time (`createTableMs: 0`). `stop` closes open connections first, so it never hangs.
  */
 export async function startDynalite(): Promise<{ url: string; stop(): Promise<void> }> {
-  const dynalite = createRequire(import.meta.url)('dynalite') as DynaliteFactory;
+  const dynalite = await loadEmulator(
+    'dynalite',
+    'DynamoDB',
+    async () => createRequire(import.meta.url)('dynalite') as DynaliteFactory,
+  );
   const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -148,10 +175,14 @@ export async function startEmulators(
   let fauxqs: FauxqsServer | undefined;
   let dynamo: { url: string; stop(): Promise<void> } | undefined;
   try {
-    if (external.sqs === undefined) fauxqs = await startFauxqs({ port: 0, logger: false });
+    if (external.sqs === undefined) {
+      const { startFauxqs } = await loadEmulator('fauxqs', 'SQS', () => import('fauxqs'));
+      fauxqs = await startFauxqs({ port: 0, logger: false });
+    }
     if (external.dynamodb === undefined) dynamo = await startDynalite();
   } catch (cause) {
     await fauxqs?.stop();
+    if (cause instanceof LocalRuntimeError) throw cause;
     throw new LocalRuntimeError(`cannot start the embedded emulators: ${(cause as Error).message}`, {
       cause,
     });

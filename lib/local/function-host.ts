@@ -80,7 +80,12 @@ export type InvokeOutcome =
     }
   | { readonly kind: 'timeout'; readonly durationMs: number; readonly coldStart: boolean };
 
-const THREAD_URL = new URL('./function-host-thread.ts', import.meta.url);
+// Beside this module: the TypeScript source in the repository, or the bundled `.js` next to the
+// published CLI (package.json "build:cli" bundles the thread as its own entry point).
+const THREAD_URL = new URL(
+  import.meta.url.endsWith('.ts') ? './function-host-thread.ts' : './function-host-thread.js',
+  import.meta.url,
+);
 
 class ExecutionEnvironment {
   readonly ready: Promise<ThreadError | undefined>;

@@ -1,0 +1,89 @@
+/**
+ * `serveLocal` (what `sqs-jobs local` runs for any app's template): the stack keeps running until
+ * stopped, and what it prints is enough to reach every queue, DLQ and table from another terminal.
+ */
+import { fileURLToPath } from 'node:url';
+import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { describe, expect, it } from 'vitest';
+import { type LocalRuntimeDescription, serveLocal } from '../../lib/local/serve.ts';
+
+const ASSEMBLY = fileURLToPath(new URL('../fixtures/local/assembly', import.meta.url));
+
+/** Runs serveLocal; `whileRunning` gets the printed text while the stack is up, then the stack is stopped. */
+async function serve(json: boolean, whileRunning: (printed: string) => Promise<void>) {
+  const stop = new AbortController();
+  let printed = '';
+  let inspected: Promise<void> = Promise.resolve();
+  const description = await serveLocal({
+    assemblyDir: ASSEMBLY,
+    synthesize: 'never',
+    env: {},
+    json,
+    signal: stop.signal,
+    stdout: {
+      write(text: string) {
+        printed += text;
+        inspected = whileRunning(printed).finally(() => stop.abort());
+      },
+    },
+  });
+  await inspected;
+  return { printed, description };
+}
+
+function sqsOn(endpoint: string) {
+  return new SQSClient({
+    endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'l', secretAccessKey: 'l' },
+  });
+}
+
+describe('serveLocal', () => {
+  it('prints endpoints, every main queue with its DLQ, the tables and paste-ready commands, and keeps the queues up until stopped', async () => {
+    let endpoint = '';
+    let urls: string[] = [];
+    const { printed } = await serve(false, async (text) => {
+      endpoint = /SQS endpoint\s+(\S+)/.exec(text)?.[1] ?? '';
+      urls = [...text.matchAll(/^ {2}(?:url|dlq) {2}(http\S+)/gm)].map((m) => m[1] as string);
+      const sqs = sqsOn(endpoint);
+      try {
+        for (const url of urls) {
+          const attrs = await sqs.send(
+            new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['All'] }),
+          );
+          expect(attrs.Attributes?.QueueArn).toBeDefined();
+        }
+      } finally {
+        sqs.destroy();
+      }
+    });
+    expect(printed).toMatch(/DynamoDB endpoint\s+http:\/\/127\.0\.0\.1:\d+/);
+    // Work and Ordered have a DLQ, Observations has none; the DLQs are not listed as main queues.
+    expect(printed).toMatch(/queue \S+ \(FIFO\)\n {2}url {2}http\S+ordered\.fifo\n {2}dlq {2}http\S+\.fifo/);
+    expect(printed).toContain('dlq  (none: no redrive policy)');
+    expect(printed).not.toMatch(/queue WorkDlq/);
+    expect(urls.length).toBe(5);
+    expect(printed).toMatch(/table StateTableA1B2C3D4 {2}\S+/);
+    expect(printed).toContain(`npx sqs-jobs stats --queue-url ${urls[0]}`);
+    expect(printed).toMatch(
+      /npx sqs-jobs dlq list --dlq-url http\S+ --endpoint http:\/\/127\.0\.0\.1:\d+ --region us-east-1/,
+    );
+    // Stopped: the embedded SQS emulator no longer answers.
+    const after = sqsOn(endpoint);
+    await expect(after.send(new GetQueueAttributesCommand({ QueueUrl: urls[0] }))).rejects.toThrow();
+    after.destroy();
+  });
+
+  it('--json prints one object with the same facts', async () => {
+    const { printed, description } = await serve(true, async () => {});
+    const parsed = JSON.parse(printed) as LocalRuntimeDescription;
+    expect(parsed).toEqual(JSON.parse(JSON.stringify(description)));
+    // ProdOnlyQueue has a false Condition: not created locally, not listed.
+    expect(parsed.queues.map((q) => q.logicalId).sort()).toEqual(
+      ['ObservationsE1E2E3E4', 'OrderedQueue0A1B2C3D', 'WorkQueue5A2E1B2C'].sort(),
+    );
+    expect(parsed.queues.find((q) => q.logicalId === 'OrderedQueue0A1B2C3D')?.fifo).toBe(true);
+    expect(parsed.workers.length).toBeGreaterThan(0);
+  });
+});
