@@ -1,0 +1,46 @@
+/**
+ * `npm run build` (also run by `npm pack` / `npm publish` through `prepack`): the published
+ * package in dist/.
+ * - lib/ → dist/ with tsc (tsconfig.build.json): ESM `.js`, `.d.ts` and source maps per module,
+ *   for the entry points `sqs-jobs`, `/client`, `/cdk` and `/ops`.
+ * - The `sqs-jobs` CLI → dist/bin/ with esbuild, bundled with its own tools (commander, the local
+ *   runtime), so they are not dependencies a Lambda worker or a producer installs. Packages the
+ *   library declares (package.json dependencies and peerDependencies) stay external; the local
+ *   runtime's function thread is a second entry beside the CLI (lib/local/function-host.ts).
+ */
+import { spawnSync } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
+import { build } from 'esbuild';
+
+const root = new URL('../', import.meta.url);
+const pkg = JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as {
+  dependencies: Record<string, string>;
+  peerDependencies: Record<string, string>;
+};
+
+rmSync(new URL('dist', root), { recursive: true, force: true });
+const tsc = spawnSync('tsc', ['-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+if (tsc.status !== 0) process.exit(tsc.status ?? 1);
+
+const external = [...Object.keys(pkg.dependencies), ...Object.keys(pkg.peerDependencies)].flatMap((name) => [
+  name,
+  `${name}/*`,
+]);
+await build({
+  absWorkingDir: new URL('.', root).pathname,
+  entryPoints: ['bin/sqs-jobs.ts', 'lib/local/function-host-thread.ts'],
+  outdir: 'dist/bin',
+  entryNames: '[name]',
+  bundle: true,
+  platform: 'node',
+  // The CLI runs on the operator's Node (20 or later); `sqs-jobs local` checks for what it needs.
+  target: 'node20',
+  format: 'esm',
+  sourcemap: true,
+  external,
+  // Bundled CommonJS code calls require(); an ESM bundle has none unless defined.
+  banner: {
+    js: "import { createRequire as __sqsJobsCreateRequire } from 'node:module'; const require = __sqsJobsCreateRequire(import.meta.url);",
+  },
+  logLevel: 'warning',
+});
