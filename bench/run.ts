@@ -8,7 +8,8 @@
  *   dominated by the emulator's HTTP round trips, an upper bound of the local cost;
  * - envelope parsing and the payload hash, paid once per record;
  * - heap growth over many invocations of one warm handler (a leak across invocations shows
- *   here as growth proportional to the invocation count).
+ *   here as growth proportional to the invocation count);
+ * - entry point bundle sizes and times, and the packed tarball (bench/entry-points.ts).
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
@@ -23,6 +24,7 @@ import { createWorker, type WorkerHandler } from '../lib/runtime/worker.ts';
 import { FakeSqs } from '../test/factories/fake-sqs.ts';
 import { jobBody, lambdaContext, queueUrl, sqsEvent, sqsRecord } from '../test/factories/sqs.ts';
 import { startDynalite } from '../test/support/dynalite.ts';
+import { printEntryPointFigures } from './entry-points.ts';
 
 const BATCH_SIZE = 10;
 const noop = defineJob({
@@ -140,6 +142,7 @@ async function main(): Promise<void> {
   );
   const gcNote = (globalThis as { gc?: unknown }).gc ? '' : ' (run with --expose-gc for a cleaner figure)';
   console.log(`heap growth per invocation over 2,000 warm invocations: ${Math.round(growth)} bytes${gcNote}`);
+  await printEntryPointFigures();
 }
 
 await main();
