@@ -48,12 +48,9 @@ export type {
   LeaseWrite,
 } from './runtime/idempotency/guard.ts';
 export { deriveIdempotencyKey, jobRecordKey, stepRecordKey } from './runtime/idempotency/keys.ts';
+export { type DynamoIdempotencyStoreOptions, IDEMPOTENCY_DEFAULTS } from './runtime/idempotency/options.ts';
 export type { JobRecord, JobRecordStatus, StepRecord } from './runtime/idempotency/record.ts';
-export {
-  DynamoIdempotencyStore,
-  type DynamoIdempotencyStoreOptions,
-  IDEMPOTENCY_DEFAULTS,
-} from './runtime/idempotency/store.ts';
+export { DynamoIdempotencyStore } from './runtime/idempotency/store.ts';
 export {
   DEFAULT_JOB_TIMEOUT_SECONDS,
   defineJob,

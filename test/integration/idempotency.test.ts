@@ -14,10 +14,8 @@ import {
 } from '../../lib/runtime/idempotency/errors.ts';
 import type { BeginOutcome, BeginRequest, Lease } from '../../lib/runtime/idempotency/guard.ts';
 import { deriveIdempotencyKey, jobRecordKey, stepRecordKey } from '../../lib/runtime/idempotency/keys.ts';
-import {
-  DynamoIdempotencyStore,
-  type DynamoIdempotencyStoreOptions,
-} from '../../lib/runtime/idempotency/store.ts';
+import type { DynamoIdempotencyStoreOptions } from '../../lib/runtime/idempotency/options.ts';
+import { DynamoIdempotencyStore } from '../../lib/runtime/idempotency/store.ts';
 import { type DynaliteHandle, startDynalite } from '../support/dynalite.ts';
 
 const JOB_TYPE = 'booking.reserve-inventory';

@@ -23,6 +23,7 @@ import {
   MAX_VERBATIM_JOB_KEY_BYTES,
   stepRecordKey,
 } from '../../lib/runtime/idempotency/keys.ts';
+import { IDEMPOTENCY_DEFAULTS } from '../../lib/runtime/idempotency/options.ts';
 import {
   DYNAMODB_MAX_ITEM_BYTES,
   estimateItemBytes,
@@ -34,7 +35,7 @@ import {
   parseJobRecord,
   truncateUtf8,
 } from '../../lib/runtime/idempotency/record.ts';
-import { DynamoIdempotencyStore, IDEMPOTENCY_DEFAULTS } from '../../lib/runtime/idempotency/store.ts';
+import { DynamoIdempotencyStore } from '../../lib/runtime/idempotency/store.ts';
 
 const NOW = Date.parse('2026-11-29T08:00:00.000Z');
 const NOW_S = Math.floor(NOW / 1000);

@@ -1,0 +1,81 @@
+/**
+ * The lease one run holds on a key: what the worker calls to complete, fail or run a `once` step
+ * under it. Every call goes back to the store that granted it.
+ */
+import type { IdempotencyStoreError, StepValueNotStoredError } from './errors.ts';
+import type { Lease, LeaseWrite } from './guard.ts';
+import { deriveIdempotencyKey } from './keys.ts';
+import type { JobRecord } from './record.ts';
+
+/** The store's side of a lease. */
+export interface LeaseOps {
+  complete(record: JobRecord, result: unknown): Promise<LeaseWrite>;
+  fail(record: JobRecord, error: unknown, kind: 'transient' | 'permanent'): Promise<LeaseWrite>;
+  once<T>(record: JobRecord, stepName: string, fn: () => Promise<T>): Promise<T>;
+}
+
+/** The lease of one run on a {@link DynamoIdempotencyStore}. */
+export class DynamoLease implements Lease {
+  readonly attempt: number;
+  readonly firstFailureAtMs: number | undefined;
+  readonly #record: JobRecord;
+  readonly #key: string;
+  readonly #ops: LeaseOps;
+
+  constructor(record: JobRecord, key: string, ops: LeaseOps) {
+    this.#record = record;
+    this.#key = key;
+    this.#ops = ops;
+    this.attempt = record.attempt;
+    this.firstFailureAtMs = record.firstFailureAtMs;
+  }
+
+  /**
+   * Marks the key COMPLETED (conditional UpdateItem on this lease's token). The result is
+   * stored as JSON text when it is at most `maxResultBytes`; otherwise (or when it has no JSON
+   * form) the record keeps `resultStored: false`, `resultBytes` and `resultOmittedReason`
+   * instead, and duplicates get `resultStored: false` with `result: undefined`.
+   * @returns `ok`, or `fenced` when another run took the lease over (nothing was written).
+   * @throws {IdempotencyStoreError} when DynamoDB fails.
+   */
+  complete(result: unknown): Promise<LeaseWrite> {
+    return this.#ops.complete(this.#record, result);
+  }
+
+  /**
+   * Ends the run after a failure (conditional UpdateItem on this lease's token), writing
+   * `lastError` (`Name: message`, at most 2,048 bytes), `lastFailureAtMs`, and
+   * `firstFailureAtMs` if unset. `transient` → RELEASED: the next delivery runs with attempt + 1.
+   * `permanent` → FAILED: the next delivery (a redrive) runs as a new cycle, attempt 1.
+   * @returns `ok`, or `fenced` when another run took the lease over (nothing was written).
+   * @throws {IdempotencyStoreError} when DynamoDB fails.
+   */
+  fail(error: unknown, kind: 'transient' | 'permanent'): Promise<LeaseWrite> {
+    return this.#ops.fail(this.#record, error, kind);
+  }
+
+  /**
+   * Runs `fn` unless an earlier run of this key (same record generation) recorded the step:
+   * then returns the recorded value without running `fn`. Cost: one consistent GetItem, plus
+   * one conditional PutItem of the step record (`<jobPk>#step#<stepName>`) when `fn` runs.
+   *
+   * - Values pass through JSON on retries (a `Date` comes back as a string); the first run
+   *   gets `fn`'s own value.
+   * - A crash between `fn`'s side effect and the step record re-runs the step on the retry:
+   *   pass {@link idempotencyKey} to the external API to close that gap where it can.
+   * - When two runs record the same step (a fenced run still going), the first record wins and
+   *   the later run gets its value.
+   * - A value over `maxResultBytes` is recorded as done but not stored: the retry then throws
+   *   {@link StepValueNotStoredError} (permanent) rather than run the step again.
+   * @throws whatever `fn` throws (nothing is recorded), {@link StepValueNotStoredError},
+   *   {@link IdempotencyStoreError}.
+   */
+  once<T>(stepName: string, fn: () => Promise<T>): Promise<T> {
+    return this.#ops.once(this.#record, stepName, fn);
+  }
+
+  /** SHA-256 hex of job type, key and step: see {@link deriveIdempotencyKey}. */
+  idempotencyKey(stepName: string): string {
+    return deriveIdempotencyKey(this.#record.jobType, this.#key, stepName);
+  }
+}

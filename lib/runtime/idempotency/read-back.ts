@@ -1,0 +1,59 @@
+/**
+ * Reading items the store gets back (from `ALL_OLD` on a failed condition, or re-read): did this
+ * lease's own earlier write land, which step record won, what value does a stored step give.
+ * Every conditional write recognises its own earlier success: an SDK retry after a lost
+ * response is not a conflict with someone else.
+ */
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { StepValueNotStoredError } from './errors.ts';
+import {
+  type JobRecord,
+  type JobRecordStatus,
+  parseJobRecord,
+  parseStepRecord,
+  type StepRecord,
+} from './record.ts';
+
+/** The value of stored JSON text; undefined for none. */
+export function parseJson(json: string | undefined): unknown {
+  return json === undefined ? undefined : JSON.parse(json);
+}
+
+/**
+ * After a fenced write of `record`'s lease failed its condition: whether the current item
+ * already holds this lease's own write (same token, status `target`), i.e. an SDK retry of a
+ * write whose response was lost. False means another run took the lease over (`fenced`).
+ */
+export function holdsOwnWrite(
+  item: Record<string, AttributeValue>,
+  record: JobRecord,
+  target: JobRecordStatus,
+): boolean {
+  const current = parseJobRecord(item);
+  return current.leaseToken === record.leaseToken && current.status === target;
+}
+
+/**
+ * After a step write lost (another run recorded the step first): the winner's value when it was
+ * stored, else this run's own `value`.
+ */
+export function winningStepValue<T>(winnerItem: Record<string, AttributeValue>, value: T): T {
+  const winner = parseStepRecord(winnerItem);
+  return winner.valueStored ? (parseJson(winner.value) as T) : value;
+}
+
+/** The stored value of a completed step. @throws {StepValueNotStoredError} when it was over the cap. */
+export function stepValue(step: StepRecord, maxResultBytes: number): unknown {
+  if (step.valueStored) return parseJson(step.value);
+  throw new StepValueNotStoredError(
+    `step ${JSON.stringify(step.stepName)} of ${step.pk} completed on an earlier run but its value (${step.valueBytes} bytes, ${step.valueOmittedReason ?? 'not stored'}) was not stored, so this retry cannot return it; keep step values small`,
+    {
+      context: {
+        pk: step.pk,
+        stepName: step.stepName,
+        valueBytes: step.valueBytes,
+        maxResultBytes,
+      },
+    },
+  );
+}
