@@ -1,0 +1,142 @@
+/**
+ * Running a workload against a target: seed, send, wait until every job is final or the
+ * deadline passes, collect the dead letters, reconcile.
+ */
+import { JobClient } from '../../client/job-client.ts';
+import { DomainRepository, type DomainSnapshot } from '../../sample/domain.ts';
+import type { FaultKind } from '../external-service.ts';
+import { type CollectedDeadLetter, collectDeadLetters } from './dead-letters.ts';
+import type { WorkloadOptions } from './options.ts';
+import { plannedJobs, planWorkload, type WorkloadPlan } from './plan.ts';
+import { ProgressReporter, type WorkloadProgress } from './progress.ts';
+import { queueActivity } from './queues.ts';
+import { type Reconciliation, reconcile } from './reconcile.ts';
+import { type SentLedger, seedDomain, sendWorkload, WORKLOAD_SOURCE } from './send.ts';
+import type { WorkloadTarget } from './target.ts';
+
+/** Options of {@link runWorkload}. */
+export interface RunWorkloadOptions extends WorkloadOptions {
+  /** Deadline for every job to reach a final state, in seconds from the first send. @default 180 */
+  readonly timeoutSeconds?: number;
+  /** Interval between checks, in ms. @default 1000 */
+  readonly pollIntervalMs?: number;
+  /** Called at each check. */
+  readonly onProgress?: (progress: WorkloadProgress) => void;
+  /** The fake service's injected faults per reference (read at the end). */
+  readonly faultsByReference?: () => Readonly<Record<string, readonly FaultKind[]>>;
+  /**
+   * Jobs completed so far, from a cheap source (the workers' `JobCompleted` metric). Without it
+   * every check scans the domain table, which competes with the workers for the emulator.
+   */
+  readonly completedSoFar?: () => number;
+}
+
+/** What {@link runWorkload} found. */
+export interface WorkloadResult {
+  readonly plan: WorkloadPlan;
+  readonly ledger: SentLedger;
+  readonly reconciliation: Reconciliation;
+  readonly snapshot: DomainSnapshot;
+  readonly deadLetters: readonly CollectedDeadLetter[];
+  /** First send, epoch ms. */
+  readonly startedAtMs: number;
+  /** All final (or the deadline), epoch ms. */
+  readonly finishedAtMs: number;
+  readonly timedOut: boolean;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Runs a workload against a target: seed, send, wait until the main queues stay empty (two
+ * checks in a row) or the deadline passes, collect the dead letters, reconcile.
+ */
+export async function runWorkload(
+  target: WorkloadTarget,
+  options: RunWorkloadOptions = {},
+): Promise<WorkloadResult> {
+  const plan = planWorkload(options);
+  const timeoutMs = (options.timeoutSeconds ?? 180) * 1000;
+  const pollMs = options.pollIntervalMs ?? 1_000;
+  const repository = new DomainRepository({ tableName: target.appTableName, client: target.dynamo });
+  const progress = new ProgressReporter(options.onProgress ?? (() => {}), Date.now());
+
+  progress.report('seeding');
+  await seedDomain(repository, plan);
+  const client = new JobClient({ source: WORKLOAD_SOURCE, queueUrls: target.queueUrls, sqs: target.sqs });
+  const startedAtMs = Date.now();
+  progress.report('sending');
+  const ledger = await sendWorkload(client, target, plan, (n) => {
+    progress.addSent(n);
+    progress.report('sending');
+  });
+
+  const faults = options.faultsByReference ?? (() => ({}));
+  let quiet = 0;
+  let timedOut = false;
+  for (;;) {
+    const activity = await Promise.all(
+      Object.values(target.queueUrls).map((url) => queueActivity(target.sqs, url)),
+    );
+    const dlqActivity = await Promise.all(
+      Object.values(target.dlqUrls).map((url) => queueActivity(target.sqs, url)),
+    );
+    const inQueues = activity.reduce((acc, a) => acc + a.visible + a.inFlight + a.delayed, 0);
+    const deadLettered = dlqActivity.reduce((acc, a) => acc + a.visible + a.inFlight + a.delayed, 0);
+    if (options.completedSoFar) {
+      progress.report('running', {
+        completed: options.completedSoFar(),
+        deadLettered,
+        total: plannedJobs(plan),
+        inQueues,
+      });
+    } else {
+      const partial = reconcile({
+        plan,
+        ledger,
+        snapshot: await repository.snapshot(),
+        deadLetters: [],
+        faultsByReference: {},
+        final: false,
+      });
+      progress.report('running', {
+        completed: partial.completed,
+        deadLettered,
+        total: partial.projectedTotal,
+        inQueues,
+      });
+    }
+    quiet = inQueues === 0 ? quiet + 1 : 0;
+    if (quiet >= 2) break;
+    if (Date.now() - startedAtMs > timeoutMs) {
+      timedOut = true;
+      break;
+    }
+    await sleep(pollMs);
+  }
+  const finishedAtMs = Date.now();
+
+  progress.report('collecting');
+  const dlqCounts: Record<string, number> = {};
+  for (const [queue, url] of Object.entries(target.dlqUrls)) {
+    const a = await queueActivity(target.sqs, url);
+    dlqCounts[queue] = a.visible + a.inFlight + a.delayed;
+  }
+  const deadLetters = await collectDeadLetters(target.sqs, target.dlqUrls, dlqCounts);
+  const snapshot = await repository.snapshot();
+  const reconciliation = reconcile({
+    plan,
+    ledger,
+    snapshot,
+    deadLetters,
+    faultsByReference: faults(),
+    final: true,
+    timedOut,
+  });
+  progress.report('done', {
+    completed: reconciliation.completed,
+    deadLettered: reconciliation.deadLettered,
+    total: reconciliation.jobs.length,
+  });
+  return { plan, ledger, reconciliation, snapshot, deadLetters, startedAtMs, finishedAtMs, timedOut };
+}
