@@ -1,522 +1,39 @@
 /**
  * `JobQueue`: one SQS queue (FIFO or standard), its dead-letter queue, the Lambda worker that
  * consumes it, and the alarms that say when it stops. Settings are checked when the construct
- * is created; every unsafe setting is reported in one {@link JobsConfigError}.
- *
- * AWS pages the rules come from (named in the docs below by their last path segment):
- * - services-sqs-configure: https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-configure.html
- * - services-sqs-parameters: https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-parameters.html
- * - services-sqs-scaling: https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-scaling.html
- * - services-sqs-errorhandling: https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-errorhandling.html
- * - sqs-dead-letter-queues: https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-dead-letter-queues.html
- * - high-throughput-fifo: https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/high-throughput-fifo.html
- * - quotas-messages: https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/quotas-messages.html
+ * is created, by the rules in ./job-queue/rules (one module per group of settings, each citing
+ * its AWS page); every unsafe setting is reported in one {@link JobsConfigError}.
  */
-import * as path from 'node:path';
 import { Annotations, Duration, Names, Stack, Token } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as cloudwatchActions from 'aws-cdk-lib/aws-cloudwatch-actions';
-import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
-import type * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { JobsConfigError } from './errors.ts';
+import {
+  enqueueUrlVariable,
+  IDEMPOTENCY_TABLE_ACTIONS,
+  JOB_QUEUE_DEFAULTS,
+  JOBS_METRICS_NAMESPACE,
+  NAME_PATTERN,
+} from './job-queue/defaults.ts';
+import type { JobQueueAlarms, JobQueueProps } from './job-queue/props.ts';
+import { checkJobQueue } from './job-queue/rules/index.ts';
+import { takenNames, uniqueNameFindings } from './job-queue/rules/unique-name.ts';
 
-/** CloudWatch namespace of the worker's metrics (docs/contracts.md, "Metrics"). */
-export const JOBS_METRICS_NAMESPACE = 'SqsJobs';
-
-/** Defaults of {@link JobQueueProps}, defined once. */
-export const JOB_QUEUE_DEFAULTS = {
-  /** Records per batch: the Lambda default and the FIFO maximum [services-sqs-parameters]. */
-  batchSize: 10,
-  /** 1 MiB, the SQS maximum since August 2025 [quotas-messages]. */
-  maxMessageSizeBytes: 1_048_576,
-  /** Spare receives above `maxAttempts` for throttled deliveries, released records and crashes. */
-  maxReceiveCountMargin: 5,
-  /** Below this, throttled deliveries can reach the DLQ without running [services-sqs-scaling]. */
-  minSafeMaxReceiveCount: 5,
-  /** The function timeout is at least this, and at least 3 job time limits. */
-  minFunctionTimeoutSeconds: 30,
-  functionTimeoutJobMultiple: 3,
-  /** Visibility timeout = 6 × function timeout + batching window [services-sqs-configure]. */
-  visibilityTimeoutMultiple: 6,
-  ageOfOldestMessageAlarmThreshold: Duration.minutes(15),
-  memorySizeMb: 512,
-  logRetention: logs.RetentionDays.ONE_MONTH,
-  /** The SQS default retention for the main queue, the maximum for the DLQ [quotas-messages]. */
-  retentionPeriod: Duration.days(4),
-  deadLetterRetentionPeriod: Duration.days(14),
-} as const;
-
-/**
- * What a worker may do on the idempotency table: single-item reads and conditional writes
- * (lease, completion, release, step records). No Scan, Query or batch operations.
- */
-export const IDEMPOTENCY_TABLE_ACTIONS = [
-  'dynamodb:GetItem',
-  'dynamodb:PutItem',
-  'dynamodb:UpdateItem',
-  'dynamodb:DeleteItem',
-  'dynamodb:ConditionCheckItem',
-] as const;
-
-/** AWS limits the validation checks against. */
-const LIMITS = {
-  fifoMaxBatchSize: 10,
-  standardMaxBatchSize: 10_000,
-  standardMaxBatchSizeWithoutWindow: 10,
-  maxBatchingWindowSeconds: 300,
-  minMaxConcurrency: 2,
-  maxMaxConcurrency: 1000,
-  maxVisibilityTimeoutSeconds: 43_200,
-  maxFunctionTimeoutSeconds: 900,
-  minMessageSizeBytes: 1024,
-  maxMessageSizeBytes: 1_048_576,
-  maxMaxReceiveCount: 1000,
-} as const;
-
-/** Properties of a {@link JobQueue}. Durations are CDK `Duration`s; plain numbers carry their unit in the name. */
-export interface JobQueueProps {
-  /**
-   * Logical queue name, e.g. `booking`: the `Queue` metric dimension, `JOBS_QUEUE_NAME`, the
-   * suffix of other workers' `JOBS_QUEUE_URL_<NAME>` and part of `POWERTOOLS_SERVICE_NAME`.
-   * Lowercase letters, digits and `-`, starting with a letter, at most 40 characters (so the
-   * variable name maps back to it).
-   */
-  readonly name: string;
-
-  /**
-   * FIFO queue (ordered per `MessageGroupId`, e.g. per user) or standard queue (parallel).
-   * The dead-letter queue is of the same kind; a FIFO DLQ gets its own `.fifo` name.
-   * @default false
-   */
-  readonly fifo?: boolean;
-
-  /** Path of the worker's entry file (TypeScript), absolute or relative to `projectRoot`. */
-  readonly entry: string;
-
-  /**
-   * Name of the exported handler in `entry`.
-   * @default 'handler'
-   */
-  readonly handler?: string;
-
-  /**
-   * The highest `retry.maxAttempts` among the jobs this worker runs. The worker counts attempts
-   * itself; the queue's `maxReceiveCount` must sit above it as a safety net.
-   */
-  readonly maxAttempts: number;
-
-  /**
-   * The highest `timeoutSeconds` (soft time limit) among the jobs this worker runs, in seconds.
-   * Must be below the function timeout.
-   */
-  readonly jobTimeoutSeconds: number;
-
-  /**
-   * Receives after which SQS moves a message to the DLQ (redrive policy). Must be above
-   * `maxAttempts`, at most 1,000; below 5 a warning is added, because throttled deliveries
-   * raise the receive count without running [services-sqs-scaling].
-   * @default maxAttempts + 5
-   */
-  readonly maxReceiveCount?: number;
-
-  /**
-   * Lambda function timeout (at most 15 minutes). Must be above `jobTimeoutSeconds`.
-   * @default the larger of 30 seconds and 3 × jobTimeoutSeconds (capped at 15 minutes)
-   */
-  readonly functionTimeout?: Duration;
-
-  /**
-   * Lambda memory size in MiB (also scales CPU).
-   * @default 512
-   */
-  readonly memorySizeMb?: number;
-
-  /**
-   * Records per invocation. FIFO: 1–10. Standard: 1–10,000, above 10 only with a
-   * `maxBatchingWindow` of at least 1 second [services-sqs-parameters].
-   * @default 10
-   */
-  readonly batchSize?: number;
-
-  /**
-   * How long Lambda gathers records before invoking, at most 5 minutes. Standard queues only:
-   * FIFO event source mappings do not support a batching window [services-sqs-parameters].
-   * @default - no batching window (invoke as soon as records are available)
-   */
-  readonly maxBatchingWindow?: Duration;
-
-  /**
-   * Most concurrent invocations the event source mapping makes (`ScalingConfig.MaximumConcurrency`),
-   * 2–1000, and not above `reservedConcurrency` when that is set: above it the surplus
-   * invocations are throttled [services-sqs-scaling].
-   * @default - no limit: Lambda scales up to 1,000 concurrent batches (standard) or the number of active message groups (FIFO)
-   */
-  readonly maxConcurrency?: number;
-
-  /**
-   * Reserved concurrency of the worker function (also its ceiling). At least 1.
-   * @default - none: the function uses the account's unreserved concurrency
-   */
-  readonly reservedConcurrency?: number;
-
-  /**
-   * The queue's visibility timeout, at most 12 hours; at least 6 × the function timeout plus the
-   * batching window, so a throttled batch can be retried before the message reappears
-   * [services-sqs-configure].
-   * @default 6 × functionTimeout + maxBatchingWindow
-   */
-  readonly visibilityTimeout?: Duration;
-
-  /**
-   * `MaximumMessageSize` of the queue and its DLQ, in bytes, 1,024–1,048,576. Set explicitly:
-   * some tools still default it to 256 KiB [quotas-messages].
-   * @default 1,048,576 (1 MiB)
-   */
-  readonly maxMessageSizeBytes?: number;
-
-  /**
-   * How long the main queue keeps a message (60 seconds – 14 days). The DLQ keeps messages
-   * 14 days, the maximum.
-   * @default 4 days
-   */
-  readonly retentionPeriod?: Duration;
-
-  /**
-   * FIFO only. `messageGroup` (with `fifoThroughputLimit: perMessageGroupId`) enables
-   * high-throughput FIFO [high-throughput-fifo].
-   * @default - SQS default (`queue`)
-   */
-  readonly deduplicationScope?: sqs.DeduplicationScope;
-
-  /**
-   * FIFO only. `perMessageGroupId` requires `deduplicationScope: messageGroup` [high-throughput-fifo].
-   * @default - SQS default (`perQueue`)
-   */
-  readonly fifoThroughputLimit?: sqs.FifoThroughputLimit;
-
-  /**
-   * An existing dead-letter queue to use. It must be of the same kind as this queue (a FIFO
-   * queue's DLQ must be FIFO [sqs-dead-letter-queues]); the worker gets permission to send to it.
-   * @default - a new encrypted DLQ of the same kind, 14 days retention
-   */
-  readonly deadLetterQueue?: sqs.IQueue;
-
-  /**
-   * Alarm when the oldest message of the main queue is older than this.
-   * @default 15 minutes
-   */
-  readonly ageOfOldestMessageAlarmThreshold?: Duration;
-
-  /**
-   * SNS topic the alarms notify (on ALARM and on return to OK).
-   * @default - alarms are created without actions
-   */
-  readonly alarmTopic?: sns.ITopic;
-
-  /**
-   * The idempotency table (see `IdempotencyTable`): its name goes into `JOBS_IDEMPOTENCY_TABLE`
-   * and the worker may read and write its items.
-   * @default - none: `JOBS_IDEMPOTENCY_TABLE` is unset and the worker refuses to start unless idempotency is switched off in code
-   */
-  readonly idempotencyTable?: dynamodb.ITable;
-
-  /**
-   * Queues this worker's jobs enqueue to, by logical name: each sets
-   * `JOBS_QUEUE_URL_<NAME>` (name upper-cased, `-` → `_`) and grants send. More can be added
-   * with {@link JobQueue.addEnqueueTarget} (e.g. the queue itself, for job chaining).
-   * @default - none
-   */
-  readonly enqueueTargets?: Readonly<Record<string, sqs.IQueue>>;
-
-  /**
-   * Extra environment variables of the worker. They cannot override the `JOBS_*` and
-   * `POWERTOOLS_*` variables set by the construct.
-   * @default - none
-   */
-  readonly environment?: Readonly<Record<string, string>>;
-
-  /**
-   * `JOBS_HANDLER_VERSION`, written into DLQ evidence.
-   * @default - the hash of the bundled code asset (changes whenever the deployed code changes)
-   */
-  readonly handlerVersion?: string;
-
-  /**
-   * Retention of the worker's log group.
-   * @default one month
-   */
-  readonly logRetention?: logs.RetentionDays;
-
-  /**
-   * Directory with the project's package.json and tsconfig.json; `entry` may be relative to it.
-   * @default - the directory of the nearest lock file above the current working directory
-   */
-  readonly projectRoot?: string;
-
-  /**
-   * The project's lock file (package-lock.json).
-   * @default - `projectRoot`/package-lock.json when `projectRoot` is given, else found by walking up from the working directory
-   */
-  readonly depsLockFilePath?: string;
-}
-
-/** The five alarms of a {@link JobQueue}. */
-export interface JobQueueAlarms {
-  /** DLQ `ApproximateNumberOfMessagesVisible` ≥ 1: a job gave up and needs a human. */
-  readonly deadLetterQueueDepth: cloudwatch.Alarm;
-  /** Main queue `ApproximateAgeOfOldestMessage` above the threshold: the worker is not keeping up or is stuck. */
-  readonly ageOfOldestMessage: cloudwatch.Alarm;
-  /** Function `Errors` ≥ 1 in 5 minutes: the handler crashed or timed out (a whole batch failed). */
-  readonly functionErrors: cloudwatch.Alarm;
-  /** Function `Throttles` ≥ 1 in 5 minutes: invocations were refused for lack of concurrency. */
-  readonly functionThrottles: cloudwatch.Alarm;
-  /** `SqsJobs/JobDeadLettered` (Queue = name) ≥ 1: the worker sent a job to the DLQ. */
-  readonly jobsDeadLettered: cloudwatch.Alarm;
-}
-
-interface ResolvedSettings {
-  readonly fifo: boolean;
-  readonly maxReceiveCount: number;
-  readonly functionTimeout: Duration;
-  readonly batchSize: number;
-  readonly visibilityTimeout: Duration;
-  readonly maxMessageSizeBytes: number;
-}
-
-/** Seconds of a duration, or undefined when it is an unresolved token (not checkable at synth). */
-function secondsOf(d: Duration | undefined): number | undefined {
-  if (d === undefined || d.isUnresolved()) return undefined;
-  return d.toSeconds({ integral: false });
-}
-
-function isKnownNumber(n: number | undefined): n is number {
-  return n !== undefined && !Token.isUnresolved(n);
-}
-
-/**
- * Logical queue names: lowercase letters, digits and `-`, starting with a letter, at most 40
- * characters, so `JOBS_QUEUE_URL_<NAME>` maps back to the name (JobClient lower-cases `<NAME>`
- * and turns `_` into `-`).
- */
-const NAME_PATTERN = /^[a-z][a-z0-9-]{0,39}$/;
-
-/** `JOBS_QUEUE_URL_<NAME>` for a logical queue name (docs/contracts.md). */
-export function enqueueUrlVariable(queueName: string): string {
-  return `JOBS_QUEUE_URL_${queueName.toUpperCase().replaceAll('-', '_')}`;
-}
-
-/** Applies the defaults of {@link JobQueueProps} (see {@link JOB_QUEUE_DEFAULTS}). */
-function resolveSettings(props: JobQueueProps): ResolvedSettings {
-  const fifo = props.fifo ?? false;
-  const maxReceiveCount =
-    props.maxReceiveCount ?? props.maxAttempts + JOB_QUEUE_DEFAULTS.maxReceiveCountMargin;
-  const functionTimeout =
-    props.functionTimeout ??
-    Duration.seconds(
-      Math.min(
-        LIMITS.maxFunctionTimeoutSeconds,
-        Math.max(
-          JOB_QUEUE_DEFAULTS.minFunctionTimeoutSeconds,
-          Math.ceil(props.jobTimeoutSeconds * JOB_QUEUE_DEFAULTS.functionTimeoutJobMultiple),
-        ),
-      ),
-    );
-  const visibilityTimeout =
-    props.visibilityTimeout ??
-    (functionTimeout.isUnresolved() || props.maxBatchingWindow?.isUnresolved()
-      ? functionTimeout // unresolved tokens: let CloudFormation/Lambda judge; checked at deploy
-      : Duration.seconds(
-          Math.ceil(
-            JOB_QUEUE_DEFAULTS.visibilityTimeoutMultiple * functionTimeout.toSeconds({ integral: false }) +
-              (secondsOf(props.maxBatchingWindow) ?? 0),
-          ),
-        ));
-  return {
-    fifo,
-    maxReceiveCount,
-    functionTimeout,
-    batchSize: props.batchSize ?? JOB_QUEUE_DEFAULTS.batchSize,
-    visibilityTimeout,
-    maxMessageSizeBytes: props.maxMessageSizeBytes ?? JOB_QUEUE_DEFAULTS.maxMessageSizeBytes,
-  };
-}
-
-/**
- * Every unsafe or impossible setting, each starting with the setting's name. Empty when all is well.
- * Values given as unresolved tokens are not checked.
- */
-function findProblems(props: JobQueueProps, s: ResolvedSettings): string[] {
-  const problems: string[] = [];
-  const kind = s.fifo ? 'FIFO' : 'standard';
-
-  if (!NAME_PATTERN.test(props.name)) {
-    problems.push(
-      `name: '${props.name}' must start with a lowercase letter and contain only lowercase letters, digits and '-' (at most 40 characters)`,
-    );
-  }
-  if (!Number.isInteger(props.maxAttempts) || props.maxAttempts < 1) {
-    problems.push(`maxAttempts: ${props.maxAttempts} must be a whole number of at least 1`);
-  }
-  if (!(props.jobTimeoutSeconds > 0)) {
-    problems.push(`jobTimeoutSeconds: ${props.jobTimeoutSeconds} must be above 0`);
-  }
-
-  // Dead-letter queue kind [sqs-dead-letter-queues].
-  const dlq = props.deadLetterQueue;
-  if (dlq !== undefined && dlq.fifo !== s.fifo) {
-    problems.push(
-      `deadLetterQueue: a ${kind} queue needs a ${kind} dead-letter queue, but the given one is ${dlq.fifo ? 'FIFO' : 'standard'} [sqs-dead-letter-queues]`,
-    );
-  }
-
-  // Redrive policy above the worker's own attempts.
-  if (isKnownNumber(s.maxReceiveCount)) {
-    if (!Number.isInteger(s.maxReceiveCount) || s.maxReceiveCount <= props.maxAttempts) {
-      problems.push(
-        `maxReceiveCount: ${s.maxReceiveCount} must be a whole number above maxAttempts (${props.maxAttempts}), or SQS dead-letters messages before the worker has used its attempts`,
-      );
-    } else if (s.maxReceiveCount > LIMITS.maxMaxReceiveCount) {
-      problems.push(
-        `maxReceiveCount: ${s.maxReceiveCount} is above ${LIMITS.maxMaxReceiveCount}, the SQS maximum [sqs-dead-letter-queues]`,
-      );
-    }
-  }
-
-  // Function timeout and the job time limit.
-  const fnTimeout = secondsOf(s.functionTimeout);
-  if (fnTimeout !== undefined) {
-    if (fnTimeout > LIMITS.maxFunctionTimeoutSeconds) {
-      problems.push(
-        `functionTimeout: ${fnTimeout} s is above ${LIMITS.maxFunctionTimeoutSeconds} s, the Lambda maximum`,
-      );
-    }
-    if (props.jobTimeoutSeconds >= fnTimeout) {
-      problems.push(
-        `jobTimeoutSeconds: ${props.jobTimeoutSeconds} s must be below functionTimeout (${fnTimeout} s), or a job that runs into its time limit is killed with the whole batch instead of being aborted and retried`,
-      );
-    }
-  }
-
-  // Batch size and batching window [services-sqs-parameters].
-  const window = secondsOf(props.maxBatchingWindow);
-  if (isKnownNumber(s.batchSize)) {
-    if (!Number.isInteger(s.batchSize) || s.batchSize < 1) {
-      problems.push(`batchSize: ${s.batchSize} must be a whole number of at least 1`);
-    } else if (s.fifo && s.batchSize > LIMITS.fifoMaxBatchSize) {
-      problems.push(
-        `batchSize: ${s.batchSize} is above ${LIMITS.fifoMaxBatchSize}, the maximum for a FIFO queue [services-sqs-parameters]`,
-      );
-    } else if (!s.fifo && s.batchSize > LIMITS.standardMaxBatchSize) {
-      problems.push(
-        `batchSize: ${s.batchSize} is above ${LIMITS.standardMaxBatchSize}, the maximum for a standard queue [services-sqs-parameters]`,
-      );
-    } else if (
-      !s.fifo &&
-      s.batchSize > LIMITS.standardMaxBatchSizeWithoutWindow &&
-      (props.maxBatchingWindow === undefined || (window !== undefined && window < 1))
-    ) {
-      problems.push(
-        `batchSize: ${s.batchSize} is above ${LIMITS.standardMaxBatchSizeWithoutWindow}, which needs a maxBatchingWindow of at least 1 second [services-sqs-parameters]`,
-      );
-    }
-  }
-  if (props.maxBatchingWindow !== undefined && s.fifo) {
-    problems.push(
-      'maxBatchingWindow: FIFO queues do not support a batching window [services-sqs-parameters]',
-    );
-  } else if (window !== undefined && window > LIMITS.maxBatchingWindowSeconds) {
-    problems.push(
-      `maxBatchingWindow: ${window} s is above ${LIMITS.maxBatchingWindowSeconds} s, the Lambda maximum [services-sqs-parameters]`,
-    );
-  }
-
-  // Concurrency [services-sqs-scaling].
-  if (
-    isKnownNumber(props.reservedConcurrency) &&
-    (!Number.isInteger(props.reservedConcurrency) || props.reservedConcurrency < 1)
-  ) {
-    problems.push(
-      `reservedConcurrency: ${props.reservedConcurrency} must be a whole number of at least 1 (0 stops the worker)`,
-    );
-  }
-  if (isKnownNumber(props.maxConcurrency)) {
-    const mc = props.maxConcurrency;
-    if (!Number.isInteger(mc) || mc < LIMITS.minMaxConcurrency || mc > LIMITS.maxMaxConcurrency) {
-      problems.push(
-        `maxConcurrency: ${mc} is outside ${LIMITS.minMaxConcurrency}–${LIMITS.maxMaxConcurrency}, the range Lambda accepts [services-sqs-scaling]`,
-      );
-    }
-    if (isKnownNumber(props.reservedConcurrency) && mc > props.reservedConcurrency) {
-      problems.push(
-        `maxConcurrency: ${mc} is above reservedConcurrency (${props.reservedConcurrency}): the surplus invocations are throttled and their messages return with a raised receive count [services-sqs-scaling]`,
-      );
-    }
-  }
-
-  // Visibility timeout [services-sqs-configure].
-  const visibility = secondsOf(s.visibilityTimeout);
-  if (
-    visibility !== undefined &&
-    fnTimeout !== undefined &&
-    (props.maxBatchingWindow === undefined || window !== undefined)
-  ) {
-    const minimum = JOB_QUEUE_DEFAULTS.visibilityTimeoutMultiple * fnTimeout + (window ?? 0);
-    if (visibility < minimum) {
-      problems.push(
-        `visibilityTimeout: ${visibility} s is below ${minimum} s (6 × functionTimeout ${fnTimeout} s${window ? ` + maxBatchingWindow ${window} s` : ''}) [services-sqs-configure]`,
-      );
-    }
-    if (visibility > LIMITS.maxVisibilityTimeoutSeconds) {
-      problems.push(
-        `visibilityTimeout: ${visibility} s is above ${LIMITS.maxVisibilityTimeoutSeconds} s (12 hours), the SQS maximum; lower functionTimeout`,
-      );
-    }
-  }
-
-  // Message size [quotas-messages].
-  if (
-    isKnownNumber(s.maxMessageSizeBytes) &&
-    (s.maxMessageSizeBytes < LIMITS.minMessageSizeBytes || s.maxMessageSizeBytes > LIMITS.maxMessageSizeBytes)
-  ) {
-    problems.push(
-      `maxMessageSizeBytes: ${s.maxMessageSizeBytes} is outside ${LIMITS.minMessageSizeBytes}–${LIMITS.maxMessageSizeBytes} bytes [quotas-messages]`,
-    );
-  }
-
-  // High-throughput FIFO [high-throughput-fifo].
-  if (!s.fifo && props.deduplicationScope !== undefined) {
-    problems.push('deduplicationScope: only FIFO queues have a deduplication scope');
-  }
-  if (!s.fifo && props.fifoThroughputLimit !== undefined) {
-    problems.push('fifoThroughputLimit: only FIFO queues have a throughput limit');
-  }
-  if (
-    s.fifo &&
-    props.fifoThroughputLimit === sqs.FifoThroughputLimit.PER_MESSAGE_GROUP_ID &&
-    props.deduplicationScope !== sqs.DeduplicationScope.MESSAGE_GROUP
-  ) {
-    problems.push(
-      'fifoThroughputLimit: perMessageGroupId requires deduplicationScope messageGroup [high-throughput-fifo]',
-    );
-  }
-
-  for (const target of Object.keys(props.enqueueTargets ?? {})) {
-    if (!NAME_PATTERN.test(target)) {
-      problems.push(
-        `enqueueTargets: '${target}' is not a valid logical queue name (lowercase letters, digits, '-')`,
-      );
-    }
-  }
-
-  return problems;
-}
+export {
+  enqueueUrlVariable,
+  IDEMPOTENCY_TABLE_ACTIONS,
+  JOB_QUEUE_DEFAULTS,
+  JOB_QUEUE_WARNINGS,
+  JOBS_METRICS_NAMESPACE,
+} from './job-queue/defaults.ts';
+export type { JobDefinitionLike, JobQueueAlarms, JobQueueProps } from './job-queue/props.ts';
 
 /**
  * A queue of background jobs and its Lambda worker.
@@ -535,22 +52,48 @@ function findProblems(props: JobQueueProps, s: ResolvedSettings): string[] {
  * - the SQS event source with `ReportBatchItemFailures` always on [services-sqs-errorhandling];
  * - five alarms ({@link JobQueueAlarms}), with the alarm topic as action when given.
  *
+ * AWS pages cited in brackets:
+ * - services-sqs-configure: https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-configure.html
+ * - services-sqs-parameters: https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-parameters.html
+ * - services-sqs-scaling: https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-scaling.html
+ * - services-sqs-errorhandling: https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-errorhandling.html
+ * - sqs-dead-letter-queues: https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-dead-letter-queues.html
+ * - high-throughput-fifo: https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/high-throughput-fifo.html
+ * - quotas-messages: https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/quotas-messages.html
+ *
  * Worker environment (docs/contracts.md): `JOBS_QUEUE_NAME`, `JOBS_QUEUE_URL`, `JOBS_DLQ_URL`,
- * `JOBS_IDEMPOTENCY_TABLE` (when a table is given), `JOBS_QUEUE_URL_<NAME>` per enqueue target,
+ * `JOBS_IDEMPOTENCY_TABLE` (unless `idempotencyTable` is `false`), `JOBS_QUEUE_URL_<NAME>` per enqueue target,
  * `JOBS_HANDLER_VERSION`, `POWERTOOLS_SERVICE_NAME` (`sqs-jobs-<name>`),
  * `POWERTOOLS_METRICS_NAMESPACE` (`SqsJobs`), plus `environment`.
  *
  * Validation happens in the constructor, before anything is created or bundled: it is plain
- * data, known at once, and failing at `new JobQueue(...)` points the stack trace at the caller.
+ * data (plus a look at the entry file and the lock file), known at once, and failing at
+ * `new JobQueue(...)` points the stack trace at the caller. Print the error's message without
+ * the Node stack with `runJobsApp` (./checks.ts).
  *
- * @throws {JobsConfigError} listing every unsafe setting (each problem names its prop), when
- *   `name` is malformed; the DLQ kind differs from the queue's; `maxConcurrency` is outside
- *   2–1000 or above `reservedConcurrency`; `batchSize` is over 10 on FIFO, over 10,000 on
- *   standard, or over 10 on standard without a batching window of at least 1 s; a batching
- *   window is set on FIFO (or exceeds 5 minutes); `visibilityTimeout` is below 6 × the function
- *   timeout plus the batching window (or above 12 hours); `maxReceiveCount` is at or below
- *   `maxAttempts`; `jobTimeoutSeconds` is not below the function timeout; the message size is
- *   outside 1 KiB–1 MiB; high-throughput FIFO settings are inconsistent or set on a standard queue.
+ * Warnings (CDK annotations, shown by `cdk synth`; acknowledge with
+ * `Annotations.of(scope).acknowledgeWarning(id, reason)`): `sqs-jobs:noAlarmTopic` when
+ * `alarmTopic` is left out, `sqs-jobs:lowMaxReceiveCount` when `maxReceiveCount` is below 5.
+ *
+ * @throws {JobsConfigError} listing every problem, one line each starting with the prop's name
+ *   (the rules live in ./job-queue/rules, one module per group, each citing its AWS page):
+ *   - required: `name`, `entry`, `idempotencyTable` (a table or `false`), and `maxAttempts` /
+ *     `jobTimeoutSeconds` unless `jobs` gives them; `name` malformed or already used by another
+ *     JobQueue of the stack;
+ *   - jobs: empty, malformed, a type twice, a job sent to another queue, or an explicit
+ *     `maxAttempts` / `jobTimeoutSeconds` below what a job needs;
+ *   - entry: not a JavaScript/TypeScript file, missing, outside `projectRoot`, or not exporting
+ *     `handler`; no lock file found (or several in one directory); `projectRoot` not a directory;
+ *   - the DLQ kind differs from the queue's [sqs-dead-letter-queues]; `maxReceiveCount` at or
+ *     below `maxAttempts` or above 1,000; `jobTimeoutSeconds` not below the function timeout, or
+ *     the function timeout above 15 minutes;
+ *   - `batchSize` over 10 on FIFO, over 10,000 on standard, or over 10 on standard without a
+ *     batching window of at least 1 s; a batching window on FIFO or above 5 minutes
+ *     [services-sqs-parameters]; `maxConcurrency` outside 2–1000 or above `reservedConcurrency`
+ *     [services-sqs-scaling]; `visibilityTimeout` below 6 × the function timeout plus the
+ *     batching window or above 12 hours [services-sqs-configure]; the message size outside
+ *     1 KiB–1 MiB [quotas-messages]; high-throughput FIFO settings inconsistent or set on a
+ *     standard queue [high-throughput-fifo]; an invalid enqueue target name.
  */
 export class JobQueue extends Construct {
   /** Logical name (`props.name`). */
@@ -576,29 +119,43 @@ export class JobQueue extends Construct {
   /** The queue's visibility timeout in effect. */
   readonly visibilityTimeout: Duration;
 
+  /** The effective `maxAttempts`: the prop, else the highest `retry.maxAttempts` of `jobs`. */
+  readonly maxAttempts: number;
+  /** The effective `jobTimeoutSeconds`: the prop, else the highest `timeoutSeconds` of `jobs`, in seconds. */
+  readonly jobTimeoutSeconds: number;
+
   private readonly enqueueTargetNames = new Set<string>();
 
   constructor(scope: Construct, id: string, props: JobQueueProps) {
     super(scope, id);
-    const settings = resolveSettings(props);
-    const problems = findProblems(props, settings);
-    if (problems.length > 0) throw new JobsConfigError(`JobQueue '${props.name}'`, this.node.path, problems);
+    // JavaScript callers may pass nothing at all: report every required prop, do not crash.
+    props = (typeof props === 'object' && props !== null ? props : {}) as JobQueueProps;
+    const stack = Stack.of(this);
+    const check = checkJobQueue(props);
+    const problems = [
+      ...check.errors,
+      ...uniqueNameFindings(props.name, takenNames(stack)).map((f) => f.message),
+    ];
+    if (problems.length > 0) {
+      const what =
+        typeof props.name === 'string' && props.name !== '' ? `JobQueue '${props.name}'` : 'JobQueue';
+      throw new JobsConfigError(what, this.node.path, problems);
+    }
+    takenNames(stack).set(props.name, this.node.path);
+    for (const w of check.warnings) Annotations.of(this).addWarningV2(w.id, w.message);
 
+    // The rules refused every setting these could be undefined for.
+    const settings = check.settings;
+    const maxReceiveCount = settings.maxReceiveCount!;
+    const functionTimeout = settings.functionTimeout!;
+    const visibilityTimeout = settings.visibilityTimeout!;
     this.name = props.name;
     this.fifo = settings.fifo;
-    this.maxReceiveCount = settings.maxReceiveCount;
-    this.functionTimeout = settings.functionTimeout;
-    this.visibilityTimeout = settings.visibilityTimeout;
-
-    if (
-      isKnownNumber(settings.maxReceiveCount) &&
-      settings.maxReceiveCount < JOB_QUEUE_DEFAULTS.minSafeMaxReceiveCount
-    ) {
-      Annotations.of(this).addWarningV2(
-        'sqs-jobs:lowMaxReceiveCount',
-        `maxReceiveCount ${settings.maxReceiveCount} is below ${JOB_QUEUE_DEFAULTS.minSafeMaxReceiveCount}: throttled deliveries raise the receive count without running and can reach the DLQ [services-sqs-scaling]`,
-      );
-    }
+    this.maxAttempts = settings.maxAttempts!;
+    this.jobTimeoutSeconds = settings.jobTimeoutSeconds!;
+    this.maxReceiveCount = maxReceiveCount;
+    this.functionTimeout = functionTimeout;
+    this.visibilityTimeout = visibilityTimeout;
 
     const fifoProps = settings.fifo
       ? {
@@ -624,10 +181,10 @@ export class JobQueue extends Construct {
       queueName: settings.fifo ? fifoQueueName(this, 'queue') : undefined,
       encryption: sqs.QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
-      visibilityTimeout: settings.visibilityTimeout,
+      visibilityTimeout,
       retentionPeriod: props.retentionPeriod ?? JOB_QUEUE_DEFAULTS.retentionPeriod,
       maxMessageSizeBytes: settings.maxMessageSizeBytes,
-      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: settings.maxReceiveCount },
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount },
     });
 
     this.logGroup = new logs.LogGroup(this, 'WorkerLogs', {
@@ -639,22 +196,16 @@ export class JobQueue extends Construct {
     });
     this.logGroup.grantWrite(role);
 
-    const projectRoot = props.projectRoot;
-    const entry = projectRoot !== undefined ? path.resolve(projectRoot, props.entry) : props.entry;
-    const depsLockFilePath =
-      props.depsLockFilePath ??
-      (projectRoot !== undefined ? path.join(projectRoot, 'package-lock.json') : undefined);
-
     this.worker = new nodejs.NodejsFunction(this, 'Worker', {
-      entry,
-      handler: props.handler ?? 'handler',
-      projectRoot,
-      depsLockFilePath,
+      entry: settings.entryPath,
+      handler: settings.handler,
+      projectRoot: settings.projectRoot,
+      depsLockFilePath: settings.lockFile.kind === 'found' ? settings.lockFile.path : undefined,
       description: `sqs-jobs worker of queue ${props.name}`,
       runtime: lambda.Runtime.NODEJS_24_X,
       architecture: lambda.Architecture.ARM_64,
       memorySize: props.memorySizeMb ?? JOB_QUEUE_DEFAULTS.memorySizeMb,
-      timeout: settings.functionTimeout,
+      timeout: functionTimeout,
       reservedConcurrentExecutions: props.reservedConcurrency,
       role,
       logGroup: this.logGroup,
@@ -690,7 +241,7 @@ export class JobQueue extends Construct {
     cfnWorker.addMetadata('sqs-jobs:queue', props.name);
     this.worker.addEnvironment('JOBS_HANDLER_VERSION', props.handlerVersion ?? codeAssetHash(cfnWorker));
 
-    if (props.idempotencyTable !== undefined) {
+    if (props.idempotencyTable !== false) {
       this.worker.addEnvironment('JOBS_IDEMPOTENCY_TABLE', props.idempotencyTable.tableName);
       // Item-level reads and conditional writes of the idempotency records, nothing table-wide.
       props.idempotencyTable.grant(role, ...IDEMPOTENCY_TABLE_ACTIONS);
@@ -712,7 +263,7 @@ export class JobQueue extends Construct {
       this.addEnqueueTarget(name, queue);
 
     this.alarms = this.createAlarms(props);
-    if (props.alarmTopic !== undefined) {
+    if (props.alarmTopic !== undefined && props.alarmTopic !== false) {
       const action = new cloudwatchActions.SnsAction(props.alarmTopic);
       for (const alarm of Object.values(this.alarms) as cloudwatch.Alarm[]) {
         alarm.addAlarmAction(action);

@@ -20,6 +20,8 @@ const BASE: JobQueueProps = {
   projectRoot: PROJECT_ROOT,
   maxAttempts: 5,
   jobTimeoutSeconds: 10,
+  idempotencyTable: false,
+  alarmTopic: false,
 };
 
 /** Builds a JobQueue with `overrides` (and optional extra constructs) and returns the error it throws. */
@@ -270,5 +272,103 @@ describe('JobQueue accepts the limits themselves', () => {
       .messages.filter((m) => m.level === 'warning')
       .map((m) => String(m.entry.data));
     expect(warnings.some((w) => w.includes('maxReceiveCount 3 is below 5'))).toBe(true);
+  });
+});
+
+describe('JobQueue refuses what JavaScript callers and copy-paste get wrong, one line each', () => {
+  /** An app that skips bundling: these tests need the construct tree, not the worker's code. */
+  const unbundledStack = () =>
+    new Stack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'ValidationTest');
+
+  function refusalOf(build: (stack: Stack) => void): JobsConfigError {
+    const stack = unbundledStack();
+    try {
+      build(stack);
+    } catch (e) {
+      if (e instanceof JobsConfigError) return e;
+      throw e;
+    }
+    throw new Error('JobQueue accepted settings it should refuse');
+  }
+
+  it('no props at all: one line per required prop, nothing derived (no NaN), no NodejsFunction error', () => {
+    for (const given of [{}, undefined]) {
+      const e = refusalOf((stack) => new JobQueue(stack, 'Queue', given as never));
+      expect(e.problems.map((p) => p.split(':')[0])).toEqual([
+        'name',
+        'entry',
+        'maxAttempts',
+        'jobTimeoutSeconds',
+        'idempotencyTable',
+      ]);
+      expect(e.message).toMatch(/^JobQueue at ValidationTest\/Queue has 5 unsafe settings:/);
+      expect(e.message).not.toMatch(/NaN|Cannot find|Worker\.ts/);
+    }
+  });
+
+  it('a missing entry is one line, not "Cannot find handler file …/job-queue.Worker.ts"', () => {
+    const e = refusalOf((stack) => new JobQueue(stack, 'Queue', { ...BASE, entry: undefined as never }));
+    expect(e.problems).toEqual([
+      "entry: required: the path of the worker's entry file, e.g. 'functions/payments.ts'",
+    ]);
+  });
+
+  it('an entry that does not exist, or a handler it does not export, is one line', () => {
+    expectOneProblem(
+      refusal({ entry: 'functions/missing.ts' }),
+      'entry',
+      /missing\.ts does not exist \(resolved against projectRoot\)/,
+    );
+    expectOneProblem(refusal({ handler: 'main' }), 'handler', /worker-handler\.ts does not export 'main'/);
+  });
+
+  it('no idempotency table without an explicit opt-out', () => {
+    expectOneProblem(refusal({ idempotencyTable: undefined as never }), 'idempotencyTable', /required/);
+  });
+
+  it('two JobQueues with one name in a stack: the second is refused, naming the first', () => {
+    const e = refusalOf((stack) => {
+      new JobQueue(stack, 'Payments', { ...BASE, name: 'payments' });
+      new JobQueue(stack, 'PaymentsAgain', { ...BASE, name: 'payments' });
+    });
+    expect(e.problems).toEqual([
+      "name: 'payments' is already the name of the JobQueue at ValidationTest/Payments in this stack: their alarms, Queue metric dimension and dashboard widgets would mix; give each queue its own name",
+    ]);
+    // The same name in another stack is another queue.
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    new JobQueue(new Stack(app, 'A'), 'Payments', { ...BASE, name: 'payments' });
+    expect(() => new JobQueue(new Stack(app, 'B'), 'Payments', { ...BASE, name: 'payments' })).not.toThrow();
+  });
+
+  it('derives maxAttempts and jobTimeoutSeconds from jobs, and refuses explicit values below them', () => {
+    const jobs = [
+      { type: 'jobs.a', queue: 'jobs', retry: { maxAttempts: 7 }, timeoutSeconds: 12 },
+      { type: 'jobs.b', queue: 'jobs', retry: { maxAttempts: 3 }, timeoutSeconds: 20 },
+    ];
+    const stack = unbundledStack();
+    const q = new JobQueue(stack, 'Queue', {
+      ...BASE,
+      maxAttempts: undefined,
+      jobTimeoutSeconds: undefined,
+      jobs,
+    });
+    expect([q.maxAttempts, q.jobTimeoutSeconds, q.maxReceiveCount]).toEqual([7, 20, 12]);
+    expect(q.functionTimeout.toSeconds()).toBe(60);
+    const e = refusal({ jobs, maxAttempts: 5, jobTimeoutSeconds: 10 });
+    expect(e.problems.map((p) => p.split(':')[0])).toEqual(['maxAttempts', 'jobTimeoutSeconds']);
+  });
+
+  it('no alarm topic: a warning annotation on the queue, none with alarmTopic: false', () => {
+    const stack = unbundledStack();
+    const warned = new JobQueue(stack, 'Warned', { ...BASE, name: 'warned', alarmTopic: undefined });
+    const quiet = new JobQueue(stack, 'Quiet', { ...BASE, name: 'quiet' });
+    const warnings = (c: JobQueue) =>
+      c.node.metadata.filter((m) => m.type === 'aws:cdk:warning').map((m) => String(m.data));
+    expect(warnings(warned)).toEqual([
+      expect.stringMatching(
+        /^alarmTopic: not set: the five alarms of this queue notify nobody.*\[ack: sqs-jobs:noAlarmTopic\]$/,
+      ),
+    ]);
+    expect(warnings(quiet)).toEqual([]);
   });
 });

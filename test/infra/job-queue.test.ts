@@ -383,6 +383,7 @@ describe('JobQueue: standard and high-throughput FIFO queues with non-default se
         ageOfOldestMessageAlarmThreshold: Duration.minutes(5),
         deadLetterQueue: givenDlq,
         memorySizeMb: 1024,
+        idempotencyTable: false,
       });
       orders = new JobQueue(stack, 'Orders', {
         name: 'orders',
@@ -394,6 +395,8 @@ describe('JobQueue: standard and high-throughput FIFO queues with non-default se
         deduplicationScope: sqs.DeduplicationScope.MESSAGE_GROUP,
         fifoThroughputLimit: sqs.FifoThroughputLimit.PER_MESSAGE_GROUP_ID,
         batchSize: 5,
+        idempotencyTable: false,
+        alarmTopic: false,
       });
     }, outdir);
   });
@@ -454,6 +457,13 @@ describe('JobQueue: standard and high-throughput FIFO queues with non-default se
       OKActions: Match.absent(),
     });
     s.template.resourceCountIs('AWS::CloudWatch::Alarm', 10);
+  });
+
+  it('warns at synth that the alarms of a queue without alarmTopic notify nobody; alarmTopic: false is silent', () => {
+    const noTopic = s.artifact.messages
+      .filter((m) => m.level === 'warning' && String(m.entry.data).startsWith('alarmTopic: not set'))
+      .map((m) => m.id);
+    expect(noTopic).toEqual([`/${payments.node.path}`]);
   });
 
   it('high-throughput FIFO: DeduplicationScope messageGroup and FifoThroughputLimit perMessageGroupId', () => {

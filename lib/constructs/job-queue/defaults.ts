@@ -1,0 +1,88 @@
+/**
+ * Defaults, AWS limits and names of {@link JobQueue}, each defined once.
+ *
+ * AWS pages the values come from (named in brackets by their last path segment):
+ * - services-sqs-configure: https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-configure.html
+ * - services-sqs-parameters: https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-parameters.html
+ * - services-sqs-scaling: https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-scaling.html
+ * - sqs-dead-letter-queues: https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-dead-letter-queues.html
+ * - quotas-messages: https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/quotas-messages.html
+ */
+import { Duration } from 'aws-cdk-lib';
+import * as logs from 'aws-cdk-lib/aws-logs';
+
+/** CloudWatch namespace of the worker's metrics (docs/contracts.md, "Metrics"). */
+export const JOBS_METRICS_NAMESPACE = 'SqsJobs';
+
+/** Defaults of `JobQueueProps`, defined once. */
+export const JOB_QUEUE_DEFAULTS = {
+  /** Records per batch: the Lambda default and the FIFO maximum [services-sqs-parameters]. */
+  batchSize: 10,
+  /** 1 MiB, the SQS maximum since August 2025 [quotas-messages]. */
+  maxMessageSizeBytes: 1_048_576,
+  /** Spare receives above `maxAttempts` for throttled deliveries, released records and crashes. */
+  maxReceiveCountMargin: 5,
+  /** Below this, throttled deliveries can reach the DLQ without running [services-sqs-scaling]. */
+  minSafeMaxReceiveCount: 5,
+  /** The function timeout is at least this, and at least 3 job time limits. */
+  minFunctionTimeoutSeconds: 30,
+  functionTimeoutJobMultiple: 3,
+  /** Visibility timeout = 6 × function timeout + batching window [services-sqs-configure]. */
+  visibilityTimeoutMultiple: 6,
+  ageOfOldestMessageAlarmThreshold: Duration.minutes(15),
+  memorySizeMb: 512,
+  logRetention: logs.RetentionDays.ONE_MONTH,
+  /** The SQS default retention for the main queue, the maximum for the DLQ [quotas-messages]. */
+  retentionPeriod: Duration.days(4),
+  deadLetterRetentionPeriod: Duration.days(14),
+  /** Exported name of the worker's handler in `entry`. */
+  handler: 'handler',
+} as const;
+
+/**
+ * What a worker may do on the idempotency table: single-item reads and conditional writes
+ * (lease, completion, release, step records). No Scan, Query or batch operations.
+ */
+export const IDEMPOTENCY_TABLE_ACTIONS = [
+  'dynamodb:GetItem',
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:ConditionCheckItem',
+] as const;
+
+/** AWS limits the validation checks against. */
+export const LIMITS = {
+  fifoMaxBatchSize: 10,
+  standardMaxBatchSize: 10_000,
+  standardMaxBatchSizeWithoutWindow: 10,
+  maxBatchingWindowSeconds: 300,
+  minMaxConcurrency: 2,
+  maxMaxConcurrency: 1000,
+  maxVisibilityTimeoutSeconds: 43_200,
+  maxFunctionTimeoutSeconds: 900,
+  minMessageSizeBytes: 1024,
+  maxMessageSizeBytes: 1_048_576,
+  maxMaxReceiveCount: 1000,
+} as const;
+
+/**
+ * Logical queue names: lowercase letters, digits and `-`, starting with a letter, at most 40
+ * characters, so `JOBS_QUEUE_URL_<NAME>` maps back to the name (JobClient lower-cases `<NAME>`
+ * and turns `_` into `-`).
+ */
+export const NAME_PATTERN = /^[a-z][a-z0-9-]{0,39}$/;
+
+/** `JOBS_QUEUE_URL_<NAME>` for a logical queue name (docs/contracts.md). */
+export function enqueueUrlVariable(queueName: string): string {
+  return `JOBS_QUEUE_URL_${queueName.toUpperCase().replaceAll('-', '_')}`;
+}
+
+/**
+ * Ids of the warnings a JobQueue adds at synth. Acknowledge one on the queue or any scope above it with
+ * `Annotations.of(scope).acknowledgeWarning(id, reason)`; `cdk synth --strict` fails on unacknowledged ones.
+ */
+export const JOB_QUEUE_WARNINGS = {
+  lowMaxReceiveCount: 'sqs-jobs:lowMaxReceiveCount',
+  noAlarmTopic: 'sqs-jobs:noAlarmTopic',
+} as const;

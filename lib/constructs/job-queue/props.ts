@@ -1,0 +1,255 @@
+/**
+ * Properties and alarms of {@link JobQueue}. The AWS pages cited in brackets are listed in
+ * ./defaults.ts and in the rule modules (./rules/*.ts) that check each property.
+ */
+import type { Duration } from 'aws-cdk-lib';
+import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as logs from 'aws-cdk-lib/aws-logs';
+import type * as sns from 'aws-cdk-lib/aws-sns';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+
+/**
+ * The parts of a job definition (what `defineJob` from `sqs-jobs` returns) that `JobQueue`
+ * reads. Typed structurally, so the constructs do not import the Lambda runtime: pass the
+ * definitions themselves, e.g. `jobs: [capturePayment, refundPayment]`.
+ */
+export interface JobDefinitionLike {
+  /** The job type (envelope `type`), e.g. `payments.capture`. */
+  readonly type: string;
+  /** Logical queue the job is sent to; when present it must be this queue's `name`. */
+  readonly queue?: string;
+  /** Retry policy: `maxAttempts` = total runs allowed, the first included. */
+  readonly retry: { readonly maxAttempts: number };
+  /** Soft time limit of one run, in seconds. */
+  readonly timeoutSeconds: number;
+}
+
+/** Properties of a {@link JobQueue}. Durations are CDK `Duration`s; plain numbers carry their unit in the name. */
+export interface JobQueueProps {
+  /**
+   * Logical queue name, e.g. `booking`: the `Queue` metric dimension, `JOBS_QUEUE_NAME`, the
+   * suffix of other workers' `JOBS_QUEUE_URL_<NAME>` and part of `POWERTOOLS_SERVICE_NAME`.
+   * Lowercase letters, digits and `-`, starting with a letter, at most 40 characters (so the
+   * variable name maps back to it). Unique among the JobQueues of a stack (alarms, metrics and
+   * dashboard widgets are keyed by it).
+   */
+  readonly name: string;
+
+  /**
+   * FIFO queue (ordered per `MessageGroupId`, e.g. per user) or standard queue (parallel).
+   * The dead-letter queue is of the same kind; a FIFO DLQ gets its own `.fifo` name.
+   * @default false
+   */
+  readonly fifo?: boolean;
+
+  /**
+   * Path of the worker's entry file (`.ts`, `.js`, `.mjs`, `.cjs`, `.mts`, `.cts`, `.tsx`, `.jsx`).
+   * A relative path is resolved against `projectRoot` when that is given, else against the
+   * current working directory (where `cdk` runs, normally the CDK app's directory). The file
+   * must exist, lie inside `projectRoot` (when given) and export `handler`.
+   */
+  readonly entry: string;
+
+  /**
+   * Name of the handler `entry` exports. Checked against the entry's source text: a name the
+   * file certainly does not export is refused (a file with `export *` or CommonJS exports is
+   * given the benefit of the doubt).
+   * @default 'handler'
+   */
+  readonly handler?: string;
+
+  /**
+   * The job definitions this worker runs (the `jobs` given to `createWorker` in `entry`).
+   * `maxAttempts` and `jobTimeoutSeconds` default to the highest `retry.maxAttempts` and
+   * `timeoutSeconds` among them, so the numbers are written once, in the job definitions.
+   * Refused when empty, when a job's `queue` is not `name`, or when a type appears twice.
+   * @default - none: `maxAttempts` and `jobTimeoutSeconds` must be given
+   */
+  readonly jobs?: readonly JobDefinitionLike[];
+
+  /**
+   * The highest `retry.maxAttempts` among the jobs this worker runs, a whole number ≥ 1. The
+   * worker counts attempts itself; the queue's `maxReceiveCount` must sit above it as a safety
+   * net. With `jobs`, it may be given to raise it, never below what the jobs need (refused).
+   * @default - the highest `retry.maxAttempts` of `jobs`; required without `jobs`
+   */
+  readonly maxAttempts?: number;
+
+  /**
+   * The highest `timeoutSeconds` (soft time limit) among the jobs this worker runs, in seconds,
+   * above 0 and below the function timeout. With `jobs`, never below what they need (refused).
+   * @default - the highest `timeoutSeconds` of `jobs`; required without `jobs`
+   */
+  readonly jobTimeoutSeconds?: number;
+
+  /**
+   * Receives after which SQS moves a message to the DLQ (redrive policy). Must be above
+   * `maxAttempts`, at most 1,000; below 5 a warning is added, because throttled deliveries
+   * raise the receive count without running [services-sqs-scaling].
+   * @default maxAttempts + 5
+   */
+  readonly maxReceiveCount?: number;
+
+  /**
+   * Lambda function timeout (at most 15 minutes). Must be above `jobTimeoutSeconds`.
+   * @default the larger of 30 seconds and 3 × jobTimeoutSeconds (capped at 15 minutes)
+   */
+  readonly functionTimeout?: Duration;
+
+  /**
+   * Lambda memory size in MiB (also scales CPU).
+   * @default 512
+   */
+  readonly memorySizeMb?: number;
+
+  /**
+   * Records per invocation. FIFO: 1–10. Standard: 1–10,000, above 10 only with a
+   * `maxBatchingWindow` of at least 1 second [services-sqs-parameters].
+   * @default 10
+   */
+  readonly batchSize?: number;
+
+  /**
+   * How long Lambda gathers records before invoking, at most 5 minutes. Standard queues only:
+   * FIFO event source mappings do not support a batching window [services-sqs-parameters].
+   * @default - no batching window (invoke as soon as records are available)
+   */
+  readonly maxBatchingWindow?: Duration;
+
+  /**
+   * Most concurrent invocations the event source mapping makes (`ScalingConfig.MaximumConcurrency`),
+   * 2–1000, and not above `reservedConcurrency` when that is set: above it the surplus
+   * invocations are throttled [services-sqs-scaling].
+   * @default - no limit: Lambda scales up to 1,000 concurrent batches (standard) or the number of active message groups (FIFO)
+   */
+  readonly maxConcurrency?: number;
+
+  /**
+   * Reserved concurrency of the worker function (also its ceiling). At least 1.
+   * @default - none: the function uses the account's unreserved concurrency
+   */
+  readonly reservedConcurrency?: number;
+
+  /**
+   * The queue's visibility timeout, at most 12 hours; at least 6 × the function timeout plus the
+   * batching window, so a throttled batch can be retried before the message reappears
+   * [services-sqs-configure].
+   * @default 6 × functionTimeout + maxBatchingWindow
+   */
+  readonly visibilityTimeout?: Duration;
+
+  /**
+   * `MaximumMessageSize` of the queue and its DLQ, in bytes, 1,024–1,048,576. Set explicitly:
+   * some tools still default it to 256 KiB [quotas-messages].
+   * @default 1,048,576 (1 MiB)
+   */
+  readonly maxMessageSizeBytes?: number;
+
+  /**
+   * How long the main queue keeps a message (60 seconds – 14 days). The DLQ keeps messages
+   * 14 days, the maximum.
+   * @default 4 days
+   */
+  readonly retentionPeriod?: Duration;
+
+  /**
+   * FIFO only. `messageGroup` (with `fifoThroughputLimit: perMessageGroupId`) enables
+   * high-throughput FIFO [high-throughput-fifo].
+   * @default - SQS default (`queue`)
+   */
+  readonly deduplicationScope?: sqs.DeduplicationScope;
+
+  /**
+   * FIFO only. `perMessageGroupId` requires `deduplicationScope: messageGroup` [high-throughput-fifo].
+   * @default - SQS default (`perQueue`)
+   */
+  readonly fifoThroughputLimit?: sqs.FifoThroughputLimit;
+
+  /**
+   * An existing dead-letter queue to use. It must be of the same kind as this queue (a FIFO
+   * queue's DLQ must be FIFO [sqs-dead-letter-queues]); the worker gets permission to send to it.
+   * @default - a new encrypted DLQ of the same kind, 14 days retention
+   */
+  readonly deadLetterQueue?: sqs.IQueue;
+
+  /**
+   * Alarm when the oldest message of the main queue is older than this.
+   * @default 15 minutes
+   */
+  readonly ageOfOldestMessageAlarmThreshold?: Duration;
+
+  /**
+   * SNS topic the five alarms notify (on ALARM and on return to OK). `false` creates the alarms
+   * without actions on purpose (e.g. a composite alarm elsewhere watches them). Left out, the
+   * alarms also have no actions and synth shows the warning `sqs-jobs:noAlarmTopic`.
+   * @default - no actions, with a synth warning
+   */
+  readonly alarmTopic?: sns.ITopic | false;
+
+  /**
+   * The idempotency table (see `IdempotencyTable`): its name goes into `JOBS_IDEMPOTENCY_TABLE`
+   * and the worker may read and write its items. Required: a worker built with
+   * `createWorker` uses this table by default and, without it, reports every record failed
+   * (nothing runs). `false` says the worker runs without this table on purpose: its entry calls
+   * `createWorker({ idempotency: false })` (every delivery runs, duplicates included) or passes
+   * its own guard; `JOBS_IDEMPOTENCY_TABLE` is then unset.
+   */
+  readonly idempotencyTable: dynamodb.ITable | false;
+
+  /**
+   * Queues this worker's jobs enqueue to, by logical name: each sets
+   * `JOBS_QUEUE_URL_<NAME>` (name upper-cased, `-` → `_`) and grants send. More can be added
+   * with `JobQueue.addEnqueueTarget` (e.g. the queue itself, for job chaining).
+   * @default - none
+   */
+  readonly enqueueTargets?: Readonly<Record<string, sqs.IQueue>>;
+
+  /**
+   * Extra environment variables of the worker. They cannot override the `JOBS_*` and
+   * `POWERTOOLS_*` variables set by the construct.
+   * @default - none
+   */
+  readonly environment?: Readonly<Record<string, string>>;
+
+  /**
+   * `JOBS_HANDLER_VERSION`, written into DLQ evidence.
+   * @default - the hash of the bundled code asset (changes whenever the deployed code changes)
+   */
+  readonly handlerVersion?: string;
+
+  /**
+   * Retention of the worker's log group.
+   * @default one month
+   */
+  readonly logRetention?: logs.RetentionDays;
+
+  /**
+   * Directory of the project the worker belongs to (its package.json and tsconfig.json);
+   * a relative `entry` is resolved against it and `entry` must lie inside it. Relative
+   * `projectRoot`s are resolved against the current working directory.
+   * @default - the directory of `depsLockFilePath`
+   */
+  readonly projectRoot?: string;
+
+  /**
+   * The lock file of the dependencies (package-lock.json, yarn.lock, pnpm-lock.yaml, bun.lock
+   * or bun.lockb). In a monorepo it may sit above `projectRoot` (at the repository root).
+   * @default - the nearest lock file found walking up from `projectRoot` when given, else from the entry's directory; refused when none is found or one directory holds several
+   */
+  readonly depsLockFilePath?: string;
+}
+
+/** The five alarms of a {@link JobQueue}. */
+export interface JobQueueAlarms {
+  /** DLQ `ApproximateNumberOfMessagesVisible` ≥ 1: a job gave up and needs a human. */
+  readonly deadLetterQueueDepth: cloudwatch.Alarm;
+  /** Main queue `ApproximateAgeOfOldestMessage` above the threshold: the worker is not keeping up or is stuck. */
+  readonly ageOfOldestMessage: cloudwatch.Alarm;
+  /** Function `Errors` ≥ 1 in 5 minutes: the handler crashed or timed out (a whole batch failed). */
+  readonly functionErrors: cloudwatch.Alarm;
+  /** Function `Throttles` ≥ 1 in 5 minutes: invocations were refused for lack of concurrency. */
+  readonly functionThrottles: cloudwatch.Alarm;
+  /** `SqsJobs/JobDeadLettered` (Queue = name) ≥ 1: the worker sent a job to the DLQ. */
+  readonly jobsDeadLettered: cloudwatch.Alarm;
+}
