@@ -30,6 +30,12 @@ export interface OpsClientInput {
   readonly endpoint?: string | undefined;
   /** `--region`. */
   readonly region?: string | undefined;
+  /**
+   * `--profile`: a profile of the AWS shared config and credentials files (`~/.aws/config`,
+   * `~/.aws/credentials`), as the SDK v3 client option `profile`: credentials and region come
+   * from it instead of `AWS_PROFILE`. @default AWS_PROFILE, else `default`
+   */
+  readonly profile?: string | undefined;
   /** The DLQ URL: its host names the region on AWS. */
   readonly queueUrl?: string | undefined;
   /** @default process.env */
@@ -43,7 +49,8 @@ export interface OpsClientInput {
  * `AWS_IGNORE_CONFIGURED_ENDPOINT_URLS` is `true`), else AWS (the queue URL's host).
  * Region: `--region`, else the region in the queue URL's host (`sqs.<region>.amazonaws.com`, where
  * the request goes), else `AWS_REGION`, else `AWS_DEFAULT_REGION`, else `us-east-1` when an
- * endpoint is set (emulators), else the SDK's own resolution (profile).
+ * endpoint is set (emulators), else the SDK's own resolution (the `--profile` profile, else
+ * `AWS_PROFILE`'s). Credentials: the SDK's default chain, from the `--profile` profile when given.
  *
  * @throws {InvalidQueueUrlError} when the endpoint is not an http(s) URL (naming where it came from).
  */
@@ -79,6 +86,7 @@ export function opsClientConfig(input: OpsClientInput): SQSClientConfig {
     (env.AWS_DEFAULT_REGION || undefined) ??
     (endpoint === undefined ? undefined : EMULATOR_DEFAULT_REGION);
   return {
+    ...(input.profile === undefined ? {} : { profile: input.profile }),
     ...(region === undefined ? {} : { region }),
     ...(endpoint === undefined ? {} : { endpoint: endpoint.url }),
     requestHandler: {

@@ -1,5 +1,5 @@
 /**
- * Plain-text and JSON renderings of the DLQ operations for the operator CLI (`npm run dlq`).
+ * Plain-text and JSON renderings of the DLQ operations for the operator CLI (`sqs-jobs dlq`).
  * Text is for people (stable enough to grep, not a format to parse); `--json` is for scripts.
  */
 import { type DeadLetterMessage, NO_EVIDENCE_REASON } from './dead-letter-message.ts';
@@ -329,7 +329,7 @@ export function renderVerify(verify: VerifyRedriveResult, waitedSeconds: number)
   if (verify.targetPending !== undefined && verify.targetPending > 0) {
     lines.push(
       `note: ${plural(verify.targetPending, 'message is', 'messages are')} still in the target queue: ` +
-        'jobs may not have run yet; check again later with `npm run dlq -- list`',
+        'jobs may not have run yet; check again later with `sqs-jobs dlq list`',
     );
   }
   if (verify.notRead > 0)

@@ -1,5 +1,5 @@
 /**
- * `npm run dlq` (lib/ops/cli.ts) against the embedded SQS emulator: the commands as an operator
+ * `sqs-jobs dlq` (lib/ops/cli/) against the embedded SQS emulator: the commands as an operator
  * types them, their output and exit codes; plus the real process for --help and the refusal to
  * redrive without a terminal or --yes.
  */
@@ -15,7 +15,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { type DlqCliIo, runDlqCli } from '../../lib/ops/cli.ts';
+import { type CliIo, runSqsJobsCli } from '../../lib/ops/cli/index.ts';
 import { opsClientConfig } from '../../lib/ops/client.ts';
 import { evidenceAttributes } from '../../lib/runtime/dead-letter.ts';
 import { createEnvelope, deduplicationIdOf } from '../../lib/runtime/envelope.ts';
@@ -46,10 +46,10 @@ interface Run {
 }
 
 /** Runs the CLI in-process against the emulator (`--endpoint` added), short polls. */
-async function cli(args: readonly string[], io: Partial<DlqCliIo> = {}): Promise<Run> {
+async function cli(args: readonly string[], io: Partial<CliIo> = {}): Promise<Run> {
   let stdout = '';
   let stderr = '';
-  const code = await runDlqCli([...args, '--endpoint', emulator.endpoint, '--wait-seconds', '0'], {
+  const code = await runSqsJobsCli(['dlq', ...args, '--endpoint', emulator.endpoint, '--wait-seconds', '0'], {
     stdout: { write: (text: string) => (stdout += text) },
     stderr: { write: (text: string) => (stderr += text) },
     stdinIsTTY: false,
@@ -114,7 +114,7 @@ async function fixture() {
   return { queue, dlq };
 }
 
-describe('npm run dlq -- list', () => {
+describe('sqs-jobs dlq list', () => {
   it('prints the DLQ grouped by cause, then job type, and leaves every message visible', async () => {
     const { dlq } = await fixture();
     const { code, stdout } = await cli(['list', '--dlq-url', dlq.url]);
@@ -156,7 +156,7 @@ describe('npm run dlq -- list', () => {
   });
 });
 
-describe('npm run dlq -- show', () => {
+describe('sqs-jobs dlq show', () => {
   it('shows the evidence and the body of a job by job id, or by the source message id', async () => {
     const { dlq } = await fixture();
     const byJob = await cli(['show', '--dlq-url', dlq.url, '--job-id', 'p-3']);
@@ -188,7 +188,7 @@ describe('npm run dlq -- show', () => {
   });
 });
 
-describe('npm run dlq -- redrive', () => {
+describe('sqs-jobs dlq redrive', () => {
   it('refuses without --yes when stdin is not a terminal, and moves nothing', async () => {
     const { queue, dlq } = await fixture();
     const { code, stderr } = await cli(['redrive', '--dlq-url', dlq.url, '--target-url', queue.url]);
@@ -378,8 +378,9 @@ describe('npm run dlq -- redrive', () => {
     expect(badUrl.stderr).toContain('is an ARN; pass the queue URL instead');
 
     let stderr = '';
-    const code = await runDlqCli(
+    const code = await runSqsJobsCli(
       [
+        'dlq',
         'list',
         '--dlq-url',
         'http://127.0.0.1:9/000000000000/payments-dlq',
@@ -404,10 +405,17 @@ describe('npm run dlq -- redrive', () => {
   });
 });
 
-/** `npm run dlq` as a user runs it: a child process on bin/dlq.ts. */
-function run(args: readonly string[], env: Record<string, string> = {}): Promise<Run> {
+/**
+ * `sqs-jobs dlq` as a user runs it: a child process on bin/sqs-jobs.ts, or on its alias bin/dlq.ts
+ * (`npm run dlq`).
+ */
+function run(
+  args: readonly string[],
+  env: Record<string, string> = {},
+  entry: readonly string[] = ['bin/sqs-jobs.ts', 'dlq'],
+): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'bin/dlq.ts', ...args], {
+    const child = spawn(process.execPath, ['--import', 'tsx', ...entry, ...args], {
       cwd: ROOT,
       env: { ...process.env, FORCE_COLOR: '0', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -425,7 +433,7 @@ function run(args: readonly string[], env: Record<string, string> = {}): Promise
   });
 }
 
-describe('bin/dlq.ts', () => {
+describe('bin/sqs-jobs.ts dlq', () => {
   it('documents every command and flag in --help, and the StartMessageMoveTask alternative', async () => {
     const main = await run(['--help']);
     expect(main.code).toBe(0);
@@ -446,14 +454,18 @@ describe('bin/dlq.ts', () => {
     expect((await run(['redrive', '--help'])).stdout).toContain('StartMessageMoveTask');
   }, 60_000);
 
-  it('refuses to redrive from a script without --yes (exit 2) before connecting anywhere', async () => {
-    const { code, stderr } = await run([
-      'redrive',
-      '--dlq-url',
-      'http://127.0.0.1:9/000000000000/x-dlq',
-      '--target-url',
-      'http://127.0.0.1:9/000000000000/x',
-    ]);
+  it('refuses to redrive from a script without --yes (exit 2) before connecting anywhere; also as npm run dlq (bin/dlq.ts)', async () => {
+    const { code, stderr } = await run(
+      [
+        'redrive',
+        '--dlq-url',
+        'http://127.0.0.1:9/000000000000/x-dlq',
+        '--target-url',
+        'http://127.0.0.1:9/000000000000/x',
+      ],
+      {},
+      ['bin/dlq.ts'],
+    );
     expect(code).toBe(2);
     expect(stderr).toContain('refusing to redrive without confirmation');
   }, 30_000);

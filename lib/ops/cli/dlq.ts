@@ -1,23 +1,21 @@
 /**
- * `npm run dlq`: the operator CLI over the dead-letter queues (list grouped by cause, show one,
- * filtered redrive with dry run and verification). bin/dlq.ts only wires it to the process.
+ * `sqs-jobs dlq list|show|redrive`: the dead-letter queues (list grouped by cause, show one,
+ * filtered redrive with dry run and verification).
  *
  * Exit codes: 0 done; 1 done with problems (a redrive left messages behind, a redriven job came
  * back, `show` found nothing, a message could not be made visible again, the redrive was not
  * confirmed); 2 could not run (bad flags, invalid URL, missing queue, unreachable endpoint,
  * FIFO/standard mismatch, no confirmation possible); 130 interrupted (held messages released).
  */
-import { Command, InvalidArgumentError, Option } from 'commander';
-import { createOpsSqsClient, type OpsClientInput } from './client.ts';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import {
   DLQ_READER_DEFAULTS,
   MAX_HOLD_SECONDS,
   MAX_WAIT_TIME_SECONDS,
   type ReadDeadLettersOptions,
   readDeadLetters,
-} from './dlq-reader.ts';
-import { OpsError } from './errors.ts';
-import { compileFilter, type DeadLetterFilter, describeFilter } from './filters.ts';
+} from '../dlq-reader.ts';
+import { compileFilter, type DeadLetterFilter, describeFilter } from '../filters.ts';
 import {
   listJson,
   messageJson,
@@ -26,30 +24,18 @@ import {
   renderMessage,
   renderRedrive,
   renderVerify,
-} from './format.ts';
-import type { OpsSqs } from './queue.ts';
-import { type RedrivePlan, type RedriveProgress, redriveDeadLetters, verifyRedrive } from './redrive.ts';
-import { DEFAULT_GROUP_BY, type GroupKey, summarizeDeadLetters } from './summary.ts';
-
-/** Where the CLI reads and writes; tests pass their own. */
-export interface DlqCliIo {
-  readonly stdout: { write(text: string): unknown };
-  readonly stderr: { write(text: string): unknown; readonly isTTY?: boolean };
-  /** Whether a person can answer the redrive confirmation. */
-  readonly stdinIsTTY: boolean;
-  readonly env: Readonly<Record<string, string | undefined>>;
-  /** Asks a question on the terminal and resolves to the answer. */
-  readonly ask?: (question: string) => Promise<string>;
-  /** Makes the SQS client. @default createOpsSqsClient */
-  readonly createSqs?: (input: OpsClientInput) => OpsSqs & { destroy?(): void };
-  /** Interrupts the running command (Ctrl-C): it stops, releases what it holds and exits 130. */
-  readonly signal?: AbortSignal;
-  /** Waits `ms` (the `--verify-seconds` pause). @default a timer, cut short by `signal` */
-  readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
-}
-
-/** Exit codes of `npm run dlq`. */
-export const DLQ_EXIT = { ok: 0, problems: 1, cannotRun: 2, interrupted: 130 } as const;
+} from '../format.ts';
+import type { OpsSqs } from '../queue.ts';
+import { type RedrivePlan, type RedriveProgress, redriveDeadLetters, verifyRedrive } from '../redrive.ts';
+import { DEFAULT_GROUP_BY, type GroupKey, summarizeDeadLetters } from '../summary.ts';
+import {
+  addConnectionOptions,
+  type CommandRunner,
+  type ConnectionFlags,
+  collect,
+  integer,
+} from './common.ts';
+import { CLI_EXIT, type CliIo, defaultSleep, statusLine } from './io.ts';
 
 const GROUP_KEY_FLAGS: Record<string, GroupKey> = {
   reason: 'reason',
@@ -57,24 +43,6 @@ const GROUP_KEY_FLAGS: Record<string, GroupKey> = {
   'error-name': 'errorName',
   'handler-version': 'handlerVersion',
 };
-
-function integer(min: number, max = Number.MAX_SAFE_INTEGER) {
-  return (value: string): number => {
-    const n = Number(value);
-    if (value.trim() === '' || !Number.isInteger(n) || n < min || n > max) {
-      throw new InvalidArgumentError(
-        max === Number.MAX_SAFE_INTEGER
-          ? `must be a whole number >= ${min}`
-          : `must be a whole number from ${min} to ${max}`,
-      );
-    }
-    return n;
-  };
-}
-
-function collect(value: string, previous: string[] = []): string[] {
-  return [...previous, value];
-}
 
 function groupBy(value: string): GroupKey[] {
   const keys = value.split(',').map((k) => k.trim());
@@ -87,13 +55,10 @@ function groupBy(value: string): GroupKey[] {
   });
 }
 
-interface CommonFlags {
+interface CommonFlags extends ConnectionFlags {
   readonly dlqUrl: string;
-  readonly endpoint?: string;
-  readonly region?: string;
   readonly holdSeconds: number;
   readonly waitSeconds: number;
-  readonly json: boolean;
 }
 
 interface FilterFlags {
@@ -104,30 +69,23 @@ interface FilterFlags {
 }
 
 function addCommon(command: Command): Command {
-  return command
-    .requiredOption('--dlq-url <url>', 'URL of the dead-letter queue (stack output *DlqUrl)')
-    .option(
-      '--endpoint <url>',
-      'SQS endpoint, e.g. an emulator http://localhost:4566 (default: AWS_ENDPOINT_URL_SQS, else AWS_ENDPOINT_URL, else AWS)',
-    )
-    .option(
-      '--region <region>',
-      'AWS region (default: the region in the queue URL, else AWS_REGION, AWS_DEFAULT_REGION, us-east-1 with an endpoint, else the profile)',
-    )
-    .option(
-      '--hold-seconds <n>',
-      'visibility timeout of messages while the command holds them (renewed while it runs); they are made ' +
-        'visible again at the end, or by themselves after this long if the command dies',
-      integer(1, MAX_HOLD_SECONDS),
-      DLQ_READER_DEFAULTS.holdSeconds,
-    )
-    .option(
-      '--wait-seconds <n>',
-      'long-poll wait of each receive (0 = short poll, which may miss messages on AWS)',
-      integer(0, MAX_WAIT_TIME_SECONDS),
-      DLQ_READER_DEFAULTS.waitTimeSeconds,
-    )
-    .option('--json', 'print JSON on stdout instead of text', false);
+  return addConnectionOptions(
+    command
+      .requiredOption('--dlq-url <url>', 'URL of the dead-letter queue (stack output *DlqUrl)')
+      .option(
+        '--hold-seconds <n>',
+        'visibility timeout of messages while the command holds them (renewed while it runs); they are made ' +
+          'visible again at the end, or by themselves after this long if the command dies',
+        integer(1, MAX_HOLD_SECONDS),
+        DLQ_READER_DEFAULTS.holdSeconds,
+      )
+      .option(
+        '--wait-seconds <n>',
+        'long-poll wait of each receive (0 = short poll, which may miss messages on AWS)',
+        integer(0, MAX_WAIT_TIME_SECONDS),
+        DLQ_READER_DEFAULTS.waitTimeSeconds,
+      ),
+  );
 }
 
 function addFilters(command: Command, verb: string): Command {
@@ -156,11 +114,7 @@ function filterOf(flags: FilterFlags): DeadLetterFilter {
 }
 
 /** The read settings `list` and `show` share, from the common flags. */
-function readOptions(
-  sqs: OpsSqs,
-  flags: CommonFlags & { max: number },
-  io: DlqCliIo,
-): ReadDeadLettersOptions {
+function readOptions(sqs: OpsSqs, flags: CommonFlags & { max: number }, io: CliIo): ReadDeadLettersOptions {
   return {
     sqs,
     queueUrl: flags.dlqUrl,
@@ -168,39 +122,6 @@ function readOptions(
     waitTimeSeconds: flags.waitSeconds,
     maxMessages: flags.max,
     ...(io.signal ? { signal: io.signal } : {}),
-  };
-}
-
-function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
-}
-
-/** A one-line status on a terminal's stderr, rewritten in place; silent elsewhere. */
-function statusLine(io: DlqCliIo, enabled: boolean) {
-  let last = 0;
-  let shown = false;
-  return {
-    update(text: string) {
-      if (!enabled) return;
-      const now = Date.now();
-      if (now - last < 200) return;
-      last = now;
-      shown = true;
-      io.stderr.write(`\r\x1b[K${text}`);
-    },
-    clear() {
-      if (shown) io.stderr.write('\r\x1b[K');
-      shown = false;
-    },
   };
 }
 
@@ -212,11 +133,11 @@ messages of each message group can be read that way (SQS locks a group while one
 const HELP_AFTER = `${READ_NOTE}
 
 Examples:
-  npm run dlq -- list --dlq-url $DLQ
-  npm run dlq -- show --dlq-url $DLQ --job-id 7d0e1c52-...
-  npm run dlq -- redrive --dlq-url $DLQ --target-url $QUEUE --reason 'HTTP 404' --dry-run
-  npm run dlq -- redrive --dlq-url $DLQ --target-url $QUEUE --reason 'HTTP 404' --yes --verify-seconds 60
-  npm run dlq -- list --dlq-url http://localhost:4566/000000000000/jobs-dlq --endpoint http://localhost:4566
+  npx sqs-jobs dlq list --dlq-url $DLQ
+  npx sqs-jobs dlq show --dlq-url $DLQ --job-id 7d0e1c52-...
+  npx sqs-jobs dlq redrive --dlq-url $DLQ --target-url $QUEUE --reason 'HTTP 404' --dry-run
+  npx sqs-jobs dlq redrive --dlq-url $DLQ --target-url $QUEUE --reason 'HTTP 404' --yes --verify-seconds 60
+  npx sqs-jobs dlq list --dlq-url http://localhost:4566/000000000000/jobs-dlq --endpoint http://localhost:4566
 
 On AWS, a plain full redrive (every message back to its source queue) can also be done with
 StartMessageMoveTask (console: "Start DLQ redrive"). This tool does filtered redrives, keeps FIFO
@@ -229,52 +150,21 @@ Exit codes: 0 done, 1 done with problems (messages left behind, jobs came back, 
 2 could not run (bad flags, queue, endpoint, confirmation), 130 interrupted.
 See docs/operations.md.`;
 
-/** Runs `npm run dlq` with `argv` (user arguments, without `node` and the script); resolves to the exit code. */
-export async function runDlqCli(argv: readonly string[], io: DlqCliIo): Promise<number> {
-  let exitCode: number = DLQ_EXIT.ok;
-  const out = (text: string) => io.stdout.write(text);
-  const err = (text: string) => io.stderr.write(text);
-  const createSqs = io.createSqs ?? createOpsSqsClient;
+/** Adds `dlq` and its commands `list`, `show`, `redrive` to `program`. */
+export function addDlqCommand(program: Command, runner: CommandRunner): Command {
+  const { io, out, err } = runner;
   const sleep = io.sleep ?? defaultSleep;
-
-  const withClient = async (flags: CommonFlags, run: (sqs: OpsSqs) => Promise<number>): Promise<void> => {
-    let sqs: (OpsSqs & { destroy?(): void }) | undefined;
-    try {
-      sqs = createSqs({
-        endpoint: flags.endpoint,
-        region: flags.region,
-        queueUrl: flags.dlqUrl,
-        env: io.env,
-      });
-      exitCode = await run(sqs);
-    } catch (error) {
-      if (error instanceof OpsError || error instanceof RangeError) {
-        err(`error: ${error.message}\n`);
-      } else {
-        err(
-          `error: unexpected failure: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-        );
-      }
-      exitCode = DLQ_EXIT.cannotRun;
-    } finally {
-      sqs?.destroy?.();
-    }
-  };
-
-  const program = new Command()
-    .name('npm run dlq --')
+  const dlq = program
+    .command('dlq')
     .description(
       'Inspect and redrive the dead-letter queues of sqs-jobs: list messages grouped by cause, show one with its ' +
         'evidence, redrive a filtered selection (dry run first) and check that nothing comes back.',
     )
-    .exitOverride()
-    .configureOutput({ writeOut: out, writeErr: err })
-    .showHelpAfterError('(add --help for usage)')
     .addHelpText('after', HELP_AFTER);
 
   addFilters(
     addCommon(
-      program
+      dlq
         .command('list')
         .description(
           'List the DLQ grouped by cause (ErrorReason, then job type): counts, first/last failure, attempts, ' +
@@ -292,7 +182,7 @@ export async function runDlqCli(argv: readonly string[], io: DlqCliIo): Promise<
     )
     .addHelpText('after', READ_NOTE)
     .action(async (flags: CommonFlags & FilterFlags & { max: number; groupBy: GroupKey[] }) => {
-      await withClient(flags, async (sqs) => {
+      await runner.withSqs(flags, flags.dlqUrl, async (sqs) => {
         const status = statusLine(io, io.stderr.isTTY === true && !flags.json);
         const filter = filterOf(flags);
         const read = await readDeadLetters({
@@ -304,13 +194,13 @@ export async function runDlqCli(argv: readonly string[], io: DlqCliIo): Promise<
         const summary = summarizeDeadLetters(matching, { groupBy: flags.groupBy });
         if (flags.json) out(`${JSON.stringify(listJson(read, summary, describeFilter(filter)), null, 2)}\n`);
         else out(renderList(read, summary, { filter: describeFilter(filter), max: flags.max }));
-        if (read.stoppedBy === 'aborted') return DLQ_EXIT.interrupted;
-        return read.release.failed.length > 0 ? DLQ_EXIT.problems : DLQ_EXIT.ok;
+        if (read.stoppedBy === 'aborted') return CLI_EXIT.interrupted;
+        return read.release.failed.length > 0 ? CLI_EXIT.problems : CLI_EXIT.ok;
       });
     });
 
   addCommon(
-    program
+    dlq
       .command('show')
       .description(
         'Show the evidence (error, stack, attempts, times, handler version) and the body of one dead-lettered job. ' +
@@ -335,11 +225,10 @@ export async function runDlqCli(argv: readonly string[], io: DlqCliIo): Promise<
     .addHelpText('after', READ_NOTE)
     .action(async (flags: CommonFlags & { messageId?: string; jobId?: string; max: number }) => {
       if (flags.messageId === undefined && flags.jobId === undefined) {
-        err('error: show needs --message-id or --job-id\n(add --help for usage)\n');
-        exitCode = DLQ_EXIT.cannotRun;
+        runner.refuse('show needs --message-id or --job-id (add --help for usage)');
         return;
       }
-      await withClient(flags, async (sqs) => {
+      await runner.withSqs(flags, flags.dlqUrl, async (sqs) => {
         const read = await readDeadLetters(readOptions(sqs, flags, io));
         const found = read.messages.filter((m) =>
           flags.messageId !== undefined
@@ -361,14 +250,14 @@ export async function runDlqCli(argv: readonly string[], io: DlqCliIo): Promise<
         } else {
           out(found.map(renderMessage).join('\n'));
         }
-        if (read.stoppedBy === 'aborted') return DLQ_EXIT.interrupted;
-        return found.length === 0 || read.release.failed.length > 0 ? DLQ_EXIT.problems : DLQ_EXIT.ok;
+        if (read.stoppedBy === 'aborted') return CLI_EXIT.interrupted;
+        return found.length === 0 || read.release.failed.length > 0 ? CLI_EXIT.problems : CLI_EXIT.ok;
       });
     });
 
   addFilters(
     addCommon(
-      program
+      dlq
         .command('redrive')
         .description(
           'Move selected DLQ messages, bodies unchanged, to the target queue (FIFO: same message group, fresh ' +
@@ -412,14 +301,13 @@ selected or fails to send: its later messages stay in the DLQ (skipped as group-
           },
       ) => {
         if (!flags.dryRun && !flags.yes && !io.stdinIsTTY) {
-          err(
-            'error: refusing to redrive without confirmation: stdin is not a terminal. ' +
-              'Run with --dry-run to see what would move, then again with --yes.\n',
+          runner.refuse(
+            'refusing to redrive without confirmation: stdin is not a terminal. ' +
+              'Run with --dry-run to see what would move, then again with --yes.',
           );
-          exitCode = DLQ_EXIT.cannotRun;
           return;
         }
-        await withClient(flags, async (sqs) => {
+        await runner.withSqs(flags, flags.dlqUrl, async (sqs) => {
           const status = statusLine(io, io.stderr.isTTY === true && !flags.json);
           const confirm =
             flags.dryRun || flags.yes
@@ -480,23 +368,17 @@ selected or fails to send: its later messages stay in the DLQ (skipped as group-
             }
           }
           if (flags.json) out(`${JSON.stringify(redriveJson(result, verify), null, 2)}\n`);
-          if (result.stoppedBy === 'aborted' || io.signal?.aborted) return DLQ_EXIT.interrupted;
+          if (result.stoppedBy === 'aborted' || io.signal?.aborted) return CLI_EXIT.interrupted;
           const problems =
             result.stoppedBy === 'declined' ||
             result.failed.length > 0 ||
             result.notDeleted.length > 0 ||
             result.release.failed.length > 0 ||
             (verify !== undefined && verify.cameBack.length > 0);
-          return problems ? DLQ_EXIT.problems : DLQ_EXIT.ok;
+          return problems ? CLI_EXIT.problems : CLI_EXIT.ok;
         });
       },
     );
 
-  try {
-    await program.parseAsync([...argv], { from: 'user' });
-  } catch (error) {
-    const code = (error as { exitCode?: number }).exitCode;
-    return code === 0 ? DLQ_EXIT.ok : DLQ_EXIT.cannotRun;
-  }
-  return exitCode;
+  return dlq;
 }

@@ -1,0 +1,35 @@
+/**
+ * `sqs-jobs`: the operator CLI (lib/ops/cli/): `stats`, `send`, `dlq list|show|redrive`.
+ * Ctrl-C stops the running command (a dlq command releases the messages it holds and exits 130;
+ * `stats --watch` ends with 0); a second Ctrl-C kills it, and held messages then come back by
+ * themselves when their visibility timeout runs out.
+ */
+import { createInterface } from 'node:readline/promises';
+import { text } from 'node:stream/consumers';
+import { runSqsJobsCli } from '../lib/ops/cli/index.ts';
+
+const argv = process.argv.slice(2);
+const interrupt = new AbortController();
+process.once('SIGINT', () => {
+  if (argv[0] === 'dlq')
+    process.stderr.write('\ninterrupted: stopping and making held messages visible again…\n');
+  else if (argv[0] !== 'stats') process.stderr.write('\ninterrupted: stopping…\n');
+  interrupt.abort();
+});
+
+process.exitCode = await runSqsJobsCli(argv, {
+  stdout: process.stdout,
+  stderr: process.stderr,
+  stdinIsTTY: process.stdin.isTTY === true,
+  env: process.env,
+  signal: interrupt.signal,
+  readStdin: () => text(process.stdin),
+  async ask(question) {
+    const rl = createInterface({ input: process.stdin, output: process.stderr });
+    try {
+      return await rl.question(question);
+    } finally {
+      rl.close();
+    }
+  },
+});

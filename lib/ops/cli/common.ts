@@ -1,0 +1,126 @@
+/**
+ * What every `sqs-jobs` command shares: the connection flags (`--endpoint`, `--region`,
+ * `--profile`, `--json`), flag value parsers, and running a command with an SQS client while
+ * turning its errors into one `error:` line and exit code 2.
+ */
+import { type Command, InvalidArgumentError } from 'commander';
+import { createOpsSqsClient, type OpsClientInput } from '../client.ts';
+import { OpsError } from '../errors.ts';
+import type { OpsSqs } from '../queue.ts';
+import { CLI_EXIT, type CliIo } from './io.ts';
+
+/** Flags every command has. */
+export interface ConnectionFlags {
+  readonly endpoint?: string;
+  readonly region?: string;
+  readonly profile?: string;
+  readonly json: boolean;
+}
+
+/** Adds `--endpoint`, `--region`, `--profile` and `--json`. */
+export function addConnectionOptions(command: Command): Command {
+  return command
+    .option(
+      '--endpoint <url>',
+      'SQS endpoint, e.g. an emulator http://localhost:4566 (default: AWS_ENDPOINT_URL_SQS, else AWS_ENDPOINT_URL, else AWS)',
+    )
+    .option(
+      '--region <region>',
+      'AWS region (default: the region in the queue URL, else AWS_REGION, AWS_DEFAULT_REGION, us-east-1 with an endpoint, else the profile)',
+    )
+    .option(
+      '--profile <name>',
+      'AWS shared config/credentials profile for credentials and region (default: AWS_PROFILE, else the default chain)',
+    )
+    .option('--json', 'print JSON on stdout instead of text', false);
+}
+
+/** Parser of a whole-number flag in [min, max]. */
+export function integer(min: number, max = Number.MAX_SAFE_INTEGER) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (value.trim() === '' || !Number.isInteger(n) || n < min || n > max) {
+      throw new InvalidArgumentError(
+        max === Number.MAX_SAFE_INTEGER
+          ? `must be a whole number >= ${min}`
+          : `must be a whole number from ${min} to ${max}`,
+      );
+    }
+    return n;
+  };
+}
+
+/** Parser of a repeatable flag: collects every value. */
+export function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+/** The client input of the connection flags, for a queue URL (its host names the region on AWS). */
+export function clientInput(flags: ConnectionFlags, queueUrl: string | undefined, io: CliIo): OpsClientInput {
+  return {
+    endpoint: flags.endpoint,
+    region: flags.region,
+    profile: flags.profile,
+    queueUrl,
+    env: io.env,
+  };
+}
+
+/** Runs commands and keeps the exit code; one per CLI invocation. */
+export class CommandRunner {
+  exitCode: number = CLI_EXIT.ok;
+  readonly out: (text: string) => void;
+  readonly err: (text: string) => void;
+
+  constructor(readonly io: CliIo) {
+    this.out = (text) => {
+      io.stdout.write(text);
+    };
+    this.err = (text) => {
+      io.stderr.write(text);
+    };
+  }
+
+  /** Ends the command with `error: <message>` on stderr and exit code 2 (could not run). */
+  refuse(message: string): void {
+    this.err(`error: ${message}\n`);
+    this.exitCode = CLI_EXIT.cannotRun;
+  }
+
+  /**
+   * Runs `body`; its result is the exit code. An {@link OpsError} or `RangeError` becomes one
+   * `error:` line and exit code 2; anything else is reported with its stack, exit code 2.
+   */
+  async run(body: () => Promise<number>): Promise<void> {
+    try {
+      this.exitCode = await body();
+    } catch (error) {
+      if (error instanceof OpsError || error instanceof RangeError) {
+        this.err(`error: ${error.message}\n`);
+      } else {
+        this.err(
+          `error: unexpected failure: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+        );
+      }
+      this.exitCode = CLI_EXIT.cannotRun;
+    }
+  }
+
+  /** {@link run} with an SQS client made from the flags, destroyed afterwards. */
+  async withSqs(
+    flags: ConnectionFlags,
+    queueUrl: string | undefined,
+    body: (sqs: OpsSqs, input: OpsClientInput) => Promise<number>,
+  ): Promise<void> {
+    let sqs: (OpsSqs & { destroy?(): void }) | undefined;
+    await this.run(async () => {
+      try {
+        const input = clientInput(flags, queueUrl, this.io);
+        sqs = (this.io.createSqs ?? createOpsSqsClient)(input);
+        return await body(sqs, input);
+      } finally {
+        sqs?.destroy?.();
+      }
+    });
+  }
+}

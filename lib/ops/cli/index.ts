@@ -1,0 +1,53 @@
+/**
+ * `sqs-jobs`: the operator CLI. Commands: `dlq list|show|redrive` (./dlq.ts). bin/sqs-jobs.ts wires it to the process; tests run it in-process with their
+ * own {@link CliIo}.
+ *
+ * Exit codes: 0 done; 1 done with problems (per command, see its --help); 2 could not run (unknown
+ * command or flag, bad input, queue, endpoint, credentials); 130 interrupted.
+ */
+import { Command } from 'commander';
+import { CommandRunner } from './common.ts';
+import { addDlqCommand } from './dlq.ts';
+import { CLI_EXIT, type CliIo } from './io.ts';
+
+export { CLI_EXIT, type CliIo } from './io.ts';
+
+const HELP_AFTER = `
+Every command takes --endpoint, --region, --profile and --json; see sqs-jobs <command> --help.
+Credentials: the AWS default chain (AWS_PROFILE or --profile, AWS_ACCESS_KEY_ID /
+AWS_SECRET_ACCESS_KEY, SSO, instance roles; any values for an emulator). Endpoint: --endpoint,
+else AWS_ENDPOINT_URL_SQS, else AWS_ENDPOINT_URL, else AWS.
+
+Exit codes: 0 done, 1 done with problems, 2 could not run (bad flags or input, queue, endpoint,
+credentials), 130 interrupted. See docs/operations.md.`;
+
+/**
+ * Runs `sqs-jobs` with `argv` (the user's arguments, without `node` and the script).
+ *
+ * @returns the exit code; never throws (errors are `error:` lines on `io.stderr`).
+ */
+export async function runSqsJobsCli(argv: readonly string[], io: CliIo): Promise<number> {
+  const runner = new CommandRunner(io);
+  const program = new Command()
+    .name('sqs-jobs')
+    .description('Operate sqs-jobs queues: inspect and redrive dead-letter queues (dlq).')
+    .exitOverride()
+    .configureOutput({
+      writeOut: runner.out,
+      writeErr: runner.err,
+      // One line: the error, commander's suggestion if any, and where to find the usage.
+      outputError: (text, write) =>
+        write(`${text.trim().replace(/\s*\n\s*/g, ' ')} (add --help for usage)\n`),
+    })
+    .addHelpText('after', HELP_AFTER);
+
+  addDlqCommand(program, runner);
+
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+  } catch (error) {
+    const code = (error as { exitCode?: number }).exitCode;
+    return code === 0 ? CLI_EXIT.ok : CLI_EXIT.cannotRun;
+  }
+  return runner.exitCode;
+}
