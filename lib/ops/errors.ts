@@ -1,5 +1,5 @@
 /**
- * Errors of the DLQ operations (`lib/ops`, `npm run dlq`). SDK exceptions are translated here,
+ * Errors of the DLQ operations (`lib/ops`, the `sqs-jobs` CLI). SDK exceptions are translated here,
  * at the boundary, into errors that say what to check (URL, region, endpoint, credentials).
  */
 import { JobError } from '../runtime/errors.ts';
@@ -14,7 +14,8 @@ export type OpsErrorCode =
   | 'MissingCredentials'
   | 'MissingRegion'
   | 'AccessDenied'
-  | 'SqsRequestFailed';
+  | 'SqsRequestFailed'
+  | 'CloudWatchUnavailable';
 
 /** Base error of `lib/ops`; `code` says what went wrong, `queueUrl` which queue when known. */
 export class OpsError extends JobError {

@@ -12,14 +12,18 @@ import {
   type DeleteMessageBatchCommand,
   GetQueueAttributesCommand,
   type GetQueueAttributesCommandOutput,
+  type GetQueueUrlCommand,
+  type ListQueuesCommand,
   type ReceiveMessageCommand,
   type SendMessageBatchCommand,
 } from '@aws-sdk/client-sqs';
 import { InvalidQueueUrlError, QueueMismatchError, translateSqsError } from './errors.ts';
 
-/** The SQS commands the DLQ operations send. */
+/** The SQS commands the operations send (DLQ reads and redrives, queue stats, job sends). */
 export type OpsSqsCommand =
   | GetQueueAttributesCommand
+  | GetQueueUrlCommand
+  | ListQueuesCommand
   | ReceiveMessageCommand
   | ChangeMessageVisibilityBatchCommand
   | DeleteMessageBatchCommand

@@ -1,5 +1,5 @@
 /**
- * `sqs-jobs`: the operator CLI. Commands: `dlq list|show|redrive` (./dlq.ts). bin/sqs-jobs.ts wires it to the process; tests run it in-process with their
+ * `sqs-jobs`: the operator CLI. Commands: `dlq list|show|redrive` (./dlq.ts), `stats` (./stats.ts). bin/sqs-jobs.ts wires it to the process; tests run it in-process with their
  * own {@link CliIo}.
  *
  * Exit codes: 0 done; 1 done with problems (per command, see its --help); 2 could not run (unknown
@@ -9,8 +9,10 @@ import { Command } from 'commander';
 import { CommandRunner } from './common.ts';
 import { addDlqCommand } from './dlq.ts';
 import { CLI_EXIT, type CliIo } from './io.ts';
+import { addStatsCommand } from './stats.ts';
 
 export { CLI_EXIT, type CliIo } from './io.ts';
+export { DEFAULT_WATCH_SECONDS } from './stats.ts';
 
 const HELP_AFTER = `
 Every command takes --endpoint, --region, --profile and --json; see sqs-jobs <command> --help.
@@ -30,7 +32,9 @@ export async function runSqsJobsCli(argv: readonly string[], io: CliIo): Promise
   const runner = new CommandRunner(io);
   const program = new Command()
     .name('sqs-jobs')
-    .description('Operate sqs-jobs queues: inspect and redrive dead-letter queues (dlq).')
+    .description(
+      'Operate sqs-jobs queues: queue depths and ages (stats), inspect and redrive dead-letter queues (dlq).',
+    )
     .exitOverride()
     .configureOutput({
       writeOut: runner.out,
@@ -41,6 +45,7 @@ export async function runSqsJobsCli(argv: readonly string[], io: CliIo): Promise
     })
     .addHelpText('after', HELP_AFTER);
 
+  addStatsCommand(program, runner);
   addDlqCommand(program, runner);
 
   try {
