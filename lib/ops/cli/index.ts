@@ -1,5 +1,6 @@
 /**
- * `sqs-jobs`: the operator CLI. Commands: `dlq list|show|redrive` (./dlq.ts), `stats` (./stats.ts). bin/sqs-jobs.ts wires it to the process; tests run it in-process with their
+ * `sqs-jobs`: the operator CLI. Commands: `dlq list|show|redrive` (./dlq.ts), `stats` (./stats.ts),
+ * `send` (./send.ts). bin/sqs-jobs.ts wires it to the process; tests run it in-process with their
  * own {@link CliIo}.
  *
  * Exit codes: 0 done; 1 done with problems (per command, see its --help); 2 could not run (unknown
@@ -9,9 +10,11 @@ import { Command } from 'commander';
 import { CommandRunner } from './common.ts';
 import { addDlqCommand } from './dlq.ts';
 import { CLI_EXIT, type CliIo } from './io.ts';
+import { addSendCommand } from './send.ts';
 import { addStatsCommand } from './stats.ts';
 
 export { CLI_EXIT, type CliIo } from './io.ts';
+export { DEFAULT_CLI_SOURCE } from './send.ts';
 export { DEFAULT_WATCH_SECONDS } from './stats.ts';
 
 const HELP_AFTER = `
@@ -33,7 +36,8 @@ export async function runSqsJobsCli(argv: readonly string[], io: CliIo): Promise
   const program = new Command()
     .name('sqs-jobs')
     .description(
-      'Operate sqs-jobs queues: queue depths and ages (stats), inspect and redrive dead-letter queues (dlq).',
+      'Operate sqs-jobs queues: queue depths and ages (stats), send a job (send), inspect and redrive ' +
+        'dead-letter queues (dlq).',
     )
     .exitOverride()
     .configureOutput({
@@ -46,6 +50,7 @@ export async function runSqsJobsCli(argv: readonly string[], io: CliIo): Promise
     .addHelpText('after', HELP_AFTER);
 
   addStatsCommand(program, runner);
+  addSendCommand(program, runner);
   addDlqCommand(program, runner);
 
   try {
