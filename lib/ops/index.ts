@@ -32,6 +32,18 @@ export {
   SqsUnreachableError,
 } from './errors.ts';
 export { compileFilter, type DeadLetterFilter, describeFilter, matchesPattern } from './filters.ts';
+export {
+  CloudWatchUnavailableError,
+  cloudWatchOldestAges,
+  loadCloudWatchReader,
+  type MetricDataReader,
+  type MetricDataRequest,
+  type MetricDataResponse,
+  OLDEST_AGE_METRIC,
+  type OldestMessageAge,
+  type OldestMessageAgeSource,
+  unknownOldestAges,
+} from './oldest-age.ts';
 export { describeQueue, type OpsSqs, type QueueInfo, validateQueueUrl } from './queue.ts';
 export {
   type CameBackItem,
@@ -48,6 +60,18 @@ export {
   type VerifyRedriveResult,
   verifyRedrive,
 } from './redrive.ts';
+export {
+  type DeadLetterQueueStats,
+  listQueueUrls,
+  parseQueueArn,
+  type QueueArn,
+  type QueueStats,
+  type QueueStatsReport,
+  queueUrlOfArn,
+  type ReadQueueStatsOptions,
+  readQueueStats,
+} from './stats.ts';
+export { formatAge, renderStats, statsJson } from './stats-format.ts';
 export {
   DEFAULT_GROUP_BY,
   type DeadLetterGroup,
