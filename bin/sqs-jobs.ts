@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 /**
  * `sqs-jobs`: the operator CLI (lib/ops/cli/): `stats`, `send`, `dlq list|show|redrive`.
  * Ctrl-C stops the running command (a dlq command releases the messages it holds and exits 130;
