@@ -2,29 +2,21 @@
  * Builds and synthesizes the CDK app without the CLI: used by bin/app.ts (under `cdk synth` /
  * `cdk deploy`), by the infrastructure tests and by the local runtime.
  *
- * Every synth runs cdk-nag's AwsSolutions checks (cdk-nag 3: a CDK validation plugin; an
- * unacknowledged error fails synth) and the CloudFormation template validator bundled with
- * aws-cdk-lib, with its findings turned into errors (feature flag
- * `@aws-cdk/core:validateAgainstDefaultRules`). The report of both is written to
- * `<outdir>/validation-report.json`.
+ * The app is made by `createJobsApp` (sqs-jobs/cdk, lib/constructs/checks.ts), the same call a
+ * user's app makes: every synth runs cdk-nag's AwsSolutions checks (an unacknowledged error fails
+ * synth) and the CloudFormation template validator bundled with aws-cdk-lib, with its findings
+ * turned into errors (feature flag `@aws-cdk/core:validateAgainstDefaultRules`). The report of
+ * both is written to `<outdir>/validation-report.json`.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { App, type Environment, Validations } from 'aws-cdk-lib';
+import type { App, Environment } from 'aws-cdk-lib';
 import * as cxapi from 'aws-cdk-lib/cx-api';
-import { AwsSolutionsChecks } from 'cdk-nag';
+import { createJobsApp } from 'sqs-jobs/cdk';
 import { JobsStack, type JobsStackProps } from './jobs-stack.ts';
 
 /** Default stack name (and construct id). */
 export const DEFAULT_STACK_NAME = 'SqsJobs';
-
-/**
- * Context the app always runs with, over anything given on the command line or in cdk.json:
- * template validator findings are errors, not warnings.
- */
-export const APP_CONTEXT: Readonly<Record<string, unknown>> = {
-  '@aws-cdk/core:validateAgainstDefaultRules': true,
-};
 
 /** Options of {@link buildApp}. */
 export interface BuildAppOptions {
@@ -52,7 +44,7 @@ export interface BuildAppOptions {
   /** Further stack props (alarm email, external API URL, queues...). @default - none */
   readonly stackProps?: Omit<JobsStackProps, 'env' | 'stackName'>;
   /**
-   * Run cdk-nag's AwsSolutions checks on synth.
+   * Run cdk-nag's AwsSolutions checks on synth. Template validator findings are errors either way.
    * @default true
    */
   readonly nag?: boolean;
@@ -65,17 +57,17 @@ export interface BuiltApp {
 }
 
 /**
- * Builds the app and its {@link JobsStack}, with cdk-nag registered. Nothing is synthesized
- * until `app.synth()` (or {@link synthesizeApp}); building already bundles the workers with esbuild.
+ * Builds the app (`createJobsApp`: cdk-nag and template validator errors on every synth) and its
+ * {@link JobsStack}. Nothing is synthesized until `app.synth()` (or {@link synthesizeApp});
+ * building already bundles the workers with esbuild.
  * @throws {JobsConfigError} (from the constructs) when a setting is unsafe.
  */
 export function buildApp(options: BuildAppOptions = {}): BuiltApp {
-  const app = new App({
+  const app = createJobsApp({
     outdir: options.outdir,
     context: options.context === undefined ? undefined : { ...options.context },
-    postCliContext: { ...APP_CONTEXT },
+    checks: { nag: options.nag ?? true },
   });
-  if (options.nag ?? true) Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   const stackName = options.stackName ?? DEFAULT_STACK_NAME;
   const stack = new JobsStack(app, stackName, { ...options.stackProps, stackName, env: options.env });
   return { app, stack };

@@ -1,0 +1,204 @@
+/**
+ * applyJobsChecks / createJobsApp / jobsAppContext / runJobsApp: the checks a user's own CDK app
+ * gets in one call. The apps here hold a plain SQS queue and, where needed, a broken raw
+ * resource: nothing is bundled, each synth is small.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { App, CfnResource, Stack } from 'aws-cdk-lib';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  applyJobsChecks,
+  createJobsApp,
+  JobsConfigError,
+  jobsAppContext,
+  runJobsApp,
+  TEMPLATE_VALIDATOR_ERRORS_FLAG,
+} from '../../lib/constructs/index.ts';
+import { removeDir, tempOutdir } from './helpers.ts';
+
+interface Report {
+  readonly pluginReports: readonly {
+    readonly pluginName: string;
+    readonly violations?: readonly {
+      readonly ruleName: string;
+      readonly severity?: string;
+      readonly violatingConstructs?: readonly { readonly constructPath?: string }[];
+    }[];
+  }[];
+}
+
+/** `[plugin, rule, severity]` of every finding of the synth into `outdir`. */
+function findings(outdir: string): string[][] {
+  const report = JSON.parse(fs.readFileSync(path.join(outdir, 'validation-report.json'), 'utf8')) as Report;
+  return report.pluginReports.flatMap((r) =>
+    (r.violations ?? []).map((v) => [r.pluginName, v.ruleName, String(v.severity)]),
+  );
+}
+
+/** Construct paths with an AwsSolutions finding. */
+function nagConstructs(outdir: string): string[] {
+  const report = JSON.parse(fs.readFileSync(path.join(outdir, 'validation-report.json'), 'utf8')) as Report;
+  const files = report.pluginReports
+    .filter((r) => r.pluginName === 'AwsSolutions')
+    .flatMap((r) => r.violations ?? [])
+    .flatMap((v) => v.violatingConstructs ?? [])
+    .map((c) => String(c.constructPath));
+  return [...new Set(files)].sort();
+}
+
+/** An unencrypted queue without a TLS policy (AwsSolutions-SQS2/SQS3/SQS4) and an invalid raw resource (F3012). */
+function addViolations(stack: Stack, broken = true): void {
+  new sqs.Queue(stack, 'Plain', { encryption: sqs.QueueEncryption.UNENCRYPTED });
+  if (broken)
+    new CfnResource(stack, 'Broken', { type: 'AWS::SQS::Queue', properties: { VisibilityTimeout: 'soon' } });
+}
+
+const dirs: string[] = [];
+function outdir(): string {
+  const d = tempOutdir('checks');
+  dirs.push(d);
+  return d;
+}
+afterAll(() => {
+  for (const d of dirs) removeDir(d);
+});
+
+describe('applyJobsChecks', () => {
+  it('on an app whose stacks already exist: cdk-nag errors and template validator findings as errors', () => {
+    const dir = outdir();
+    const app = new App({ outdir: dir });
+    addViolations(new Stack(app, 'Users'));
+    applyJobsChecks(app); // after the stacks: the flag can no longer be set with setContext
+    expect(app.node.tryGetContext(TEMPLATE_VALIDATOR_ERRORS_FLAG)).toBe(true);
+    expect(() => app.synth()).toThrow();
+    expect(findings(dir)).toEqual(
+      expect.arrayContaining([
+        ['AwsSolutions', 'AwsSolutions-SQS4', 'error'],
+        ['CloudFormation Validate', 'F3012', 'error'],
+      ]),
+    );
+  });
+
+  it('without it, the same app synthesizes: nag does not run and the validator only warns', () => {
+    const dir = outdir();
+    const app = new App({ outdir: dir });
+    addViolations(new Stack(app, 'Users'));
+    expect(() => app.synth()).not.toThrow();
+    expect(findings(dir)).toEqual([['CloudFormation Validate', 'F3012', 'warning']]);
+  });
+
+  it('on a stack: nag checks that stack only; applying twice adds no second copy', () => {
+    const dir = outdir();
+    const app = new App({ outdir: dir });
+    const checked = new Stack(app, 'Checked');
+    addViolations(checked, false);
+    addViolations(new Stack(app, 'Other'), false);
+    applyJobsChecks(checked);
+    applyJobsChecks(checked);
+    expect(() => app.synth()).toThrow();
+    expect(nagConstructs(dir)).toEqual(['Checked/Plain/Resource']);
+    const sqs4 = findings(dir).filter(([, rule]) => rule === 'AwsSolutions-SQS4');
+    expect(sqs4).toEqual([['AwsSolutions', 'AwsSolutions-SQS4', 'error']]);
+  });
+
+  it('options: nag off and validator findings left as warnings', () => {
+    const dir = outdir();
+    const app = new App({ outdir: dir });
+    addViolations(new Stack(app, 'Users'));
+    applyJobsChecks(app, { nag: false, templateFindingsAreErrors: false });
+    expect(() => app.synth()).not.toThrow();
+    expect(findings(dir)).toEqual([['CloudFormation Validate', 'F3012', 'warning']]);
+  });
+
+  it('refuses a scope that is not an App or a Stack in an App', () => {
+    const lonely = new Stack(new Construct(undefined as never, ''), 'NoApp');
+    expect(() => applyJobsChecks(lonely)).toThrow(JobsConfigError);
+    expect(() => applyJobsChecks(lonely)).toThrow(/scope: must be a CDK App, or a Stack inside an App/);
+    expect(() => applyJobsChecks(new Construct(new App(), 'Plain') as never)).toThrow(
+      /scope: must be a CDK App/,
+    );
+  });
+});
+
+describe('createJobsApp and jobsAppContext', () => {
+  it('createJobsApp: a new App with the checks on', () => {
+    const dir = outdir();
+    const app = createJobsApp({ outdir: dir });
+    addViolations(new Stack(app, 'Users'));
+    expect(() => app.synth()).toThrow();
+    expect(findings(dir)).toEqual(
+      expect.arrayContaining([
+        ['AwsSolutions', 'AwsSolutions-SQS2', 'error'],
+        ['CloudFormation Validate', 'F3012', 'error'],
+      ]),
+    );
+  });
+
+  it('jobsAppContext: the flag for new App({ postCliContext }) or cdk.json, a fresh object each call', () => {
+    expect(jobsAppContext()).toEqual({ '@aws-cdk/core:validateAgainstDefaultRules': true });
+    expect(jobsAppContext()).not.toBe(jobsAppContext());
+    const app = new App({
+      postCliContext: jobsAppContext(),
+      context: { [TEMPLATE_VALIDATOR_ERRORS_FLAG]: false },
+    });
+    expect(app.node.tryGetContext(TEMPLATE_VALIDATOR_ERRORS_FLAG)).toBe(true);
+  });
+});
+
+describe('runJobsApp', () => {
+  function capture() {
+    const out = { stderr: '', codes: [] as number[] };
+    return {
+      out,
+      options: {
+        stderr: (t: string) => {
+          out.stderr += t;
+        },
+        exit: (code: number) => {
+          out.codes.push(code);
+        },
+        env: {},
+      },
+    };
+  }
+
+  it('prints a JobsConfigError as its list of problems, without a stack, and exits 1', async () => {
+    const { out, options } = capture();
+    await runJobsApp(() => {
+      throw new JobsConfigError("JobQueue 'payments'", 'App/Payments', [
+        'entry: x does not exist',
+        'maxAttempts: 0 must be a whole number of at least 1',
+      ]);
+    }, options);
+    expect(out.stderr).toBe(
+      "JobQueue 'payments' at App/Payments has 2 unsafe settings:\n  - entry: x does not exist\n  - maxAttempts: 0 must be a whole number of at least 1\n",
+    );
+    expect(out.codes).toEqual([1]);
+  });
+
+  it('adds the stack trace with SQS_JOBS_DEBUG=1, and lets other errors through unchanged', async () => {
+    const { out, options } = capture();
+    await runJobsApp(
+      async () => {
+        throw new JobsConfigError('JobsStack', 'App', ['queues: bad']);
+      },
+      { ...options, env: { SQS_JOBS_DEBUG: '1' } },
+    );
+    expect(out.stderr).toMatch(/queues: bad\n.*JobsConfigError: JobsStack at App/s);
+    const boom = new Error('boom');
+    await expect(runJobsApp(() => Promise.reject(boom), options)).rejects.toBe(boom);
+    expect(out.codes).toEqual([1]);
+  });
+
+  it('returns normally when main succeeds', async () => {
+    const { out, options } = capture();
+    let ran = false;
+    await runJobsApp(() => {
+      ran = true;
+    }, options);
+    expect([ran, out.stderr, out.codes]).toEqual([true, '', []]);
+  });
+});
