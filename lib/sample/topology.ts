@@ -1,8 +1,22 @@
 /**
- * The sample application's queues and tables as plain data: read by the CDK stack (to build
- * them), by the sample jobs (to name their queue) and by the local runtime. Plain data only, so
- * the stack does not import the Lambda runtime and the runtime does not import CDK.
+ * The sample application's queues: read by the CDK stack (to build them), by the local runtime
+ * and by the tests. Each queue names its worker entry and the queues its jobs enqueue to; the
+ * jobs it runs are the sample jobs whose `queue` is its name (lib/sample/jobs.ts), and its
+ * `maxAttempts` / `jobTimeoutSeconds` come from those job definitions: the numbers are written
+ * once, in the jobs' `retry` and `timeoutSeconds`.
+ *
+ * Adding a queue: add an entry here, its worker in functions/, and its jobs (with `queue` set to
+ * its name) in lib/sample/jobs.ts. Nothing else needs a type-level change.
  */
+import { sampleJobs } from './jobs.ts';
+
+/** A sample job as the topology reads it (a `defineJob` result). */
+export interface SampleJob {
+  readonly type: string;
+  readonly queue: string;
+  readonly retry: { readonly maxAttempts: number };
+  readonly timeoutSeconds: number;
+}
 
 /** One queue of the sample app and the worker that consumes it. */
 export interface SampleQueue {
@@ -12,40 +26,44 @@ export interface SampleQueue {
   readonly fifo: boolean;
   /** Worker entry point, relative to the project root. */
   readonly entry: string;
-  /** The highest `retry.maxAttempts` among the jobs of this queue. */
-  readonly maxAttempts: number;
-  /** The highest `timeoutSeconds` among the jobs of this queue. */
-  readonly jobTimeoutSeconds: number;
   /** Logical names of the queues its jobs enqueue to (its own included when it chains). */
   readonly enqueuesTo: readonly string[];
+  /** The sample jobs sent to this queue (`job.queue === name`), which its worker runs. */
+  readonly jobs: readonly SampleJob[];
+  /** The highest `retry.maxAttempts` among {@link jobs} (derived, for readers without CDK). */
+  readonly maxAttempts: number;
+  /** The highest `timeoutSeconds` among {@link jobs}, in seconds (derived). */
+  readonly jobTimeoutSeconds: number;
+}
+
+const ALL_JOBS: readonly SampleJob[] = Object.values(sampleJobs);
+
+/** The queue with its jobs and what they need. A queue without jobs gets 0s (JobQueue refuses it). */
+function sampleQueue<const N extends string>(queue: {
+  readonly name: N;
+  readonly fifo: boolean;
+  readonly entry: string;
+  readonly enqueuesTo: readonly string[];
+}): SampleQueue & { readonly name: N } {
+  const jobs = ALL_JOBS.filter((job) => job.queue === queue.name);
+  return {
+    ...queue,
+    jobs,
+    maxAttempts: Math.max(0, ...jobs.map((job) => job.retry.maxAttempts)),
+    jobTimeoutSeconds: Math.max(0, ...jobs.map((job) => job.timeoutSeconds)),
+  };
 }
 
 export const SAMPLE_QUEUES = [
-  {
+  sampleQueue({
     name: 'booking',
     fifo: true,
     entry: 'functions/booking.ts',
-    maxAttempts: 5,
-    jobTimeoutSeconds: 10,
     enqueuesTo: ['booking', 'notifications'],
-  },
-  {
-    name: 'payments',
-    fifo: false,
-    entry: 'functions/payments.ts',
-    maxAttempts: 5,
-    jobTimeoutSeconds: 10,
-    enqueuesTo: [],
-  },
-  {
-    name: 'notifications',
-    fifo: false,
-    entry: 'functions/notifications.ts',
-    maxAttempts: 5,
-    jobTimeoutSeconds: 10,
-    enqueuesTo: [],
-  },
-] as const satisfies readonly SampleQueue[];
+  }),
+  sampleQueue({ name: 'payments', fifo: false, entry: 'functions/payments.ts', enqueuesTo: [] }),
+  sampleQueue({ name: 'notifications', fifo: false, entry: 'functions/notifications.ts', enqueuesTo: [] }),
+] as const;
 
 /** Logical queue names of the sample app. */
 export type SampleQueueName = (typeof SAMPLE_QUEUES)[number]['name'];

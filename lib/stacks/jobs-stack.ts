@@ -1,7 +1,9 @@
 /**
  * `JobsStack`: the deployable sample application. Its queues come from lib/sample/topology.ts
- * (plain data shared with the jobs and the local runtime): FIFO `booking` (per user: reserve
- * inventory → confirm reservation → issue invoice), standard `payments` and `notifications`.
+ * (shared with the local runtime): FIFO `booking` (per user: reserve inventory → confirm
+ * reservation → issue invoice), standard `payments` and `notifications`. Each JobQueue gets the
+ * job definitions its worker runs (`jobs`) and derives `maxAttempts` and `jobTimeoutSeconds` from
+ * them, so those numbers live only in the job definitions (lib/sample/jobs.ts).
  */
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,12 +13,13 @@ import type { Construct } from 'constructs';
 import {
   AlarmTopic,
   IdempotencyTable,
+  type JobDefinitionLike,
   JobQueue,
   type JobQueueProps,
   JobsConfigError,
   JobsDashboard,
 } from 'sqs-jobs/cdk';
-import { SAMPLE_QUEUES, type SampleQueue, type SampleQueueName } from '../sample/topology.ts';
+import { SAMPLE_QUEUES } from '../sample/topology.ts';
 
 /** The project root (where package.json, package-lock.json and functions/ are). */
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -28,16 +31,33 @@ export const JOBS_STACK_CONTEXT = {
 } as const;
 
 /**
- * Per-queue tuning of the sample app beyond the topology, in JobQueue props. Everything not set
- * here uses the JobQueue defaults.
+ * Per-queue tuning of the sample app beyond the topology, in JobQueue props, by queue name.
+ * Everything not set here (and every queue not named here) uses the JobQueue defaults.
  */
-const SAMPLE_TUNING: Readonly<Record<SampleQueueName, Partial<JobQueueProps>>> = {
+const SAMPLE_TUNING: Readonly<Partial<Record<string, Partial<JobQueueProps>>>> = {
   // FIFO: concurrency follows the number of active message groups (users); batches of 10 at most.
   booking: { batchSize: 10 },
   // The payment API is the scarce resource: at most 5 concurrent batches call it.
   payments: { batchSize: 10, maxConcurrency: 5 },
   notifications: { batchSize: 10, maxConcurrency: 10 },
 };
+
+/** One queue of a {@link JobsStack} (a lib/sample/topology.ts entry has this shape). */
+export interface JobsStackQueue {
+  /** Logical queue name (JobQueue `name`). */
+  readonly name: string;
+  /** FIFO or standard. */
+  readonly fifo: boolean;
+  /** Worker entry, relative to the project root. */
+  readonly entry: string;
+  /** Logical names of the queues its jobs enqueue to; each must be a queue of the stack. */
+  readonly enqueuesTo: readonly string[];
+  /**
+   * The job definitions its worker runs (at least one): JobQueue derives `maxAttempts` and
+   * `jobTimeoutSeconds` from them.
+   */
+  readonly jobs: readonly JobDefinitionLike[];
+}
 
 /** Properties of a {@link JobsStack}. */
 export interface JobsStackProps extends StackProps {
@@ -64,7 +84,7 @@ export interface JobsStackProps extends StackProps {
    * The queues to build.
    * @default SAMPLE_QUEUES from lib/sample/topology.ts
    */
-  readonly queues?: readonly SampleQueue[];
+  readonly queues?: readonly JobsStackQueue[];
 
   /**
    * Project root: worker entries (`functions/*.ts`) are relative to it; its package-lock.json
@@ -99,7 +119,7 @@ function pascal(name: string): string {
  * (e.g. `BookingQueueUrl`), `IdempotencyTableName`, `AppTableName`, `AlarmTopicArn`,
  * `DashboardName`.
  * @throws {JobsConfigError} when `externalApiUrl` is not an http(s) URL, a queue's `enqueuesTo`
- *   names a queue that does not exist, or a JobQueue refuses its settings.
+ *   names a queue that does not exist, a queue has no jobs, or a JobQueue refuses its settings.
  */
 export class JobsStack extends Stack {
   /** The job queues by logical name. */
@@ -130,6 +150,11 @@ export class JobsStack extends Stack {
         if (!names.has(target))
           problems.push(`queues: '${q.name}' enqueues to '${target}', which is not a queue of this stack`);
       }
+      if (q.jobs.length === 0) {
+        problems.push(
+          `queues: '${q.name}' has no jobs: define its jobs with queue: '${q.name}' (lib/sample/jobs.ts for the sample)`,
+        );
+      }
     }
     if (problems.length > 0) throw new JobsConfigError('JobsStack', this.node.path, problems);
     if (externalApiUrl === undefined) {
@@ -154,13 +179,12 @@ export class JobsStack extends Stack {
     const built = new Map<string, JobQueue>();
     for (const q of queues) {
       const jobQueue = new JobQueue(this, pascal(q.name), {
-        ...SAMPLE_TUNING[q.name as SampleQueueName],
+        ...SAMPLE_TUNING[q.name],
         name: q.name,
         fifo: q.fifo,
         entry: q.entry,
         projectRoot,
-        maxAttempts: q.maxAttempts,
-        jobTimeoutSeconds: q.jobTimeoutSeconds,
+        jobs: q.jobs,
         idempotencyTable: this.idempotencyTable.table,
         alarmTopic: this.alarmTopic.topic,
         ageOfOldestMessageAlarmThreshold: props.ageOfOldestMessageAlarmThreshold,

@@ -11,6 +11,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JobsConfigError } from '../../lib/constructs/errors.ts';
+import { SAMPLE_JOB_TIMEOUT_SECONDS, SAMPLE_RETRY, sampleJobs } from '../../lib/sample/jobs.ts';
 import { SAMPLE_QUEUES } from '../../lib/sample/topology.ts';
 import { buildApp, DEFAULT_STACK_NAME, type SynthesizedApp, synthesizeApp } from '../../lib/stacks/app.ts';
 import {
@@ -97,6 +98,27 @@ describe('JobsStack (sample app)', () => {
     }
     template.resourceCountIs('AWS::SQS::Queue', 6);
     template.resourceCountIs('AWS::Lambda::Function', 3);
+  });
+
+  it("derives each queue's maxAttempts and jobTimeoutSeconds from its job definitions (written once, in lib/sample/jobs.ts)", () => {
+    const types = (name: string) => SAMPLE_QUEUES.find((q) => q.name === name)!.jobs.map((j) => j.type);
+    expect(types('booking').sort()).toEqual(
+      [
+        sampleJobs.reserveInventory.type,
+        sampleJobs.confirmReservation.type,
+        sampleJobs.issueInvoice.type,
+      ].sort(),
+    );
+    expect(types('payments')).toEqual([sampleJobs.capturePayment.type]);
+    expect(types('notifications')).toEqual([sampleJobs.sendEmail.type]);
+    for (const q of SAMPLE_QUEUES) {
+      const jq = synthed.stack.jobQueue(q.name);
+      expect([jq.maxAttempts, jq.jobTimeoutSeconds]).toEqual([
+        SAMPLE_RETRY.maxAttempts,
+        SAMPLE_JOB_TIMEOUT_SECONDS,
+      ]);
+      expect([q.maxAttempts, q.jobTimeoutSeconds]).toEqual([jq.maxAttempts, jq.jobTimeoutSeconds]);
+    }
   });
 
   it('bundles each worker from its topology entry into an ESM file that loads outside the project', () => {
@@ -318,8 +340,7 @@ describe('JobsStack checks (no queues, nothing bundled)', () => {
               name: 'a',
               fifo: false,
               entry: 'functions/payments.ts',
-              maxAttempts: 3,
-              jobTimeoutSeconds: 5,
+              jobs: [{ type: 'a.job', queue: 'a', retry: { maxAttempts: 3 }, timeoutSeconds: 5 }],
               enqueuesTo: ['b'],
             },
           ],
@@ -333,5 +354,21 @@ describe('JobsStack checks (no queues, nothing bundled)', () => {
       "externalApiUrl: 'ftp://files.example' is not an http(s) URL",
       "queues: 'a' enqueues to 'b', which is not a queue of this stack",
     ]);
+  });
+
+  it('refuses a queue added to the topology without jobs, in one line', () => {
+    expect(() =>
+      buildApp({
+        outdir: outdir(),
+        stackProps: {
+          externalApiUrl: 'https://x.example',
+          queues: [{ name: 'reports', fifo: false, entry: 'functions/reports.ts', jobs: [], enqueuesTo: [] }],
+        },
+      }),
+    ).toThrow(
+      new JobsConfigError('JobsStack', 'SqsJobs', [
+        "queues: 'reports' has no jobs: define its jobs with queue: 'reports' (lib/sample/jobs.ts for the sample)",
+      ]),
+    );
   });
 });
