@@ -9,13 +9,30 @@
  * (`arn:<partition>:sqs:<region>:<account-id>:<queue-name>`).
  */
 import { GetQueueUrlCommand, type GetQueueUrlCommandOutput, ListQueuesCommand } from '@aws-sdk/client-sqs';
-import pLimit from 'p-limit';
 import { OpsError, QueueNotFoundError } from './errors.ts';
 import { type OldestMessageAge, type OldestMessageAgeSource, unknownOldestAges } from './oldest-age.ts';
 import { callSqs, describeQueue, type OpsSqs, type QueueInfo } from './queue.ts';
 
 /** Queues described at the same time. */
 const CONCURRENCY = 8;
+
+/** Runs `task` over `items`, at most `limit` at a time; results in input order. */
+async function mapLimit<T, R>(
+  items: readonly T[],
+  limit: number,
+  task: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await task(items[index] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
 
 /** The depth of a dead-letter queue. */
 export interface DeadLetterQueueStats {
@@ -157,9 +174,8 @@ export async function readQueueStats(options: ReadQueueStatsOptions): Promise<Qu
   const { sqs } = options;
   const at = new Date((options.nowMs ?? Date.now)()).toISOString();
   const urls = [...new Set(options.queueUrls)];
-  const limit = pLimit(CONCURRENCY);
-  const infos = await Promise.all(
-    urls.map((url) => limit(() => describeQueue(sqs, url, options.what ?? 'queue URL'))),
+  const infos = await mapLimit(urls, CONCURRENCY, (url) =>
+    describeQueue(sqs, url, options.what ?? 'queue URL'),
   );
 
   const byArn = new Map(infos.filter((q) => q.arn !== undefined).map((q) => [q.arn as string, q]));
@@ -168,35 +184,31 @@ export async function readQueueStats(options: ReadQueueStatsOptions): Promise<Qu
   const dlqArns = [
     ...new Set(infos.flatMap((q) => (q.redrivePolicy ? [q.redrivePolicy.deadLetterTargetArn] : []))),
   ];
-  await Promise.all(
-    dlqArns.map((arn) =>
-      limit(async () => {
-        const listed = byArn.get(arn);
-        if (listed) {
-          dlqs.set(arn, listed);
-          return;
-        }
-        try {
-          let url = dlqUrls.get(arn);
-          if (url === undefined) {
-            url = await queueUrlOfArn(sqs, arn);
-            dlqUrls.set(arn, url);
-          }
-          dlqs.set(arn, await describeQueue(sqs, url, 'dead-letter queue URL'));
-        } catch (error) {
-          if (!(error instanceof OpsError) || !['QueueNotFound', 'AccessDenied'].includes(error.code))
-            throw error;
-          dlqUrls.delete(arn);
-          dlqs.set(arn, {
-            problem:
-              error.code === 'QueueNotFound'
-                ? `the dead-letter queue ${arn} of its redrive policy does not exist`
-                : `the dead-letter queue ${arn} cannot be read: ${error.message}`,
-          });
-        }
-      }),
-    ),
-  );
+  await mapLimit(dlqArns, CONCURRENCY, async (arn) => {
+    const listed = byArn.get(arn);
+    if (listed) {
+      dlqs.set(arn, listed);
+      return;
+    }
+    try {
+      let url = dlqUrls.get(arn);
+      if (url === undefined) {
+        url = await queueUrlOfArn(sqs, arn);
+        dlqUrls.set(arn, url);
+      }
+      dlqs.set(arn, await describeQueue(sqs, url, 'dead-letter queue URL'));
+    } catch (error) {
+      if (!(error instanceof OpsError) || !['QueueNotFound', 'AccessDenied'].includes(error.code))
+        throw error;
+      dlqUrls.delete(arn);
+      dlqs.set(arn, {
+        problem:
+          error.code === 'QueueNotFound'
+            ? `the dead-letter queue ${arn} of its redrive policy does not exist`
+            : `the dead-letter queue ${arn} cannot be read: ${error.message}`,
+      });
+    }
+  });
 
   const ages = await (options.oldestAge ?? unknownOldestAges('not read')).read(infos.map((q) => q.name));
   const queues = infos.map((info): QueueStats => {
