@@ -199,7 +199,9 @@ export class JobQueue extends Construct {
     this.worker = new nodejs.NodejsFunction(this, 'Worker', {
       entry: settings.entryPath,
       handler: settings.handler,
-      projectRoot: settings.projectRoot,
+      // NodejsFunction wants the entry and the lock file under its projectRoot: in a monorepo
+      // that is the repository root above the app's projectRoot.
+      projectRoot: settings.bundlingRoot,
       depsLockFilePath: settings.lockFile.kind === 'found' ? settings.lockFile.path : undefined,
       description: `sqs-jobs worker of queue ${props.name}`,
       runtime: lambda.Runtime.NODEJS_24_X,

@@ -3,8 +3,10 @@
  * gets in one call. The apps here hold a plain SQS queue and, where needed, a broken raw
  * resource: nothing is bundled, each synth is small.
  */
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { App, CfnResource, Stack } from 'aws-cdk-lib';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
@@ -18,6 +20,8 @@ import {
   TEMPLATE_VALIDATOR_ERRORS_FLAG,
 } from '../../lib/constructs/index.ts';
 import { removeDir, tempOutdir } from './helpers.ts';
+
+const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 interface Report {
   readonly pluginReports: readonly {
@@ -191,6 +195,39 @@ describe('runJobsApp', () => {
     const boom = new Error('boom');
     await expect(runJobsApp(() => Promise.reject(boom), options)).rejects.toBe(boom);
     expect(out.codes).toEqual([1]);
+  });
+
+  it('in a CDK app run by the CLI: only the problems on stderr, exit 1, no synth-on-exit of the half-built stack', () => {
+    const dir = outdir();
+    const script = path.join(dir, 'app.mts');
+    fs.symlinkSync(path.join(PROJECT_ROOT, 'node_modules'), path.join(dir, 'node_modules'));
+    const constructs = path.join(PROJECT_ROOT, 'lib/constructs/index.ts');
+    fs.writeFileSync(
+      script,
+      `import { App, Stack } from 'aws-cdk-lib';
+import { JobQueue, runJobsApp } from ${JSON.stringify(constructs)};
+await runJobsApp(() => {
+  const app = new App();
+  const stack = new Stack(app, 'Users');
+  new JobQueue(stack, 'Payments', { name: 'payments', entry: 'workers/payments.ts', idempotencyTable: false } as never);
+  app.synth();
+});
+`,
+    );
+    // CDK_OUTDIR is what the CDK CLI sets: the App then synthesizes itself when the process is about to exit.
+    const run = spawnSync(process.execPath, ['--import', 'tsx', script], {
+      cwd: dir,
+      env: { ...process.env, CDK_OUTDIR: path.join(dir, 'cdk.out'), SQS_JOBS_DEBUG: '' },
+      encoding: 'utf8',
+    });
+    expect(run.status).toBe(1);
+    expect(run.stderr.trim().split('\n')).toEqual([
+      "JobQueue 'payments' at Users/Payments has 4 unsafe settings:",
+      "  - maxAttempts: required unless jobs are given: the highest retry.maxAttempts among the worker's jobs",
+      "  - jobTimeoutSeconds: required unless jobs are given: the highest timeoutSeconds among the worker's jobs, in seconds",
+      `  - entry: ${path.join(dir, 'workers/payments.ts')} does not exist (resolved against the working directory)`,
+      `  - depsLockFilePath: no lock file (pnpm-lock.yaml, yarn.lock, bun.lock, bun.lockb, package-lock.json) in ${path.join(dir, 'workers')} or any directory above it: install the dependencies (npm install writes package-lock.json) or set depsLockFilePath`,
+    ]);
   });
 
   it('returns normally when main succeeds', async () => {

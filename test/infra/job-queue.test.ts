@@ -480,3 +480,51 @@ describe('JobQueue: standard and high-throughput FIFO queues with non-default se
     });
   });
 });
+
+describe('JobQueue in a monorepo: lock file at the repository root, CDK app in a package below', () => {
+  let repo: string;
+  let outdir: string;
+
+  beforeAll(() => {
+    repo = tempOutdir('monorepo');
+    outdir = tempOutdir('monorepo-out');
+    const write = (rel: string, content: string) => {
+      fs.mkdirSync(path.dirname(path.join(repo, rel)), { recursive: true });
+      fs.writeFileSync(path.join(repo, rel), content);
+    };
+    write('package-lock.json', '{"lockfileVersion": 3, "packages": {}}');
+    // The dependencies installed at the repository root (hoisted), esbuild among them.
+    fs.symlinkSync(path.join(PROJECT_ROOT, 'node_modules'), path.join(repo, 'node_modules'));
+    write('package.json', '{"private": true, "workspaces": ["packages/*"]}');
+    write('shared/answer.ts', 'export const answer = (n: number): number => n * 2;\n');
+    write('packages/infra/package.json', '{"name": "infra", "type": "module"}');
+    write(
+      'packages/infra/src/worker.ts',
+      "import { answer } from '../../../shared/answer.ts';\nexport const handler = async (event: { Records: unknown[] }) => ({ batchItemFailures: [], doubled: answer(event.Records.length) });\n",
+    );
+  });
+  afterAll(() => {
+    removeDir(repo);
+    removeDir(outdir);
+  });
+
+  it('finds the root lock file walking up from projectRoot and bundles the worker (with code from outside the package)', () => {
+    const app = new App({ outdir });
+    const stack = new Stack(app, 'Monorepo');
+    new JobQueue(stack, 'Jobs', {
+      name: 'jobs',
+      entry: 'src/worker.ts', // relative to projectRoot
+      projectRoot: path.join(repo, 'packages/infra'),
+      maxAttempts: 3,
+      jobTimeoutSeconds: 5,
+      idempotencyTable: false,
+      alarmTopic: false,
+    });
+    const assembly = app.synth();
+    const [worker] = findWorkerAssets(assembly, assembly.getStackArtifact(stack.artifactId));
+    const loaded = loadBundledHandler(worker!.assetDirectory, worker!.entryFile, worker!.handlerName, {
+      Records: [{}, {}],
+    });
+    expect(loaded).toEqual({ handlerType: 'function', result: { batchItemFailures: [], doubled: 4 } });
+  });
+});

@@ -47,7 +47,8 @@ export interface JobQueueProps {
    * Path of the worker's entry file (`.ts`, `.js`, `.mjs`, `.cjs`, `.mts`, `.cts`, `.tsx`, `.jsx`).
    * A relative path is resolved against `projectRoot` when that is given, else against the
    * current working directory (where `cdk` runs, normally the CDK app's directory). The file
-   * must exist, lie inside `projectRoot` (when given) and export `handler`.
+   * must exist, lie inside the directory bundling runs from (see `projectRoot`) and export
+   * `handler`.
    */
   readonly entry: string;
 
@@ -225,10 +226,12 @@ export interface JobQueueProps {
   readonly logRetention?: logs.RetentionDays;
 
   /**
-   * Directory of the project the worker belongs to (its package.json and tsconfig.json);
-   * a relative `entry` is resolved against it and `entry` must lie inside it. Relative
-   * `projectRoot`s are resolved against the current working directory.
-   * @default - the directory of `depsLockFilePath`
+   * Directory of the project the worker belongs to (its package.json and tsconfig.json): a
+   * relative `entry` is resolved against it, and the lock file is looked for from it upwards.
+   * Bundling (NodejsFunction's `projectRoot`) runs from the nearest directory holding both this
+   * and the lock file: this directory, or in a monorepo the repository root; the entry must lie
+   * under that. A relative `projectRoot` is resolved against the current working directory.
+   * @default - the directory of `depsLockFilePath` (found walking up from the entry)
    */
   readonly projectRoot?: string;
 

@@ -31,6 +31,24 @@ export interface JobQueueSettings {
   readonly projectRoot: string | undefined;
   /** The lock file given or found (see ./lock-file.ts). */
   readonly lockFile: LockFileSearch;
+  /**
+   * The directory NodejsFunction bundles from (its `projectRoot`): the nearest directory holding
+   * both `projectRoot` and the lock file (in a monorepo, the repository root). NodejsFunction
+   * requires the entry and the lock file under it. Undefined when neither is known.
+   */
+  readonly bundlingRoot: string | undefined;
+}
+
+/** The nearest directory that contains both `a` and `b` (absolute paths). */
+export function commonDirectory(a: string, b: string): string {
+  let dir = a;
+  for (;;) {
+    const rel = path.relative(dir, b);
+    if (rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel))) return dir;
+    const parent = path.dirname(dir);
+    if (parent === dir) return dir;
+    dir = parent;
+  }
 }
 
 /** The default function timeout for a job time limit: max(30 s, 3 × limit), at most 15 minutes. */
@@ -80,6 +98,15 @@ export function resolveSettings(props: JobQueueProps): JobQueueSettings {
     typeof props.entry === 'string' && props.entry.length > 0
       ? path.resolve(projectRoot ?? process.cwd(), props.entry)
       : undefined;
+  const lockFile = findLockFile({
+    given: props.depsLockFilePath,
+    startDir: projectRoot ?? (entryPath === undefined ? process.cwd() : path.dirname(entryPath)),
+  });
+  const lockDir = lockFile.kind === 'found' ? path.dirname(lockFile.path) : undefined;
+  const bundlingRoot =
+    projectRoot !== undefined && lockDir !== undefined
+      ? commonDirectory(projectRoot, lockDir)
+      : (projectRoot ?? lockDir);
   return {
     fifo: props.fifo ?? false,
     maxAttempts,
@@ -92,9 +119,7 @@ export function resolveSettings(props: JobQueueProps): JobQueueSettings {
     entryPath,
     handler: props.handler ?? JOB_QUEUE_DEFAULTS.handler,
     projectRoot,
-    lockFile: findLockFile({
-      given: props.depsLockFilePath,
-      startDir: projectRoot ?? (entryPath === undefined ? process.cwd() : path.dirname(entryPath)),
-    }),
+    lockFile,
+    bundlingRoot,
   };
 }

@@ -36,7 +36,7 @@ describe('entry rule', () => {
     ]);
   });
 
-  it('refuses a directory, a file that is not JavaScript/TypeScript, and a file outside projectRoot', () => {
+  it('refuses a directory, a file that is not JavaScript/TypeScript, and a file outside the bundling root', () => {
     fs.mkdirSync(path.join(dir, 'folder.ts'));
     expect(errors(entryRule, { entry: 'folder.ts', projectRoot: dir })).toEqual([
       `entry: ${path.join(dir, 'folder.ts')} is not a file (resolved against projectRoot)`,
@@ -46,9 +46,22 @@ describe('entry rule', () => {
     ]);
     const outside = path.join(dir, file('outside.ts', 'export const handler = 1;'));
     expect(errors(entryRule, { entry: outside })).toEqual([
-      `entry: ${outside} is outside projectRoot ${PROJECT_ROOT}, which NodejsFunction bundles from`,
+      `entry: ${outside} is outside ${PROJECT_ROOT}, the directory NodejsFunction bundles from (projectRoot, or the lock file's directory when that is above it)`,
     ]);
     expect(errors(entryRule, { entry: outside, projectRoot: dir })).toEqual([]);
+  });
+
+  it("monorepo: an entry outside projectRoot but under the lock file's directory (the repository root) is fine", () => {
+    fs.writeFileSync(path.join(dir, 'package-lock.json'), '{}');
+    fs.mkdirSync(path.join(dir, 'packages/infra'), { recursive: true });
+    file('shared-worker.ts', 'export const handler = 1;');
+    try {
+      expect(
+        errors(entryRule, { entry: '../../shared-worker.ts', projectRoot: path.join(dir, 'packages/infra') }),
+      ).toEqual([]);
+    } finally {
+      fs.rmSync(path.join(dir, 'package-lock.json'));
+    }
   });
 
   it('refuses a handler name the entry does not export', () => {

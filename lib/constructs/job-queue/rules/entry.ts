@@ -1,6 +1,7 @@
 /**
  * The worker's entry file and handler: a JavaScript or TypeScript file that exists, lies inside
- * `projectRoot` (NodejsFunction bundles from there) and exports the handler name. Checked here,
+ * the directory NodejsFunction bundles from (`projectRoot`, or the lock file's directory when
+ * that is above it) and exports the handler name. Checked here,
  * before NodejsFunction sees them, so each mistake is one line in the one `JobsConfigError`
  * (and a missing `entry` never makes NodejsFunction look for `<file>.Worker.ts`).
  * Source: https://docs.aws.amazon.com/cdk/api/v2/docs/aws-cdk-lib.aws_lambda_nodejs-readme.html
@@ -49,12 +50,13 @@ export const entryRule: JobQueueRule = ({ props, settings }) => {
     findings.push(error(`entry: ${file} is not a file${resolvedFrom}`));
     return findings;
   }
-  if (settings.projectRoot !== undefined) {
-    const rel = path.relative(settings.projectRoot, file);
+  const root = settings.bundlingRoot;
+  if (root !== undefined) {
+    const rel = path.relative(root, file);
     if (rel.startsWith('..') || path.isAbsolute(rel)) {
       findings.push(
         error(
-          `entry: ${file} is outside projectRoot ${settings.projectRoot}, which NodejsFunction bundles from`,
+          `entry: ${file} is outside ${root}, the directory NodejsFunction bundles from (projectRoot, or the lock file's directory when that is above it)`,
         ),
       );
     }
