@@ -11,6 +11,12 @@ import { runSqsJobsCli } from '../lib/ops/cli/index.ts';
 
 const argv = process.argv.slice(2);
 const interrupt = new AbortController();
+// The reader of stdout went away (`sqs-jobs stats --watch --json | head -n 2`): stop like Ctrl-C,
+// quietly (a dlq command still releases what it holds).
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE') throw error;
+  interrupt.abort();
+});
 process.once('SIGINT', () => {
   if (argv[0] === 'dlq')
     process.stderr.write('\ninterrupted: stopping and making held messages visible again…\n');
