@@ -155,6 +155,11 @@ describe('opsClientConfig', () => {
     ).toBe('us-east-1');
   });
 
+  it('passes --profile to the SDK client as its profile, and sets none without it', () => {
+    expect(opsClientConfig({ profile: 'ops-admin', queueUrl: dlq, env: {} }).profile).toBe('ops-admin');
+    expect(opsClientConfig({ queueUrl: dlq, env: { AWS_PROFILE: 'x' } })).not.toHaveProperty('profile');
+  });
+
   it('sets the endpoint from --endpoint, then AWS_ENDPOINT_URL_SQS, then AWS_ENDPOINT_URL, unless told to ignore them', () => {
     const env = { AWS_ENDPOINT_URL: 'http://shared:4566', AWS_ENDPOINT_URL_SQS: 'http://sqs:4566' };
     expect(opsClientConfig({ endpoint: 'http://flag:1', env }).endpoint).toBe('http://flag:1');

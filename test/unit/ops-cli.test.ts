@@ -1,0 +1,99 @@
+/**
+ * The `sqs-jobs` program without an emulator: every command takes the connection flags to its SQS
+ * client; flags and commands it does not know, and a missing command, are refused with exit 2.
+ */
+import { describe, expect, it } from 'vitest';
+import { type CliIo, runSqsJobsCli } from '../../lib/ops/cli/index.ts';
+import type { OpsClientInput } from '../../lib/ops/client.ts';
+
+async function run(argv: readonly string[], io: Partial<CliIo> = {}) {
+  let stdout = '';
+  let stderr = '';
+  const code = await runSqsJobsCli(argv, {
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: { write: (text: string) => (stderr += text) },
+    stdinIsTTY: false,
+    env: {},
+    ...io,
+  });
+  return { code, stdout, stderr };
+}
+
+const QUEUE = 'https://sqs.eu-west-1.amazonaws.com/123456789012/payments';
+const CONNECTION = [
+  '--region',
+  'eu-central-1',
+  '--profile',
+  'ops-admin',
+  '--endpoint',
+  'http://localhost:4566',
+];
+
+describe('sqs-jobs connection flags', () => {
+  it.each([
+    ['stats', ['stats', '--queue-url', QUEUE]],
+    ['send', ['send', '--queue-url', QUEUE, '--type', 'x', '--data', '{}']],
+    ['dlq list', ['dlq', 'list', '--dlq-url', QUEUE, '--wait-seconds', '0']],
+    ['dlq show', ['dlq', 'show', '--dlq-url', QUEUE, '--job-id', 'j']],
+    ['dlq redrive', ['dlq', 'redrive', '--dlq-url', QUEUE, '--target-url', QUEUE, '--dry-run']],
+  ])('%s passes --region, --profile and --endpoint to its client', async (_, argv) => {
+    const inputs: OpsClientInput[] = [];
+    const { code, stderr } = await run([...argv, ...CONNECTION], {
+      createSqs: (input) => {
+        inputs.push(input);
+        return {
+          send: async () => {
+            // As the SDK throws it: a client fault, so nothing retries it.
+            throw Object.assign(new Error('The specified queue does not exist.'), {
+              name: 'QueueDoesNotExist',
+              $fault: 'client',
+              $metadata: { httpStatusCode: 400 },
+            });
+          },
+        };
+      },
+    });
+    expect(inputs).toHaveLength(1);
+    expect(inputs[0]).toMatchObject({
+      region: 'eu-central-1',
+      profile: 'ops-admin',
+      endpoint: 'http://localhost:4566',
+      queueUrl: QUEUE,
+    });
+    expect(code).toBe(2);
+    expect(stderr).toMatch(
+      /^error: queue does not exist: https:\/\/sqs\.eu-west-1\.amazonaws\.com\/123456789012\/payments/,
+    );
+  });
+});
+
+describe('sqs-jobs refusals', () => {
+  it.each([
+    [['nope'], "error: unknown command 'nope' (add --help for usage)\n"],
+    [['stats', '--queue-url', QUEUE, '--nope'], "error: unknown option '--nope' (add --help for usage)\n"],
+    [
+      ['stats', 'extra'],
+      "error: too many arguments for 'stats'. Expected 0 arguments but got 1. (add --help for usage)\n",
+    ],
+    [['send'], "error: required option '--queue-url <url>' not specified (add --help for usage)\n"],
+  ])('%j exits 2 with one line', async (argv, message) => {
+    const { code, stdout, stderr } = await run(argv, {
+      createSqs: () => {
+        throw new Error('no client may be made');
+      },
+    });
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr).toBe(message);
+  });
+
+  it('without a command prints the usage on stderr and exits 2; --help prints it on stdout and exits 0', async () => {
+    const none = await run([]);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/^Usage: sqs-jobs \[options\] \[command\]/);
+    const help = await run(['--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^Usage: sqs-jobs \[options\] \[command\]/);
+    expect(help.stdout).toContain('Exit codes: 0 done, 1 done with problems, 2 could not run');
+  });
+});
