@@ -6,11 +6,11 @@
  */
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { App, Duration, Stack } from 'aws-cdk-lib';
+import { Annotations, App, Duration, Stack } from 'aws-cdk-lib';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { describe, expect, it } from 'vitest';
 import { JobsConfigError } from '../../lib/constructs/errors.ts';
-import { JobQueue, type JobQueueProps } from '../../lib/constructs/job-queue.ts';
+import { JOB_QUEUE_WARNINGS, JobQueue, type JobQueueProps } from '../../lib/constructs/job-queue.ts';
 
 const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -370,5 +370,20 @@ describe('JobQueue refuses what JavaScript callers and copy-paste get wrong, one
       ),
     ]);
     expect(warnings(quiet)).toEqual([]);
+  });
+
+  it('the noAlarmTopic warning can be acknowledged on a scope above the queue, the CDK way', () => {
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const stack = new Stack(app, 'Acknowledged');
+    new JobQueue(stack, 'Queue', { ...BASE, alarmTopic: undefined });
+    Annotations.of(stack).acknowledgeWarning(
+      JOB_QUEUE_WARNINGS.noAlarmTopic,
+      'alarms are watched by a composite alarm',
+    );
+    const warned = app
+      .synth()
+      .getStackArtifact(stack.artifactId)
+      .messages.filter((m) => m.level === 'warning');
+    expect(warned).toEqual([]);
   });
 });
