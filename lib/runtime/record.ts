@@ -16,7 +16,7 @@ import { type DeadLetterEvidence, sendToDeadLetterQueue } from './dead-letter.ts
 import { type JobEnvelope, parseEnvelope } from './envelope.ts';
 import { classifyError } from './errors.ts';
 import type { IdempotencyGuard, Lease } from './idempotency/guard.ts';
-import { deriveIdempotencyKey } from './idempotency/keys.ts';
+import { defaultJobKey, deriveIdempotencyKey } from './idempotency/keys.ts';
 import type { JobContext, JobDefinition } from './job.ts';
 import type { SqsSender } from './sqs-port.ts';
 import { type BatchMetrics, UNKNOWN_JOB_TYPE, type WorkerLogger, withKeys } from './telemetry.ts';
@@ -168,7 +168,7 @@ async function pipeline(run: RecordRun): Promise<RecordOutcome> {
   const lambdaBudgetMs = deps.remainingMs() - deps.deadlineMarginMs;
   let key: string;
   try {
-    key = job.idempotency?.key ? job.idempotency.key(data) : `${envelope.source}\n${envelope.id}`;
+    key = job.idempotency?.key ? job.idempotency.key(data) : defaultJobKey(envelope.source, envelope.id);
   } catch (error) {
     return failed(run, job, error, undefined, undefined);
   }

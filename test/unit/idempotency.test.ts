@@ -15,7 +15,7 @@ import {
 import { describe, expect, it } from 'vitest';
 import { classifyError, JobError } from '../../lib/runtime/errors.ts';
 import { CompletedKeyCache } from '../../lib/runtime/idempotency/cache.ts';
-import { IdempotencyStoreError } from '../../lib/runtime/idempotency/errors.ts';
+import { IdempotencyRecordError, IdempotencyStoreError } from '../../lib/runtime/idempotency/errors.ts';
 import type { BeginRequest } from '../../lib/runtime/idempotency/guard.ts';
 import {
   deriveIdempotencyKey,
@@ -95,14 +95,22 @@ function conditionFailed(item?: Record<string, AttributeValue>): ConditionalChec
   });
 }
 
-/** A client whose `send` answers each command with the next scripted reply (a value or an error). */
+/** A reply computed from the command it answers (e.g. the failed condition of an SDK retry returning the put's own item). */
+type ReplyFn = (command: { input: PutItemCommandInput }) => unknown;
+
+/**
+ * A client whose `send` answers each command with the next scripted reply (a value, an error, or
+ * a {@link ReplyFn}).
+ */
 function scriptedClient(replies: Array<unknown>): { client: DynamoDBClient; sent: object[] } {
   const sent: object[] = [];
   const client = {
     send: async (command: object) => {
       sent.push(command);
       if (replies.length === 0) throw new Error(`unexpected command ${command.constructor.name}`);
-      const reply = replies.shift();
+      const next = replies.shift();
+      const reply =
+        typeof next === 'function' ? (next as ReplyFn)(command as { input: PutItemCommandInput }) : next;
       if (reply instanceof Error) throw reply;
       return reply;
     },
@@ -203,6 +211,76 @@ describe('DynamoIdempotencyStore with the old item on a failed condition (ALL_OL
   });
 });
 
+describe('DynamoIdempotencyStore with a record of the wrong kind or a malformed record', () => {
+  const stepItem = (over: Record<string, AttributeValue> = {}): Record<string, AttributeValue> => ({
+    pk: { S: PK },
+    recordType: { S: 'step' },
+    status: { S: 'COMPLETED' },
+    generation: { S: 'gen-x' },
+    valueStored: { BOOL: true },
+    value: { S: '1' },
+    expiresAt: { N: String(NOW_S + 3600) },
+    ...over,
+  });
+
+  it('throws a permanent IdempotencyRecordError when a job key holds a step record', async () => {
+    const { client } = scriptedClient([conditionFailed(stepItem())]);
+    const error = await store(client)
+      .begin(request())
+      .catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(IdempotencyRecordError);
+    expect(classifyError(error).kind).toBe('permanent');
+    expect((error as IdempotencyRecordError).context).toMatchObject({
+      pk: PK,
+      expected: 'job',
+      found: 'step',
+    });
+  });
+
+  it('takes a job key whose step record of the wrong kind has expired, as if absent', async () => {
+    const { client, sent } = scriptedClient([
+      conditionFailed(stepItem({ expiresAt: { N: String(NOW_S - 1) } })),
+      {},
+    ]);
+    expect((await store(client).begin(request())).status).toBe('acquired');
+    expect((sent[1] as PutItemCommand).input.ConditionExpression).toBe(
+      'attribute_not_exists(#pk) OR #expiresAt <= :v0',
+    );
+  });
+
+  it('throws a permanent IdempotencyRecordError when a step key holds a job record', async () => {
+    const { client } = scriptedClient([{}, { Item: jobRecordToItem(record({ status: 'COMPLETED' })) }]);
+    const outcome = await store(client).begin(request());
+    if (outcome.status !== 'acquired') throw new Error(outcome.status);
+    let ran = false;
+    const error = await outcome.lease
+      .once('charge', async () => {
+        ran = true;
+      })
+      .catch((err: unknown) => err);
+    expect(ran).toBe(false);
+    expect(error).toBeInstanceOf(IdempotencyRecordError);
+    expect(classifyError(error).kind).toBe('permanent');
+    expect((error as Error).message).toMatch(/is a job record where a step record is expected/);
+  });
+
+  it('throws a permanent IdempotencyRecordError for a missing attribute or a stored result that is not JSON', async () => {
+    const missing = jobRecordToItem(record());
+    delete missing.leaseToken;
+    const notJson = jobRecordToItem(
+      record({ status: 'COMPLETED', resultStored: true, result: '{not json', resultBytes: 9 }),
+    );
+    for (const item of [missing, notJson]) {
+      const { client } = scriptedClient([conditionFailed(item)]);
+      const error = await store(client)
+        .begin(request())
+        .catch((err: unknown) => err);
+      expect(error).toBeInstanceOf(IdempotencyRecordError);
+      expect(classifyError(error).kind).toBe('permanent');
+    }
+  });
+});
+
 describe('DynamoIdempotencyStore errors and options', () => {
   it('wraps throttling in a transient IdempotencyStoreError carrying the SDK error', async () => {
     const throttled = Object.assign(new Error('Rate of requests exceeds the allowed throughput.'), {
@@ -264,7 +342,7 @@ describe('idempotency keys', () => {
     expect(jobRecordKey('a', 'k')).toBe('a#k');
     expect(jobRecordKey('b', 'k')).not.toBe(jobRecordKey('a', 'k'));
     const long = jobRecordKey('a', 'é'.repeat(2000));
-    expect(long).toMatch(/^a#sha256:[0-9a-f]{64}$/);
+    expect(long).toMatch(/^a#%sha256:[0-9a-f]{64}$/);
     expect(Buffer.byteLength(long)).toBeLessThanOrEqual(MAX_VERBATIM_JOB_KEY_BYTES);
     expect(() => jobRecordKey('a', '')).toThrow(JobError);
   });

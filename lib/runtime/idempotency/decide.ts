@@ -7,7 +7,7 @@ import { mismatch } from './begin-request.ts';
 import type { CompletedKeyCache } from './cache.ts';
 import type { BeginOutcome, BeginRequest } from './guard.ts';
 import type { ResolvedStoreLimits } from './options.ts';
-import { parseJson } from './read-back.ts';
+import { parseStoredJson } from './read-back.ts';
 import { isExpired, type JobRecord } from './record.ts';
 
 /** Shortest `retryAfterMs` of a `busy` outcome, in ms (SQS visibility has 1-second resolution). */
@@ -18,6 +18,7 @@ const MIN_BUSY_RETRY_MS = 1_000;
  * request at `now` (epoch ms): an outcome, or the next takeover to try. A COMPLETED record is
  * remembered in `cache`.
  * @throws {PayloadMismatchError} when the record holds a different payload hash.
+ * @throws {IdempotencyRecordError} when its stored result is not JSON text.
  */
 export function decide(
   old: JobRecord,
@@ -33,13 +34,15 @@ export function decide(
     case 'COMPLETED': {
       const resultStored = old.resultStored === true;
       const resultJson = resultStored ? old.result : undefined;
+      // Parsed before caching: text that does not parse is never cached.
+      const result = parseStoredJson(resultJson, pk, 'result');
       cache.set(pk, {
         payloadHash: old.payloadHash,
         resultJson,
         resultStored,
         expiresAt: old.expiresAt,
       });
-      return { status: 'completed', result: parseJson(resultJson), resultStored };
+      return { status: 'completed', result, resultStored };
     }
     case 'IN_PROGRESS': {
       const leaseLeftMs = old.leaseExpiresAtMs + limits.leaseMarginMs - now;

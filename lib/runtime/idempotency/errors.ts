@@ -27,3 +27,15 @@ export class PayloadMismatchError extends PermanentError {}
  * return the reference. `context` has `pk`, `stepName`, `valueBytes`, `maxResultBytes`.
  */
 export class StepValueNotStoredError extends PermanentError {}
+
+/**
+ * A record under a key is not what the key says: a step record where a job record is expected
+ * or the reverse (a key built before keys were injective, or another writer on the table), or
+ * a record with a required attribute missing, mistyped or unreadable (e.g. stored JSON that
+ * does not parse). Permanent: every retry would read the same record, so the job goes to the
+ * DLQ with this evidence instead of being retried until `maxReceiveCount`. An operator checks
+ * the record (`context.pk`), deletes it if it is a leftover, then redrives.
+ * `context` has `pk`, `expected` (`job` or `step`), `found` (the `recordType` read) and, for a
+ * malformed record, `attribute`.
+ */
+export class IdempotencyRecordError extends PermanentError {}

@@ -5,7 +5,7 @@
  * response is not a conflict with someone else.
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { StepValueNotStoredError } from './errors.ts';
+import { IdempotencyRecordError, StepValueNotStoredError } from './errors.ts';
 import {
   type JobRecord,
   type JobRecordStatus,
@@ -14,15 +14,31 @@ import {
   type StepRecord,
 } from './record.ts';
 
-/** The value of stored JSON text; undefined for none. */
+/** The value of JSON text this store wrote itself (the completed-key cache); undefined for none. */
 export function parseJson(json: string | undefined): unknown {
   return json === undefined ? undefined : JSON.parse(json);
+}
+
+/**
+ * The value of JSON text read from record `pk`'s `attribute`; undefined for none.
+ * @throws {IdempotencyRecordError} (permanent) when it does not parse: every retry would read it again.
+ */
+export function parseStoredJson(json: string | undefined, pk: string, attribute: string): unknown {
+  try {
+    return parseJson(json);
+  } catch (error) {
+    throw new IdempotencyRecordError(
+      `idempotency record ${pk} is malformed: ${attribute} is not JSON text (${error instanceof Error ? error.message : String(error)})`,
+      { cause: error, context: { pk, attribute } },
+    );
+  }
 }
 
 /**
  * After a fenced write of `record`'s lease failed its condition: whether the current item
  * already holds this lease's own write (same token, status `target`), i.e. an SDK retry of a
  * write whose response was lost. False means another run took the lease over (`fenced`).
+ * @throws {IdempotencyRecordError} when the item is not a job record or is malformed.
  */
 export function holdsOwnWrite(
   item: Record<string, AttributeValue>,
@@ -36,15 +52,16 @@ export function holdsOwnWrite(
 /**
  * After a step write lost (another run recorded the step first): the winner's value when it was
  * stored, else this run's own `value`.
+ * @throws {IdempotencyRecordError} when the item is not a step record or is malformed.
  */
 export function winningStepValue<T>(winnerItem: Record<string, AttributeValue>, value: T): T {
   const winner = parseStepRecord(winnerItem);
-  return winner.valueStored ? (parseJson(winner.value) as T) : value;
+  return winner.valueStored ? (parseStoredJson(winner.value, winner.pk, 'value') as T) : value;
 }
 
 /** The stored value of a completed step. @throws {StepValueNotStoredError} when it was over the cap. */
 export function stepValue(step: StepRecord, maxResultBytes: number): unknown {
-  if (step.valueStored) return parseJson(step.value);
+  if (step.valueStored) return parseStoredJson(step.value, step.pk, 'value');
   throw new StepValueNotStoredError(
     `step ${JSON.stringify(step.stepName)} of ${step.pk} completed on an earlier run but its value (${step.valueBytes} bytes, ${step.valueOmittedReason ?? 'not stored'}) was not stored, so this retry cannot return it; keep step values small`,
     {

@@ -8,7 +8,7 @@
  * (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ReservedWords.html).
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { IdempotencyStoreError } from './errors.ts';
+import { IdempotencyRecordError } from './errors.ts';
 
 /**
  * Status of a job record.
@@ -242,34 +242,72 @@ export function stepRecordToItem(record: StepRecord): Record<string, AttributeVa
   return item;
 }
 
-function malformed(item: Record<string, AttributeValue>, attribute: string): IdempotencyStoreError {
-  const pk = item.pk?.S ?? '(no pk)';
-  return new IdempotencyStoreError(
-    `idempotency record ${pk} is malformed: ${attribute} missing or of the wrong type`,
-    {
-      context: { pk, attribute },
-    },
+/** The kind of record a key holds: `recordType`, or undefined when it has none. */
+export type RecordKind = 'job' | 'step';
+
+function pkOf(item: Record<string, AttributeValue>): string {
+  return item.pk?.S ?? '(no pk)';
+}
+
+function malformed(
+  item: Record<string, AttributeValue>,
+  attribute: string,
+  expected: RecordKind,
+): IdempotencyRecordError {
+  const pk = pkOf(item);
+  return new IdempotencyRecordError(
+    `idempotency record ${pk} is malformed: ${attribute} missing or of the wrong type (expected a ${expected} record)`,
+    { context: { pk, attribute, expected, found: item.recordType?.S } },
   );
 }
 
-function reqS(item: Record<string, AttributeValue>, name: string): string {
+/**
+ * Throws unless `item` is a record of kind `expected` (its `recordType`).
+ * @throws {IdempotencyRecordError} naming what was found instead.
+ */
+function requireKind(item: Record<string, AttributeValue>, expected: RecordKind): void {
+  const found = item.recordType?.S;
+  if (found === expected) return;
+  const pk = pkOf(item);
+  const what =
+    found === 'job' || found === 'step'
+      ? `a ${found} record`
+      : `a record of type ${JSON.stringify(found ?? null)}`;
+  throw new IdempotencyRecordError(
+    `idempotency record ${pk} is ${what} where a ${expected} record is expected: the key is used by something else (a key built before keys were injective, or another writer on the table); check the record, delete it if it is a leftover, then redrive`,
+    { context: { pk, expected, found } },
+  );
+}
+
+/**
+ * Whether an item's TTL has passed at `nowMs`, read without parsing the rest: an expired item
+ * counts as absent whatever it holds (see {@link isExpired}).
+ */
+export function isExpiredItem(item: Record<string, AttributeValue>, nowMs: number): boolean {
+  const raw = item.expiresAt?.N;
+  if (raw === undefined) return false;
+  const expiresAt = Number(raw);
+  return Number.isFinite(expiresAt) && isExpired({ expiresAt }, nowMs);
+}
+
+function reqS(item: Record<string, AttributeValue>, name: string, kind: RecordKind): string {
   const v = item[name]?.S;
-  if (v === undefined) throw malformed(item, name);
+  if (v === undefined) throw malformed(item, name, kind);
   return v;
 }
 function optS(item: Record<string, AttributeValue>, name: string): string | undefined {
   return item[name]?.S;
 }
-function reqN(item: Record<string, AttributeValue>, name: string): number {
-  const v = optN(item, name);
-  if (v === undefined) throw malformed(item, name);
+function reqN(item: Record<string, AttributeValue>, name: string, kind: RecordKind): number {
+  const v = optN(item, name, kind);
+  if (v === undefined) throw malformed(item, name, kind);
   return v;
 }
-function optN(item: Record<string, AttributeValue>, name: string): number | undefined {
+function optN(item: Record<string, AttributeValue>, name: string, kind: RecordKind): number | undefined {
   const raw = item[name]?.N;
   if (raw === undefined) return undefined;
   const v = Number(raw);
-  if (!Number.isFinite(v)) throw malformed(item, name);
+  if (!Number.isFinite(v)) throw malformed(item, name, kind);
   return v;
 }
 function optBool(item: Record<string, AttributeValue>, name: string): boolean | undefined {
@@ -282,61 +320,67 @@ function optReason(item: Record<string, AttributeValue>, name: string): OmittedR
 
 /**
  * Reads a job record.
- * @throws {IdempotencyStoreError} when a required attribute is missing or mistyped.
+ * @throws {IdempotencyRecordError} (permanent) when the item is not a job record (a step record,
+ *   or no `recordType`) or a required attribute is missing or mistyped.
  */
 export function parseJobRecord(item: Record<string, AttributeValue>): JobRecord {
-  const status = reqS(item, 'status');
-  if (!STATUSES.has(status)) throw malformed(item, 'status');
+  requireKind(item, 'job');
+  const J = 'job';
+  const status = reqS(item, 'status', J);
+  if (!STATUSES.has(status)) throw malformed(item, 'status', J);
   return {
-    pk: reqS(item, 'pk'),
+    pk: reqS(item, 'pk', J),
     recordType: 'job',
     status: status as JobRecordStatus,
-    leaseToken: reqS(item, 'leaseToken'),
-    leaseExpiresAtMs: reqN(item, 'leaseExpiresAtMs'),
-    expiresAt: reqN(item, 'expiresAt'),
-    payloadHash: reqS(item, 'payloadHash'),
-    attempt: reqN(item, 'attempt'),
-    generation: reqS(item, 'generation'),
-    redriveCount: optN(item, 'redriveCount') ?? 0,
+    leaseToken: reqS(item, 'leaseToken', J),
+    leaseExpiresAtMs: reqN(item, 'leaseExpiresAtMs', J),
+    expiresAt: reqN(item, 'expiresAt', J),
+    payloadHash: reqS(item, 'payloadHash', J),
+    attempt: reqN(item, 'attempt', J),
+    generation: reqS(item, 'generation', J),
+    redriveCount: optN(item, 'redriveCount', J) ?? 0,
     jobType: optS(item, 'jobType') ?? '',
     messageId: optS(item, 'messageId') ?? '',
-    createdAtMs: optN(item, 'createdAtMs') ?? 0,
-    acquiredAtMs: optN(item, 'acquiredAtMs') ?? 0,
-    updatedAtMs: optN(item, 'updatedAtMs') ?? 0,
-    endedAtMs: optN(item, 'endedAtMs'),
-    completedAtMs: optN(item, 'completedAtMs'),
+    createdAtMs: optN(item, 'createdAtMs', J) ?? 0,
+    acquiredAtMs: optN(item, 'acquiredAtMs', J) ?? 0,
+    updatedAtMs: optN(item, 'updatedAtMs', J) ?? 0,
+    endedAtMs: optN(item, 'endedAtMs', J),
+    completedAtMs: optN(item, 'completedAtMs', J),
     resultStored: optBool(item, 'resultStored'),
     result: optS(item, 'result'),
-    resultBytes: optN(item, 'resultBytes'),
+    resultBytes: optN(item, 'resultBytes', J),
     resultOmittedReason: optReason(item, 'resultOmittedReason'),
     lastError: optS(item, 'lastError'),
     lastErrorKind: optS(item, 'lastErrorKind'),
-    firstFailureAtMs: optN(item, 'firstFailureAtMs'),
-    lastFailureAtMs: optN(item, 'lastFailureAtMs'),
-    interruptedAtMs: optN(item, 'interruptedAtMs'),
+    firstFailureAtMs: optN(item, 'firstFailureAtMs', J),
+    lastFailureAtMs: optN(item, 'lastFailureAtMs', J),
+    interruptedAtMs: optN(item, 'interruptedAtMs', J),
   };
 }
 
 /**
  * Reads a step record.
- * @throws {IdempotencyStoreError} when a required attribute is missing or mistyped.
+ * @throws {IdempotencyRecordError} (permanent) when the item is not a step record (a job record,
+ *   or no `recordType`) or a required attribute is missing or mistyped.
  */
 export function parseStepRecord(item: Record<string, AttributeValue>): StepRecord {
+  requireKind(item, 'step');
+  const St = 'step';
   const valueStored = optBool(item, 'valueStored');
-  if (valueStored === undefined) throw malformed(item, 'valueStored');
+  if (valueStored === undefined) throw malformed(item, 'valueStored', St);
   return {
-    pk: reqS(item, 'pk'),
+    pk: reqS(item, 'pk', St),
     recordType: 'step',
     status: 'COMPLETED',
-    generation: reqS(item, 'generation'),
+    generation: reqS(item, 'generation', St),
     stepName: optS(item, 'stepName') ?? '',
     valueStored,
     value: optS(item, 'value'),
-    valueBytes: optN(item, 'valueBytes') ?? 0,
+    valueBytes: optN(item, 'valueBytes', St) ?? 0,
     valueOmittedReason: optReason(item, 'valueOmittedReason'),
-    expiresAt: reqN(item, 'expiresAt'),
-    completedAtMs: optN(item, 'completedAtMs') ?? 0,
-    attempt: optN(item, 'attempt') ?? 0,
+    expiresAt: reqN(item, 'expiresAt', St),
+    completedAtMs: optN(item, 'completedAtMs', St) ?? 0,
+    attempt: optN(item, 'attempt', St) ?? 0,
     leaseToken: optS(item, 'leaseToken') ?? '',
   };
 }

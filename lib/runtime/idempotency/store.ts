@@ -27,7 +27,7 @@ import {
 } from './options.ts';
 import { holdsOwnWrite, parseJson, stepValue, winningStepValue } from './read-back.ts';
 import {
-  isExpired,
+  isExpiredItem,
   type JobRecord,
   type JobRecordStatus,
   jobRecordToItem,
@@ -81,17 +81,21 @@ export class DynamoIdempotencyStore implements IdempotencyGuard {
    * 2. One conditional PutItem for an absent (or TTL-expired) key; success = `acquired`,
    *    attempt 1.
    * 3. On a failed condition the existing record (from `ALL_OLD`, else a consistent GetItem)
-   *    decides: different `payloadHash` → throws; COMPLETED → `completed` with the stored
-   *    result; live IN_PROGRESS → `busy`; IN_PROGRESS with an expired lease → policy `rerun`:
-   *    taken over (attempt + 1), `dead-letter`: taken over without a run, `lease-expired`;
-   *    RELEASED → taken over (attempt + 1), or `lease-expired` when its run was interrupted and
-   *    the policy is `dead-letter`; FAILED → taken over by the redrive (a new cycle: attempt 1).
+   *    decides: an expired record → absent; a step record or a malformed one → throws;
+   *    different `payloadHash` → throws; COMPLETED → `completed` with
+   *    the stored result; live IN_PROGRESS → `busy`; IN_PROGRESS with an expired lease →
+   *    policy `rerun`: taken over (attempt + 1), `dead-letter`: taken over without a run,
+   *    `lease-expired`; RELEASED → taken over (attempt + 1), or `lease-expired` when its run was
+   *    interrupted and the policy is `dead-letter`; FAILED → taken over by the redrive (a new
+   *    cycle: attempt 1).
    *    A takeover is a PutItem conditioned on the record being unchanged since it was read.
    * 4. When takeovers keep losing races, answers `busy`.
    *
    * @throws {PayloadMismatchError} (a {@link PermanentError}) when the key holds a different payload hash.
    * @throws {IdempotencyStoreError} (a {@link TransientError}) when DynamoDB fails (throttling,
-   *   network, 5xx, missing table or permissions) or a record is malformed; `cause` is the SDK error.
+   *   network, 5xx, missing table or permissions); `cause` is the SDK error.
+   * @throws {IdempotencyRecordError} (a {@link PermanentError}) when the key holds a step record
+   *   or a malformed record.
    * @throws {JobError} when the request is invalid (empty key, non-finite `leaseExpiresAtMs`...).
    */
   async begin(request: BeginRequest): Promise<BeginOutcome> {
@@ -108,15 +112,11 @@ export class DynamoIdempotencyStore implements IdempotencyGuard {
       const now = this.#now();
       const { record, expr, condition } = acquisitionWrite(plan, request, pk, now, this.#limits);
       const written = await this.#table.put('acquire', pk, jobRecordToItem(record), expr, condition);
-      if (written.ok) {
-        const lease = new DynamoLease(record, request.key, this.#leaseOps);
-        return plan.kind === 'dead-letter'
-          ? { status: 'lease-expired', lease, previousAttempt: plan.old.attempt }
-          : { status: 'acquired', lease };
-      }
+      if (written.ok) return this.#taken(plan, record, request);
       const oldItem = written.old ?? (await this.#table.get('acquire', pk));
-      if (!oldItem) {
-        plan = { kind: 'fresh' }; // deleted (TTL) between the write and the read
+      if (!oldItem || isExpiredItem(oldItem, this.#now())) {
+        // Deleted (TTL) between the write and the read, or expired: absent, whatever it holds.
+        plan = { kind: 'fresh' };
         continue;
       }
       const old = parseJobRecord(oldItem);
@@ -127,10 +127,19 @@ export class DynamoIdempotencyStore implements IdempotencyGuard {
     return { status: 'busy', retryAfterMs: this.#limits.busyRetryAfterMs };
   }
 
+  /** The outcome of an acquisition write of `plan` that landed. */
+  #taken(plan: AcquirePlan, record: JobRecord, request: BeginRequest): BeginOutcome {
+    const lease = new DynamoLease(record, request.key, this.#leaseOps);
+    return plan.kind === 'dead-letter'
+      ? { status: 'lease-expired', lease, previousAttempt: plan.old.attempt }
+      : { status: 'acquired', lease };
+  }
+
   /**
    * Reads the job record of a key with a strongly consistent GetItem (for operators and tests).
    * Returns it even when its TTL has passed (check `expiresAt`).
-   * @throws {IdempotencyStoreError} when DynamoDB fails or the record is malformed.
+   * @throws {IdempotencyStoreError} when DynamoDB fails.
+   * @throws {IdempotencyRecordError} when the key holds a step record or a malformed record.
    */
   async readRecord(jobType: string, key: string): Promise<JobRecord | undefined> {
     const pk = jobRecordKey(jobType, key);
@@ -189,9 +198,9 @@ export class DynamoIdempotencyStore implements IdempotencyGuard {
   async #runOnce<T>(record: JobRecord, stepName: string, fn: () => Promise<T>): Promise<T> {
     const pk = stepRecordKey(record.pk, stepName);
     const existingItem = await this.#table.get('once', pk);
-    if (existingItem) {
+    if (existingItem && !isExpiredItem(existingItem, this.#now())) {
       const existing = parseStepRecord(existingItem);
-      if (!isExpired(existing, this.#now()) && existing.generation === record.generation) {
+      if (existing.generation === record.generation) {
         return stepValue(existing, this.#limits.maxResultBytes) as T;
       }
     }
