@@ -211,6 +211,63 @@ describe('DynamoIdempotencyStore with the old item on a failed condition (ALL_OL
   });
 });
 
+describe('DynamoIdempotencyStore after an SDK retry of its own write (lost response, ALL_OLD)', () => {
+  /** The retried request fails its condition on the item the first, lost, attempt wrote. */
+  const ownItemComesBack: ReplyFn = (command) => conditionFailed(command.input.Item);
+
+  it('takes the lease when the item that failed the acquisition is its own, without a GetItem', async () => {
+    const { client, sent } = scriptedClient([ownItemComesBack]);
+    const outcome = await store(client).begin(request({ onLeaseExpired: 'dead-letter' }));
+    expect(outcome.status).toBe('acquired');
+    if (outcome.status === 'acquired') expect(outcome.lease.attempt).toBe(1);
+    expect(names(sent)).toEqual(['PutItemCommand']);
+  });
+
+  it('takes over an expired lease when the item that failed the takeover is its own', async () => {
+    const expired = record({ leaseExpiresAtMs: NOW - 5_000, leaseToken: 'token-dead' });
+    const { client, sent } = scriptedClient([conditionFailed(jobRecordToItem(expired)), ownItemComesBack]);
+    const rerun = await store(client).begin(request());
+    expect(rerun.status).toBe('acquired');
+    if (rerun.status === 'acquired') expect(rerun.lease.attempt).toBe(2);
+    expect(names(sent)).toEqual(['PutItemCommand', 'PutItemCommand']);
+
+    const again = scriptedClient([conditionFailed(jobRecordToItem(expired)), ownItemComesBack]);
+    expect(await store(again.client).begin(request({ onLeaseExpired: 'dead-letter' }))).toMatchObject({
+      status: 'lease-expired',
+      previousAttempt: 1,
+    });
+  });
+
+  it('still answers busy for a live lease of another run (a different token)', async () => {
+    const { client } = scriptedClient([
+      (command: { input: PutItemCommandInput }) =>
+        conditionFailed({ ...command.input.Item, leaseToken: { S: 'someone-else' } }),
+    ]);
+    expect((await store(client).begin(request())).status).toBe('busy');
+  });
+
+  it("returns the step function's own value when the item that failed the step write is its own", async () => {
+    const made = { at: new Date(NOW) };
+    const { client, sent } = scriptedClient([{}, {}, ownItemComesBack]);
+    const outcome = await store(client).begin(request());
+    if (outcome.status !== 'acquired') throw new Error(outcome.status);
+    expect(await outcome.lease.once('charge', async () => made)).toBe(made);
+    expect(names(sent)).toEqual(['PutItemCommand', 'GetItemCommand', 'PutItemCommand']);
+  });
+
+  it("returns the winner's stored value when another run recorded the step first", async () => {
+    const { client } = scriptedClient([
+      {},
+      {},
+      (command: { input: PutItemCommandInput }) =>
+        conditionFailed({ ...command.input.Item, writeId: { S: 'another-write' }, value: { S: '"theirs"' } }),
+    ]);
+    const outcome = await store(client).begin(request());
+    if (outcome.status !== 'acquired') throw new Error(outcome.status);
+    expect(await outcome.lease.once('charge', async () => 'mine')).toBe('theirs');
+  });
+});
+
 describe('DynamoIdempotencyStore with a record of the wrong kind or a malformed record', () => {
   const stepItem = (over: Record<string, AttributeValue> = {}): Record<string, AttributeValue> => ({
     pk: { S: PK },

@@ -1,8 +1,10 @@
 /**
  * Reading items the store gets back (from `ALL_OLD` on a failed condition, or re-read): did this
- * lease's own earlier write land, which step record won, what value does a stored step give.
+ * run's own earlier write land, which step record won, what value does a stored step give.
  * Every conditional write recognises its own earlier success: an SDK retry after a lost
- * response is not a conflict with someone else.
+ * response is not a conflict with someone else. Each write carries a random token of its own
+ * (a job record's `leaseToken`, new per acquisition; a step record's `writeId`), and the item
+ * holding that token is proof the write landed.
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { IdempotencyRecordError, StepValueNotStoredError } from './errors.ts';
@@ -35,9 +37,20 @@ export function parseStoredJson(json: string | undefined, pk: string, attribute:
 }
 
 /**
+ * Whether `current` (the record as it is now) holds the write of `record`'s lease that leaves it
+ * in status `target`: same lease token (random per acquisition, so only this run writes it) and
+ * that status. After a failed condition, true means the write landed earlier and this failure is
+ * the SDK's retry of it (`IN_PROGRESS`: an acquisition or takeover; `COMPLETED`, `RELEASED`,
+ * `FAILED`: the end of the lease).
+ */
+export function isOwnWrite(current: JobRecord, record: JobRecord, target: JobRecordStatus): boolean {
+  return current.leaseToken === record.leaseToken && current.status === target;
+}
+
+/**
  * After a fenced write of `record`'s lease failed its condition: whether the current item
- * already holds this lease's own write (same token, status `target`), i.e. an SDK retry of a
- * write whose response was lost. False means another run took the lease over (`fenced`).
+ * already holds this lease's own write ({@link isOwnWrite}). False means another run took the
+ * lease over (`fenced`).
  * @throws {IdempotencyRecordError} when the item is not a job record or is malformed.
  */
 export function holdsOwnWrite(
@@ -45,17 +58,22 @@ export function holdsOwnWrite(
   record: JobRecord,
   target: JobRecordStatus,
 ): boolean {
-  const current = parseJobRecord(item);
-  return current.leaseToken === record.leaseToken && current.status === target;
+  return isOwnWrite(parseJobRecord(item), record, target);
 }
 
 /**
- * After a step write lost (another run recorded the step first): the winner's value when it was
- * stored, else this run's own `value`.
+ * After a step write failed its condition: `value` (the run's own, not a JSON copy) when the
+ * record there is this very write (same `writeId`: the SDK retried a write whose response was
+ * lost); else another run recorded the step first and its value wins when it was stored.
  * @throws {IdempotencyRecordError} when the item is not a step record or is malformed.
  */
-export function winningStepValue<T>(winnerItem: Record<string, AttributeValue>, value: T): T {
+export function winningStepValue<T>(
+  winnerItem: Record<string, AttributeValue>,
+  own: StepRecord,
+  value: T,
+): T {
   const winner = parseStepRecord(winnerItem);
+  if (own.writeId !== undefined && winner.writeId === own.writeId) return value;
   return winner.valueStored ? (parseStoredJson(winner.value, winner.pk, 'value') as T) : value;
 }
 

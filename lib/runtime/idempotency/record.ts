@@ -106,6 +106,11 @@ export interface StepRecord {
   /** Attempt and lease token of the run that recorded it (evidence). */
   readonly attempt: number;
   readonly leaseToken: string;
+  /**
+   * Random UUID of the write that recorded it: how an SDK retry of that write (after a lost
+   * response) recognises its own record. Absent on records written before it existed.
+   */
+  readonly writeId: string | undefined;
 }
 
 /** DynamoDB's item size limit: 400 KB, names and values included, 1 KB = 1,024 bytes. */
@@ -237,6 +242,7 @@ export function stepRecordToItem(record: StepRecord): Record<string, AttributeVa
     attempt: N(record.attempt),
     leaseToken: S(record.leaseToken),
   };
+  if (record.writeId !== undefined) item.writeId = S(record.writeId);
   if (record.value !== undefined) item.value = S(record.value);
   if (record.valueOmittedReason !== undefined) item.valueOmittedReason = S(record.valueOmittedReason);
   return item;
@@ -382,6 +388,7 @@ export function parseStepRecord(item: Record<string, AttributeValue>): StepRecor
     completedAtMs: optN(item, 'completedAtMs', St) ?? 0,
     attempt: optN(item, 'attempt', St) ?? 0,
     leaseToken: optS(item, 'leaseToken') ?? '',
+    writeId: optS(item, 'writeId'),
   };
 }
 

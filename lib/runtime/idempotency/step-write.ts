@@ -1,4 +1,5 @@
 /** The write of a `once` step record: the step done, with its value as stored, once per generation. */
+import { randomUUID } from 'node:crypto';
 import { Expr } from './expr.ts';
 import { type JobRecord, N, S, type StepRecord } from './record.ts';
 import type { Storable } from './storable.ts';
@@ -37,6 +38,8 @@ export function stepWrite(
     completedAtMs: now,
     attempt: record.attempt,
     leaseToken: record.leaseToken,
+    // Lets an SDK retry of this very put (after a lost response) recognise its own record.
+    writeId: randomUUID(),
   };
   const expr = new Expr();
   // Race prevented: two runs of the same step in one generation (a fenced run still going

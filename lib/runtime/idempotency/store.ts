@@ -25,7 +25,7 @@ import {
   type ResolvedStoreLimits,
   resolveStoreLimits,
 } from './options.ts';
-import { holdsOwnWrite, parseJson, stepValue, winningStepValue } from './read-back.ts';
+import { holdsOwnWrite, isOwnWrite, parseJson, stepValue, winningStepValue } from './read-back.ts';
 import {
   isExpiredItem,
   type JobRecord,
@@ -81,8 +81,9 @@ export class DynamoIdempotencyStore implements IdempotencyGuard {
    * 2. One conditional PutItem for an absent (or TTL-expired) key; success = `acquired`,
    *    attempt 1.
    * 3. On a failed condition the existing record (from `ALL_OLD`, else a consistent GetItem)
-   *    decides: an expired record → absent; a step record or a malformed one → throws;
-   *    different `payloadHash` → throws; COMPLETED → `completed` with
+   *    decides: this put's own record (same lease token: the SDK retried a put whose response
+   *    was lost) → as if the put succeeded; an expired record → absent; a step record or a
+   *    malformed one → throws; different `payloadHash` → throws; COMPLETED → `completed` with
    *    the stored result; live IN_PROGRESS → `busy`; IN_PROGRESS with an expired lease →
    *    policy `rerun`: taken over (attempt + 1), `dead-letter`: taken over without a run,
    *    `lease-expired`; RELEASED → taken over (attempt + 1), or `lease-expired` when its run was
@@ -120,6 +121,9 @@ export class DynamoIdempotencyStore implements IdempotencyGuard {
         continue;
       }
       const old = parseJobRecord(oldItem);
+      // This very put landed before (its response was lost and the SDK sent it again): the
+      // lease is ours. The token is random per acquisition, so no other run wrote it.
+      if (isOwnWrite(old, record, 'IN_PROGRESS')) return this.#taken(plan, record, request);
       const decided = decide(old, request, pk, this.#now(), this.#limits, this.#cache);
       if ('status' in decided) return decided;
       plan = decided;
@@ -165,16 +169,16 @@ export class DynamoIdempotencyStore implements IdempotencyGuard {
     const stored = storable(result, record, this.#limits.maxResultBytes);
     const { update, expr, condition } = completionWrite(record, stored, now);
     const written = await this.#table.update('complete', record.pk, update, expr, condition);
-    if (written.ok) {
+    const outcome = written.ok ? 'ok' : await this.#afterFencedWrite(record, written, 'COMPLETED');
+    if (outcome === 'ok') {
       this.#cache.set(record.pk, {
         payloadHash: record.payloadHash,
         resultJson: stored.json,
         resultStored: stored.stored,
         expiresAt: record.expiresAt,
       });
-      return 'ok';
     }
-    return this.#afterFencedWrite(record, written, 'COMPLETED');
+    return outcome;
   }
 
   /** Ends a lease after a failure: conditional UpdateItem, fenced by the lease token. */
@@ -219,7 +223,8 @@ export class DynamoIdempotencyStore implements IdempotencyGuard {
     if (written.ok) return value;
     const winnerItem = written.old ?? (await this.#table.get('once', pk));
     if (!winnerItem) return value;
-    return winningStepValue(winnerItem, value);
+    // The winner may be this very put, sent again by the SDK after a lost response.
+    return winningStepValue(winnerItem, step, value);
   }
 
   /**
