@@ -36,6 +36,7 @@ export {
   TransientError,
 } from './runtime/errors.ts';
 export {
+  IdempotencyRecordError,
   IdempotencyStoreError,
   PayloadMismatchError,
   StepValueNotStoredError,
@@ -47,7 +48,15 @@ export type {
   Lease,
   LeaseWrite,
 } from './runtime/idempotency/guard.ts';
-export { deriveIdempotencyKey, jobRecordKey, stepRecordKey } from './runtime/idempotency/keys.ts';
+export {
+  type DecodedRecordKey,
+  decodeDefaultJobKey,
+  decodeRecordKey,
+  defaultJobKey,
+  deriveIdempotencyKey,
+  jobRecordKey,
+  stepRecordKey,
+} from './runtime/idempotency/keys.ts';
 export { type DynamoIdempotencyStoreOptions, IDEMPOTENCY_DEFAULTS } from './runtime/idempotency/options.ts';
 export type { JobRecord, JobRecordStatus, StepRecord } from './runtime/idempotency/record.ts';
 export { DynamoIdempotencyStore } from './runtime/idempotency/store.ts';
