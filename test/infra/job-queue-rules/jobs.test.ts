@@ -1,7 +1,10 @@
 /** Rule group `jobs`: maxAttempts and jobTimeoutSeconds from the job definitions. */
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import type { JobDefinitionLike } from '../../../lib/constructs/job-queue/props.ts';
 import { ruleInput } from '../../../lib/constructs/job-queue/rules/index.ts';
 import { jobNeeds, jobsRule } from '../../../lib/constructs/job-queue/rules/jobs.ts';
+import { defineJob } from '../../../lib/runtime/job.ts';
 import { errors, props } from './helpers.ts';
 
 /** A job as `defineJob` returns it, as far as JobQueue reads it. */
@@ -25,6 +28,17 @@ describe('jobs rule', () => {
     expect(settings.maxReceiveCount).toBe(13);
     expect(settings.functionTimeout?.toSeconds()).toBe(120);
     expect(settings.visibilityTimeout?.toSeconds()).toBe(720);
+  });
+
+  it('takes what defineJob returns as it is (its defaults applied: 5 attempts, 30 s)', () => {
+    const spec = { queue: 'jobs', schema: z.object({ id: z.string() }), run: async () => {} };
+    const jobs: JobDefinitionLike[] = [
+      defineJob({ ...spec, type: 'jobs.defaults' }),
+      defineJob({ ...spec, type: 'jobs.patient', retry: { maxAttempts: 8 }, timeoutSeconds: 12 }),
+    ];
+    expect(errors(jobsRule, { ...fromJobs, jobs })).toEqual([]);
+    const { settings } = ruleInput(props({ ...fromJobs, jobs }));
+    expect([settings.maxAttempts, settings.jobTimeoutSeconds]).toEqual([8, 30]);
   });
 
   it('accepts explicit values at or above what the jobs need', () => {
