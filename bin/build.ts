@@ -36,7 +36,8 @@ await build({
   // The CLI runs on the operator's Node (20 or later); `sqs-jobs local` checks for what it needs.
   target: 'node20',
   format: 'esm',
-  sourcemap: true,
+  // No source map: it would triple the tarball, and CLI errors are messages, not stacks.
+  sourcemap: false,
   external,
   // Bundled CommonJS code calls require(); an ESM bundle has none unless defined.
   banner: {

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `sqs-jobs`: the operator CLI (lib/ops/cli/): `stats`, `send`, `dlq list|show|redrive`.
+ * `sqs-jobs`: the operator CLI (lib/ops/cli/): `stats`, `send`, `dlq list|show|redrive`, `local`.
  * Ctrl-C stops the running command (a dlq command releases the messages it holds and exits 130;
  * `stats --watch` ends with 0); a second Ctrl-C kills it, and held messages then come back by
  * themselves when their visibility timeout runs out.

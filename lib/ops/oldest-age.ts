@@ -201,19 +201,26 @@ interface CloudWatchModule {
  *
  * @param config client configuration: `region`, `profile`, `requestHandler` as for the SQS client
  *   (`opsClientConfig`); its `endpoint` is not used (CloudWatch is never the SQS endpoint).
+ * @param load loads the SDK module. @default `import('@aws-sdk/client-cloudwatch')` resolved at run
+ *   time (the `sqs-jobs` CLI passes a static import instead, so its bundle carries the client).
  * @throws {CloudWatchUnavailableError} code `CloudWatchUnavailable` when
  *   `@aws-sdk/client-cloudwatch` cannot be loaded.
  */
-export async function loadCloudWatchReader(config: {
-  readonly region?: unknown;
-  readonly profile?: unknown;
-  readonly requestHandler?: unknown;
-}): Promise<MetricDataReader> {
+export async function loadCloudWatchReader(
+  config: {
+    readonly region?: unknown;
+    readonly profile?: unknown;
+    readonly requestHandler?: unknown;
+  },
+  load: () => Promise<unknown> = () => {
+    // A variable specifier: for library users the package is optional, resolved at run time only.
+    const specifier: string = CLOUDWATCH_CLIENT_PACKAGE;
+    return import(specifier);
+  },
+): Promise<MetricDataReader> {
   let module: CloudWatchModule;
   try {
-    // A variable specifier: the package is optional and resolved at run time only.
-    const specifier: string = CLOUDWATCH_CLIENT_PACKAGE;
-    module = (await import(specifier)) as CloudWatchModule;
+    module = (await load()) as CloudWatchModule;
   } catch (error) {
     throw new CloudWatchUnavailableError(
       `reading it from CloudWatch needs the package ${CLOUDWATCH_CLIENT_PACKAGE} (npm install ${CLOUDWATCH_CLIENT_PACKAGE})`,

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
 import { type LocalRuntimeDescription, serveLocal } from '../../lib/local/serve.ts';
+import { runSqsJobsCli } from '../../lib/ops/cli/index.ts';
 
 const ASSEMBLY = fileURLToPath(new URL('../fixtures/local/assembly', import.meta.url));
 
@@ -85,5 +86,60 @@ describe('serveLocal', () => {
     );
     expect(parsed.queues.find((q) => q.logicalId === 'OrderedQueue0A1B2C3D')?.fifo).toBe(true);
     expect(parsed.workers.length).toBeGreaterThan(0);
+  });
+});
+
+describe('sqs-jobs local', () => {
+  function io(stop: AbortController, out: string[], err: string[]) {
+    return {
+      stdout: {
+        write(text: string) {
+          out.push(text);
+          stop.abort();
+        },
+      },
+      stderr: { write: (text: string) => err.push(text) },
+      stdinIsTTY: false,
+      env: {},
+      signal: stop.signal,
+    };
+  }
+
+  it('runs the app of --assembly until interrupted, prints it as JSON and exits 0', async () => {
+    const stop = new AbortController();
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await runSqsJobsCli(
+      ['local', '--assembly', ASSEMBLY, '--synth', 'never', '--json'],
+      io(stop, out, err),
+    );
+    expect(err.join('')).toBe('');
+    expect(code).toBe(0);
+    const printed = JSON.parse(out.join('')) as LocalRuntimeDescription;
+    expect(printed.stackName).toBe('FixtureStack');
+    expect(printed.queues.some((q) => q.fifo && q.deadLetterQueueUrl?.endsWith('.fifo'))).toBe(true);
+  });
+
+  it('an assembly that is not there is one error line naming it, exit 2', async () => {
+    const stop = new AbortController();
+    const out: string[] = [];
+    const err: string[] = [];
+    const missing = `${ASSEMBLY}-missing`;
+    const code = await runSqsJobsCli(
+      ['local', '--assembly', missing, '--synth', 'never'],
+      io(stop, out, err),
+    );
+    expect(code).toBe(2);
+    expect(out).toEqual([]);
+    expect(err.join('')).toMatch(
+      new RegExp(`^error: .*${missing.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}.*\n$`),
+    );
+  });
+
+  it('a bad --synth value is refused before anything starts', async () => {
+    const err: string[] = [];
+    const code = await runSqsJobsCli(['local', '--synth', 'sometimes'], io(new AbortController(), [], err));
+    expect(code).toBe(2);
+    expect(err.join('')).toContain("'sometimes'");
   });
 });

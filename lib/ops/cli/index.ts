@@ -1,6 +1,6 @@
 /**
  * `sqs-jobs`: the operator CLI. Commands: `dlq list|show|redrive` (./dlq.ts), `stats` (./stats.ts),
- * `send` (./send.ts). bin/sqs-jobs.ts wires it to the process; tests run it in-process with their
+ * `send` (./send.ts), `local` (./local.ts: your app's stack on this machine). bin/sqs-jobs.ts wires it to the process; tests run it in-process with their
  * own {@link CliIo}.
  *
  * Exit codes: 0 done; 1 done with problems (per command, see its --help); 2 could not run (unknown
@@ -10,6 +10,7 @@ import { Command } from 'commander';
 import { CommandRunner } from './common.ts';
 import { addDlqCommand } from './dlq.ts';
 import { CLI_EXIT, type CliIo } from './io.ts';
+import { addLocalCommand } from './local.ts';
 import { addSendCommand } from './send.ts';
 import { addStatsCommand } from './stats.ts';
 
@@ -37,7 +38,7 @@ export async function runSqsJobsCli(argv: readonly string[], io: CliIo): Promise
     .name('sqs-jobs')
     .description(
       'Operate sqs-jobs queues: queue depths and ages (stats), send a job (send), inspect and redrive ' +
-        'dead-letter queues (dlq).',
+        'dead-letter queues (dlq), run your stack locally (local).',
     )
     .exitOverride()
     .configureOutput({
@@ -52,6 +53,7 @@ export async function runSqsJobsCli(argv: readonly string[], io: CliIo): Promise
   addStatsCommand(program, runner);
   addSendCommand(program, runner);
   addDlqCommand(program, runner);
+  addLocalCommand(program, runner);
 
   try {
     await program.parseAsync([...argv], { from: 'user' });

@@ -106,7 +106,10 @@ export function addStatsCommand(program: Command, runner: CommandRunner): Comman
           );
         } else {
           try {
-            metrics = await (io.createMetrics ?? ((i) => loadCloudWatchReader(opsClientConfig(i))))(input);
+            metrics = await (
+              io.createMetrics ??
+              ((i) => loadCloudWatchReader(opsClientConfig(i), () => import('@aws-sdk/client-cloudwatch')))
+            )(input);
             oldestAge = cloudWatchOldestAges(metrics, { nowMs });
           } catch (error) {
             oldestAge = unknownOldestAges(error instanceof Error ? error.message : String(error));
