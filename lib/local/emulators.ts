@@ -9,7 +9,7 @@
  *   `SQS_JOBS_ENDPOINT_URL` for its service.
  * A service with no endpoint gets its embedded emulator.
  */
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import type { FauxqsServer } from 'fauxqs';
@@ -125,9 +125,20 @@ type DynaliteFactory = (options: {
   updateTableMs?: number;
 }) => Server;
 
+/** Most time `stop` waits for requests dynalite is still handling, in milliseconds. */
+const DYNALITE_DRAIN_MS = 10_000;
+
 /**
  * Starts dynalite (in-process, in-memory) on 127.0.0.1 with a free port and table changes that
- * take no time (`createTableMs: 0`). `stop` closes open connections first, so it never hangs.
+ * take no time (`createTableMs: 0`).
+ *
+ * `stop` shuts down in order: no new connections, then waits (up to 10 s) for the requests
+ * dynalite is still handling, then closes every connection, and only then does dynalite close
+ * its database. A handler still running when the database closes throws `Database is closed`
+ * from a callback (an uncaught exception that ends the process), which is what happened when
+ * a local run stopped at its deadline with function threads mid-request. A request counts as
+ * handled when dynalite ends its response (`res.end`), not when its socket closes: a terminated
+ * function thread's socket closes while the handler is still at work.
  */
 export async function startDynalite(): Promise<{ url: string; stop(): Promise<void> }> {
   const dynalite = await loadEmulator(
@@ -136,6 +147,22 @@ export async function startDynalite(): Promise<{ url: string; stop(): Promise<vo
     async () => createRequire(import.meta.url)('dynalite') as DynaliteFactory,
   );
   const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  let handling = 0;
+  let drained: (() => void) | undefined;
+  // Before dynalite's own listener, so every request is counted before its handler runs.
+  server.prependListener('request', (_request: IncomingMessage, response: ServerResponse) => {
+    handling += 1;
+    const end = response.end.bind(response) as (...args: unknown[]) => ServerResponse;
+    let ended = false;
+    response.end = ((...args: unknown[]) => {
+      if (!ended) {
+        ended = true;
+        handling -= 1;
+        if (handling === 0) drained?.();
+      }
+      return end(...args);
+    }) as ServerResponse['end'];
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {
@@ -144,13 +171,26 @@ export async function startDynalite(): Promise<{ url: string; stop(): Promise<vo
     });
   });
   const { port } = server.address() as AddressInfo;
+  let stopped: Promise<void> | undefined;
   return {
     url: `http://127.0.0.1:${port}`,
-    stop: () =>
-      new Promise<void>((resolve) => {
+    stop() {
+      stopped ??= (async () => {
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
+        if (handling > 0) {
+          let timer: NodeJS.Timeout | undefined;
+          await new Promise<void>((resolve) => {
+            drained = resolve;
+            timer = setTimeout(resolve, DYNALITE_DRAIN_MS);
+          });
+          clearTimeout(timer);
+        }
         server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+        await closed;
+      })();
+      return stopped;
+    },
   };
 }
 

@@ -1,0 +1,49 @@
+/**
+ * Stopping the embedded DynamoDB emulator while it is still handling requests (a local run that
+ * ends at its deadline with function threads mid-request) must neither crash the process
+ * (dynalite throws `Database is closed` from a callback when its database closes under a
+ * running handler: an uncaught exception) nor hang.
+ */
+import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { startDynalite } from '../support/dynalite.ts';
+
+describe('startDynalite().stop()', () => {
+  it('waits for the requests it is handling, then closes: no uncaught error, every request answered or refused', async () => {
+    const uncaught: unknown[] = [];
+    const record = (error: unknown) => uncaught.push(error);
+    process.on('uncaughtException', record);
+    try {
+      for (let round = 0; round < 5; round++) {
+        const db = await startDynalite();
+        const tableName = await db.createTable();
+        const client = new DynamoDBClient({
+          endpoint: db.endpoint,
+          region: 'us-east-1',
+          credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+          maxAttempts: 1,
+        });
+        const writes = Array.from({ length: 100 }, (_, i) =>
+          client.send(
+            new PutItemCommand({
+              TableName: tableName,
+              Item: { pk: { S: `k-${i}` } },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            }),
+          ),
+        );
+        // Stop once the first write was answered: the others are queued or being handled.
+        await Promise.race(writes);
+        await db.stop();
+        const settled = await Promise.allSettled(writes);
+        client.destroy();
+        expect(settled.length).toBe(100);
+      }
+      // An uncaught exception from a closing handler surfaces on a later turn of the event loop.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(uncaught).toEqual([]);
+    } finally {
+      process.off('uncaughtException', record);
+    }
+  });
+});
