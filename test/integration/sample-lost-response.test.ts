@@ -5,14 +5,22 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JobClient } from '../../lib/client/job-client.ts';
+import type { InvocationReport } from '../../lib/local/event-source-mapping.ts';
 import { type SampleStack, startSampleStack } from '../../lib/local/workload.ts';
 import { sampleJobs } from '../../lib/sample/jobs.ts';
 
 let stack: SampleStack;
+/** Every settled invocation, in order: what happened to a message is read from these events. */
+const invocations: InvocationReport[] = [];
 
 beforeAll(async () => {
-  // A 2 s visibility timeout (deployed: 180 s) so the lost batch comes back within the test.
-  stack = await startSampleStack({ visibilityTimeoutSeconds: 2, externalTimeoutMs: 1_000 });
+  // A 5 s visibility timeout (deployed: 180 s) so the lost batch comes back within the test; the
+  // assertions follow the invocations, so a slow machine only makes the test take longer.
+  stack = await startSampleStack({
+    visibilityTimeoutSeconds: 5,
+    externalTimeoutMs: 1_000,
+    onInvocation: (report) => invocations.push(report),
+  });
 }, 120_000);
 
 afterAll(async () => {
@@ -53,24 +61,26 @@ describe('lost response on the local runtime', () => {
       queueUrls: target.queueUrls,
       sqs: runtime.sqs,
     });
-    await client.send(
+    const sent = await client.send(
       sampleJobs.capturePayment,
       { userId: 'u-lost', bookingId: 'b-lost' },
       { id: 'capture-b-lost' },
     );
+    const ofMessage = () => invocations.filter((r) => r.messageIds.includes(sent.messageId));
 
-    // The first delivery runs the job to completion (the payment is recorded) and loses its response.
-    await waitFor(
-      () => runtime.stats().functions,
-      (fns) => Object.values(fns).some((f) => f.lostResponses === 1),
-    );
+    // The first delivery runs the job to completion (the payment is recorded) and loses its
+    // response: nothing is acknowledged, the message stays on the queue.
+    const [lost] = await waitFor(ofMessage, (reports) => reports.length >= 1);
+    expect(lost?.outcome).toBe('lost');
+    expect(lost?.failedMessageIds).toEqual([sent.messageId]);
     expect((await repository.getBooking('u-lost', 'b-lost')).paymentId).toMatch(/^pay_/);
-    // Nothing was acknowledged: the message is still on the queue (in flight until the visibility timeout).
-    const depth = await runtime.queueDepth('payments');
-    expect(depth.visible + depth.notVisible).toBe(1);
 
-    // Second delivery: absorbed by the idempotency store, then deleted.
+    // Second delivery of the same message, after its visibility timeout: absorbed by the
+    // idempotency store, then deleted.
+    const [, again] = await waitFor(ofMessage, (reports) => reports.length >= 2);
+    expect(again?.outcome).toBe('success');
     await runtime.waitUntilDrained({ queues: ['payments'], timeoutMs: 30_000 });
+    expect(ofMessage()).toHaveLength(2);
     const payments = Object.values(runtime.stats().functions).find((f) => f.lostResponses === 1);
     expect(payments?.recordsReceived).toBe(2);
     expect(payments?.recordsDeleted).toBe(1);

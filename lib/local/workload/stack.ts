@@ -2,7 +2,7 @@
 import { SetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { DomainRepository } from '../../sample/domain.ts';
 import { type ExternalService, startExternalService } from '../external-service.ts';
-import { type LocalRuntime, RUNTIME_ENV, startLocalRuntime } from '../runtime.ts';
+import { type LocalRuntime, type LocalRuntimeOptions, RUNTIME_ENV, startLocalRuntime } from '../runtime.ts';
 import type { LocalRunOptions } from '../workload.ts';
 import { addEmfMetrics } from './emf-metrics.ts';
 import { targetOf, type WorkloadTarget } from './target.ts';
@@ -19,7 +19,10 @@ export type SampleStackOptions = Pick<
   | 'externalTimeoutMs'
   | 'externalService'
   | 'onStep'
->;
+> & {
+  /** Called after each invocation is settled (see {@link LocalRuntimeOptions.onInvocation}). */
+  readonly onInvocation?: LocalRuntimeOptions['onInvocation'];
+};
 
 /** The sample stack running locally with its fake external service. */
 export interface SampleStack {
@@ -68,6 +71,7 @@ export async function startSampleStack(options: SampleStackOptions = {}): Promis
       seed,
       // Execution environments initialised during boot, so cold starts do not stall the first jobs.
       prewarm: true,
+      onInvocation: options.onInvocation,
       functionLogs: (line) => {
         if (line.stream === 'stdout') addEmfMetrics(line.line, metrics);
         if (showLogs) process.stderr.write(`[${line.functionLogicalId}] ${line.line}\n`);
