@@ -238,9 +238,8 @@ describe('JobQueue: FIFO queue with table, topic and enqueue targets', () => {
       'sqs:GetQueueUrl',
       'sqs:SendMessage',
     ]);
+    // Exactly the commands the runtime sends (test/infra/idempotency-actions.test.ts).
     expect(actionsOn(statements, logicalId(table.table))).toEqual([
-      'dynamodb:ConditionCheckItem',
-      'dynamodb:DeleteItem',
       'dynamodb:GetItem',
       'dynamodb:PutItem',
       'dynamodb:UpdateItem',

@@ -40,15 +40,16 @@ export const JOB_QUEUE_DEFAULTS = {
 } as const;
 
 /**
- * What a worker may do on the idempotency table: single-item reads and conditional writes
- * (lease, completion, release, step records). No Scan, Query or batch operations.
+ * What a worker may do on the idempotency table: exactly the commands the runtime sends
+ * (lib/runtime/idempotency/table.ts): conditional PutItem and UpdateItem (lease, completion,
+ * release, step records) and a consistent GetItem. No DeleteItem (records expire by TTL), no
+ * Scan, Query, batch or transaction. test/infra/idempotency-actions.test.ts keeps this list equal
+ * to the runtime's `new XCommand(` calls of `@aws-sdk/client-dynamodb`.
  */
 export const IDEMPOTENCY_TABLE_ACTIONS = [
   'dynamodb:GetItem',
   'dynamodb:PutItem',
   'dynamodb:UpdateItem',
-  'dynamodb:DeleteItem',
-  'dynamodb:ConditionCheckItem',
 ] as const;
 
 /** AWS limits the validation checks against. */
