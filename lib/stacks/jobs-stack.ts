@@ -35,8 +35,11 @@ export const JOBS_STACK_CONTEXT = {
  * Everything not set here (and every queue not named here) uses the JobQueue defaults.
  */
 const SAMPLE_TUNING: Readonly<Partial<Record<string, Partial<JobQueueProps>>>> = {
-  // FIFO: concurrency follows the number of active message groups (users); batches of 10 at most.
-  booking: { batchSize: 10 },
+  // FIFO: concurrency follows the number of active message groups (users), so many active users
+  // could take up to 1,000 concurrent batches; capped at 5 (maximum concurrency is a setting of any
+  // SQS event source, FIFO included [services-sqs-scaling]). Order inside a user does not depend on
+  // it. Batches of 10 at most.
+  booking: { batchSize: 10, maxConcurrency: 5 },
   // The payment API is the scarce resource: at most 5 concurrent batches call it.
   payments: { batchSize: 10, maxConcurrency: 5 },
   notifications: { batchSize: 10, maxConcurrency: 10 },

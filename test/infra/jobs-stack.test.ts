@@ -132,6 +132,16 @@ describe('JobsStack (sample app)', () => {
     }
   });
 
+  it('caps every event source: the FIFO booking worker at 5 concurrent batches, payments 5, notifications 10', () => {
+    const expected: Record<string, number> = { booking: 5, payments: 5, notifications: 10 };
+    for (const q of SAMPLE_QUEUES) {
+      template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+        EventSourceArn: { 'Fn::GetAtt': [logicalId(synthed.stack.jobQueue(q.name).queue), 'Arn'] },
+        ScalingConfig: { MaximumConcurrency: expected[q.name] },
+      });
+    }
+  });
+
   it('gives every worker APP_TABLE, EXTERNAL_API_URL and the enqueue URLs of its topology targets', () => {
     const appTableRef = { Ref: logicalId(synthed.stack.appTable) };
     for (const q of SAMPLE_QUEUES) {
