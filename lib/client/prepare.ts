@@ -13,6 +13,7 @@ import {
   type JobEnvelope,
   parseEnvelope,
 } from '../runtime/envelope.ts';
+import { firstRefusedCharacter, stringifyForSqs } from '../sqs/characters.ts';
 import { isValidMessageGroupId, MAX_DELAY_SECONDS } from '../sqs/message-parameters.ts';
 import { messageSizeBytes, utf8Bytes } from '../sqs/message-size.ts';
 import { isFifoQueueUrl } from '../sqs/queue-urls.ts';
@@ -266,7 +267,7 @@ async function prepareOne(
     {
       index,
       envelope,
-      body: JSON.stringify(envelope),
+      body: stringifyForSqs(envelope) as string,
       queue: job.queue,
       queueUrl,
       fifo,
@@ -290,27 +291,22 @@ const ENVELOPE_OPTION_NAMES: OptionNames = {
   delaySeconds: 'delaySeconds',
 };
 
-/**
- * Characters SQS accepts in a message body (SendMessage API reference, MessageBody):
- * `#x9 | #xA | #xD | #x20 to #xD7FF | #xE000 to #xFFFD | #x10000 to #x10FFFF`. The `u` flag makes
- * a lone surrogate a character of its own, so it is refused too (it has no UTF-8 encoding).
- */
-const SQS_BODY_REFUSED = /[^\t\n\r\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
-
+/** The problem of a body given as text that holds a character SQS refuses (lib/sqs/characters.ts). */
 function bodyCharacterProblem(body: string): string | undefined {
-  const match = SQS_BODY_REFUSED.exec(body);
-  if (!match) return undefined;
-  const code = match[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
-  return `body has the character U+${code} at index ${match.index}, which SQS does not accept in a message body (SendMessage API, MessageBody); write it as the JSON escape \\u${code.toLowerCase()}`;
+  const refused = firstRefusedCharacter(body);
+  if (refused === undefined) return undefined;
+  const written = `\\u${refused.name.slice(2).toLowerCase()}`;
+  return `body has the character ${refused.name} at index ${refused.index}, which SQS does not accept in a message body (SendMessage API, MessageBody); write it as the JSON escape ${written}`;
 }
 
 /**
  * Checks a job envelope that is already built (by another service, another language, an
  * operator) against the envelope rules ({@link parseEnvelope}, the same as envelope.schema.json)
  * and the producer rules of the queue (FIFO: `partitionkey` required and valid as
- * `MessageGroupId`; delay only on standard queues; size limit), and encodes it. The body is sent
- * exactly as given (extension attributes, number spelling and whitespace included); an object
- * is serialized with `JSON.stringify`.
+ * `MessageGroupId`; delay only on standard queues; size limit), and encodes it. A body given as
+ * text is sent exactly as given (extension attributes, number spelling and whitespace included),
+ * so a character SQS refuses in it is a problem; an object is serialized with `JSON.stringify`,
+ * U+FFFE and U+FFFF written as JSON escapes (`stringifyForSqs`, lib/sqs/characters.ts).
  */
 export function prepareEnvelopeEntry(
   queue: string,
@@ -320,7 +316,9 @@ export function prepareEnvelopeEntry(
 ): { prepared?: PreparedEntry; envelope?: JobEnvelope; problems: string[]; type: string | undefined } {
   let body: string;
   try {
-    body = typeof envelope === 'string' ? envelope : JSON.stringify(envelope);
+    // Text is sent as given (a refused character is a problem below); an object is serialized
+    // so that SQS takes it, losslessly (characters SQS refuses written as JSON escapes).
+    body = typeof envelope === 'string' ? envelope : (stringifyForSqs(envelope) as string);
   } catch (error) {
     return { type: undefined, problems: [`envelope is not JSON-serializable (${describeError(error)})`] };
   }

@@ -21,6 +21,7 @@ import {
   type SendMessageBatchCommandOutput,
   type SendMessageBatchRequestEntry,
 } from '@aws-sdk/client-sqs';
+import { bodyToSendOn } from '../sqs/characters.ts';
 import { chunkByCountAndBytes } from '../sqs/chunk.ts';
 import { messageSizeBytes, SQS_MAX_BATCH_ENTRIES, SQS_MAX_MESSAGE_BYTES } from '../sqs/message-size.ts';
 import type { DeadLetterMessage } from './dead-letter-message.ts';
@@ -258,7 +259,7 @@ class Mover {
   }
 
   #chunks(messages: readonly DeadLetterMessage[]): DeadLetterMessage[][] {
-    return chunkByCountAndBytes(messages, (m) => messageSizeBytes({ MessageBody: m.body }), {
+    return chunkByCountAndBytes(messages, (m) => messageSizeBytes({ MessageBody: bodyToSendOn(m.body) }), {
       maxEntries: SQS_MAX_BATCH_ENTRIES,
       maxBytes: SQS_MAX_MESSAGE_BYTES,
     });
@@ -267,7 +268,9 @@ class Mover {
   async #sendChunk(chunk: readonly DeadLetterMessage[]): Promise<void> {
     const entries: SendMessageBatchRequestEntry[] = chunk.map((message, i) => ({
       Id: `m${i}`,
-      MessageBody: message.body,
+      // Unchanged when SQS takes it (every body SQS delivered does); a body it would refuse
+      // (written by a tool that did not check) gets those characters as JSON escapes: same JSON value.
+      MessageBody: bodyToSendOn(message.body),
       ...(this.target.fifo
         ? {
             MessageGroupId: message.messageGroupId,
@@ -358,8 +361,9 @@ class Mover {
  * Redrives the DLQ messages selected by `filter` (at most `max`) to `targetUrl`.
  *
  * - Each selected body is sent unchanged (no message attributes: the evidence stays behind; the
- *   worker writes fresh evidence if the job fails again). FIFO: the message's `MessageGroupId`
- *   and a fresh {@link redriveDeduplicationId}; standard: no group.
+ *   worker writes fresh evidence if the job fails again); only a character SQS would refuse (no
+ *   body SQS delivered holds one) is written as a JSON escape (lib/sqs/characters.ts). FIFO: the
+ *   message's `MessageGroupId` and a fresh {@link redriveDeduplicationId}; standard: no group.
  * - A message is deleted from the DLQ only after its send succeeded; per-entry failures of
  *   SendMessageBatch leave their messages in the DLQ and are reported.
  * - FIFO order: messages are moved in DLQ order per group; a group stops at its first message that

@@ -11,6 +11,7 @@
 import { createHash } from 'node:crypto';
 import { type MessageAttributeValue, SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
+import { bodyToSendOn } from '../sqs/characters.ts';
 import { isFifoQueueUrl } from '../sqs/queue-urls.ts';
 import type { SqsSender } from './sqs-port.ts';
 
@@ -172,7 +173,9 @@ export interface DeadLetterRequest {
 }
 
 /**
- * Sends the record's original body to the DLQ with the evidence. On a FIFO DLQ it keeps the
+ * Sends the record's original body to the DLQ with the evidence. The body goes untouched when SQS
+ * takes it (every body SQS delivered does); otherwise the characters SQS refuses are written as
+ * JSON escapes (`bodyToSendOn`, lib/sqs/characters.ts: the same JSON value). On a FIFO DLQ it keeps the
  * record's `MessageGroupId` (a FIFO queue's DLQ must be FIFO too; when the record has no group,
  * the job type is used) and sets {@link deadLetterDeduplicationId}.
  *
@@ -180,6 +183,7 @@ export interface DeadLetterRequest {
  */
 export async function sendToDeadLetterQueue(request: DeadLetterRequest): Promise<void> {
   const { record, evidence, dlqUrl } = request;
+  const body = bodyToSendOn(record.body);
   const fifo = isFifoQueueUrl(dlqUrl)
     ? {
         MessageGroupId: record.attributes.MessageGroupId ?? evidence.jobType ?? 'dead-letter',
@@ -189,8 +193,8 @@ export async function sendToDeadLetterQueue(request: DeadLetterRequest): Promise
   await request.sqs.send(
     new SendMessageCommand({
       QueueUrl: dlqUrl,
-      MessageBody: record.body,
-      MessageAttributes: evidenceAttributes(record.body, evidence),
+      MessageBody: body,
+      MessageAttributes: evidenceAttributes(body, evidence),
       ...fifo,
     }),
   );
