@@ -14,6 +14,7 @@ import {
   parseEnvelope,
 } from '../runtime/envelope.ts';
 import { firstRefusedCharacter, stringifyForSqs } from '../sqs/characters.ts';
+import { appendPath, jsonFormOf, jsonValueProblems } from '../sqs/json-value.ts';
 import { isValidMessageGroupId, MAX_DELAY_SECONDS } from '../sqs/message-parameters.ts';
 import { messageSizeBytes, utf8Bytes } from '../sqs/message-size.ts';
 import { isFifoQueueUrl } from '../sqs/queue-urls.ts';
@@ -86,9 +87,7 @@ export function formatIssuePath(path: StandardSchemaV1.Issue['path']): string {
   let out = 'data';
   for (const segment of path ?? []) {
     const key = typeof segment === 'object' && segment !== null ? segment.key : segment;
-    if (typeof key === 'number') out += `[${key}]`;
-    else if (typeof key === 'string' && /^[A-Za-z_$][\w$]*$/.test(key)) out += `.${key}`;
-    else out += `[${JSON.stringify(String(key))}]`;
+    out = appendPath(out, typeof key === 'number' ? key : String(key));
   }
   return out;
 }
@@ -110,11 +109,40 @@ const ENVELOPE_FIELD_AS_INPUT: Record<string, string> = {
   type: 'job type',
 };
 
-async function schemaProblems(job: SendableJob<unknown>, data: unknown): Promise<string[]> {
+/** The value at a Standard Schema issue path, or undefined when the path does not lead anywhere. */
+function valueAtPath(root: unknown, path: StandardSchemaV1.Issue['path']): unknown {
+  let current = root;
+  for (const segment of path ?? []) {
+    const key = typeof segment === 'object' && segment !== null ? segment.key : segment;
+    if (typeof current !== 'object' || current === null) return undefined;
+    current = (current as Record<PropertyKey, unknown>)[key as PropertyKey];
+  }
+  return current;
+}
+
+/**
+ * Validates the JSON form of the data (what the worker will parse and validate), so a schema
+ * that only the in-memory value passes (`z.date()` given a `Date`) is refused here, not
+ * dead-lettered by the worker. Where the value given differs from its JSON form, the problem says so.
+ */
+async function schemaProblems(
+  job: SendableJob<unknown>,
+  data: unknown,
+  jsonData: unknown,
+): Promise<string[]> {
   try {
-    const result = await job.schema['~standard'].validate(data);
+    const result = await job.schema['~standard'].validate(jsonData);
     if (!result.issues) return [];
-    return result.issues.map((issue) => `${formatIssuePath(issue.path)}: ${issue.message}`);
+    return result.issues.map((issue) => {
+      const given = valueAtPath(data, issue.path);
+      const note =
+        typeof given === 'object' &&
+        given !== null &&
+        typeof (given as { toJSON?: unknown }).toJSON === 'function'
+          ? ` (checked as the worker receives it, in JSON: ${given instanceof Date ? 'a Date' : 'a value with toJSON()'} travels as ${JSON.stringify(valueAtPath(jsonData, issue.path))})`
+          : '';
+      return `${formatIssuePath(issue.path)}: ${issue.message}${note}`;
+    });
   } catch (error) {
     return [`data: the schema threw while validating (${describeError(error)})`];
   }
@@ -237,28 +265,40 @@ async function prepareOne(
   if (queueProblem !== undefined) problems.push(queueProblem);
   const fifo = queueUrl !== undefined && isFifoQueueUrl(queueUrl);
   if (queueUrl !== undefined) problems.push(...optionProblems(options, fifo, job.queue));
-  problems.push(...(await schemaProblems(job, entry.data)));
+  // The worker sees the JSON form of the data: refuse what JSON would change, check the rest as
+  // the worker will (JSON.parse of the body, then the schema).
+  let jsonData: unknown = null;
+  if (entry.data === undefined) {
+    problems.push('data must be a JSON value (undefined is not)');
+  } else {
+    const jsonProblems = jsonValueProblems(entry.data);
+    if (jsonProblems.length > 0) {
+      const list = jsonProblems.map((problem) => `${problem.path}: ${problem.message}`).join('; ');
+      problems.push(`data is not JSON-serializable (${list})`);
+    } else {
+      jsonData = jsonFormOf(entry.data);
+      problems.push(...(await schemaProblems(job, entry.data, jsonData)));
+    }
+  }
 
   let envelope: JobEnvelope | undefined;
   try {
     envelope = createEnvelope({
       type: job.type,
       source: settings.source,
-      data: entry.data,
+      data: jsonData,
       ...(options.id === undefined ? {} : { id: options.id }),
       ...(options.partitionKey === undefined ? {} : { partitionKey: options.partitionKey }),
     });
   } catch (error) {
-    if (error instanceof EnvelopeError && error.field === 'data') {
-      problems.push('data must be a JSON value (undefined is not)');
-    } else if (error instanceof EnvelopeError) {
+    if (error instanceof EnvelopeError) {
       const asInput = ENVELOPE_FIELD_AS_INPUT[error.field] ?? error.field;
       // The FIFO option check may have named this field already: one problem, one line.
       if (problems.some((problem) => problem.startsWith(`${asInput} `))) return { type: job.type, problems };
       const detail = error.message.replace(`invalid job envelope: ${error.field} `, '');
       problems.push(`${asInput} ${detail}`);
     } else {
-      problems.push(`data is not JSON-serializable (${describeError(error)})`);
+      problems.push(`the envelope is not JSON-serializable (${describeError(error)})`);
     }
   }
   if (!envelope || queueUrl === undefined || problems.length > 0) return { type: job.type, problems };
@@ -314,6 +354,14 @@ export function prepareEnvelopeEntry(
   options: SendEnvelopeOptions,
   settings: PrepareSettings,
 ): { prepared?: PreparedEntry; envelope?: JobEnvelope; problems: string[]; type: string | undefined } {
+  if (typeof envelope === 'object' && envelope !== null) {
+    // An object travels as its JSON: refuse what JSON would change silently (NaN → null, Map → {}).
+    const jsonProblems = jsonValueProblems(envelope, 'envelope');
+    if (jsonProblems.length > 0) {
+      const list = jsonProblems.map((problem) => `${problem.path}: ${problem.message}`).join('; ');
+      return { type: undefined, problems: [`envelope is not JSON-serializable (${list})`] };
+    }
+  }
   let body: string;
   try {
     // Text is sent as given (a refused character is a problem below); an object is serialized
