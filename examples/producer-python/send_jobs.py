@@ -91,7 +91,9 @@ def send(sqs, queue_url: str, events: list[dict]) -> tuple[list[dict], list[dict
         chunk = events[start : start + SQS_MAX_BATCH_ENTRIES]
         entries = []
         for i, event in enumerate(chunk):
-            entry = {"Id": str(i), "MessageBody": json.dumps(event, ensure_ascii=False)}
+            # ASCII-only JSON text (non-ASCII as \uXXXX escapes): the same data for the worker, and no
+            # character SQS refuses in a message body (e.g. U+FFFF) can appear raw.
+            entry = {"Id": str(i), "MessageBody": json.dumps(event)}
             if fifo:
                 entry["MessageGroupId"] = event["partitionkey"]
                 entry["MessageDeduplicationId"] = deduplication_id(event)
