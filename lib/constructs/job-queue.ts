@@ -25,6 +25,7 @@ import {
 import type { JobQueueAlarms, JobQueueProps } from './job-queue/props.ts';
 import { checkJobQueue } from './job-queue/rules/index.ts';
 import { takenNames, uniqueNameFindings } from './job-queue/rules/unique-name.ts';
+import { relativeSourceMapCommand } from './job-queue/source-map.ts';
 
 export {
   enqueueUrlVariable,
@@ -226,6 +227,13 @@ export class JobQueue extends Construct {
         // Bundled CommonJS dependencies call require(); an ESM bundle has none unless defined.
         banner:
           "import { createRequire as __sqsJobsCreateRequire } from 'node:module'; const require = __sqsJobsCreateRequire(import.meta.url);",
+        // Source-map paths relative to the project, not to the assembly directory: the code asset
+        // hash (and so the default JOBS_HANDLER_VERSION) must not change with `cdk.out`'s location.
+        commandHooks: {
+          beforeBundling: () => [],
+          beforeInstall: () => [],
+          afterBundling: (inputDir, outputDir) => [relativeSourceMapCommand(inputDir, outputDir)],
+        },
       },
       environment: {
         ...props.environment,

@@ -142,6 +142,14 @@ describe('JobsStack (sample app)', () => {
     }
   });
 
+  it("writes each worker's source map with paths relative to the project, not to the assembly directory", () => {
+    for (const w of synthed.workers) {
+      const { sources } = JSON.parse(fs.readFileSync(`${w.entryFile}.map`, 'utf8')) as { sources: string[] };
+      expect(sources).toContain('lib/runtime/worker.ts');
+      expect(sources.filter((s) => s.startsWith('../') || path.isAbsolute(s))).toEqual([]);
+    }
+  });
+
   it('gives every worker APP_TABLE, EXTERNAL_API_URL and the enqueue URLs of its topology targets', () => {
     const appTableRef = { Ref: logicalId(synthed.stack.appTable) };
     for (const q of SAMPLE_QUEUES) {

@@ -215,7 +215,9 @@ export interface JobQueueProps {
 
   /**
    * `JOBS_HANDLER_VERSION`, written into DLQ evidence.
-   * @default - the hash of the bundled code asset (changes whenever the deployed code changes)
+   * @default - the hash of the bundled code asset: it changes whenever the deployed code changes,
+   *   and not with the directory the cloud assembly is written to (source-map paths are relative
+   *   to the project)
    */
   readonly handlerVersion?: string;
 
