@@ -7,6 +7,7 @@
  * other languages; tests hold the two to the same cases.
  */
 import { createHash, randomUUID } from 'node:crypto';
+import { isValidMessageGroupId } from '../sqs/message-parameters.ts';
 import { JobError } from './errors.ts';
 
 /** CloudEvents spec version this library writes and accepts. */
@@ -30,7 +31,11 @@ export interface JobEnvelope<Data = unknown> {
   readonly datacontenttype: typeof DATA_CONTENT_TYPE;
   /** The job's input: ids only, reloaded by the worker. */
   readonly data: Data;
-  /** Partitioning extension: becomes `MessageGroupId` on FIFO queues (e.g. the user id). */
+  /**
+   * Partitioning extension: becomes `MessageGroupId` on FIFO queues (e.g. the user id), so it
+   * obeys that rule wherever it appears: 1–128 printable ASCII characters, no space
+   * (`isValidMessageGroupId`, SendMessage API reference). Children inherit it.
+   */
   readonly partitionkey?: string;
 }
 
@@ -98,7 +103,10 @@ function requireString(
 }
 
 /**
- * Parses and checks an SQS body as a job envelope.
+ * Parses and checks an SQS body as a job envelope. Every field that becomes an SQS parameter
+ * obeys the producer's rule for it, so an envelope accepted here can be sent on: `partitionkey`
+ * is a valid `MessageGroupId`; `source` and `id` only reach SQS hashed
+ * ({@link deduplicationIdOf}: 64 hex characters), whatever characters they hold.
  *
  * @param body the raw SQS message body (a JSON string).
  * @returns the envelope; unknown extension attributes are kept out of the result.
@@ -146,7 +154,16 @@ export function parseEnvelope(body: string): JobEnvelope {
     data: obj.data,
   };
   if (obj.partitionkey !== undefined) {
-    return { ...envelope, partitionkey: requireString(obj, 'partitionkey', 128) };
+    const partitionkey = requireString(obj, 'partitionkey', 128);
+    // The worker sends it on as the MessageGroupId of children (and of FIFO dead letters): an
+    // envelope whose key could not be sent on is malformed now, before any side effect.
+    if (!isValidMessageGroupId(partitionkey)) {
+      throw new EnvelopeError(
+        'partitionkey',
+        'must be 1-128 characters of a-z, A-Z, 0-9 and punctuation (printable ASCII, no space): it becomes the MessageGroupId (SendMessage API)',
+      );
+    }
+    return { ...envelope, partitionkey };
   }
   return envelope;
 }

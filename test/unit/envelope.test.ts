@@ -66,7 +66,6 @@ const cases: readonly Case[] = [
   { name: 'id of 256 code points (astral)', value: { ...valid, id: emoji.repeat(256) } },
   { name: 'id of one space', value: { ...valid, id: ' ' } },
   { name: 'partitionkey of 128 chars', value: { ...valid, partitionkey: 'p'.repeat(128) } },
-  { name: 'partitionkey of 128 code points (astral)', value: { ...valid, partitionkey: emoji.repeat(128) } },
   // invalid: not an object
   { name: 'an array', value: [valid], field: 'body' },
   { name: 'a string', value: 'job', field: 'body' },
@@ -120,6 +119,24 @@ const cases: readonly Case[] = [
     name: 'partitionkey of 129 chars',
     value: { ...valid, partitionkey: 'p'.repeat(129) },
     field: 'partitionkey',
+  },
+  // partitionkey becomes a MessageGroupId: printable ASCII without space, whatever the queue
+  {
+    name: 'partitionkey of 128 code points (astral)',
+    value: { ...valid, partitionkey: emoji.repeat(128) },
+    field: 'partitionkey',
+  },
+  {
+    name: 'partitionkey with a non-ASCII letter',
+    value: { ...valid, partitionkey: 'joão' },
+    field: 'partitionkey',
+  },
+  { name: 'partitionkey with a space', value: { ...valid, partitionkey: 'user 9' }, field: 'partitionkey' },
+  { name: 'partitionkey a tab', value: { ...valid, partitionkey: '\t' }, field: 'partitionkey' },
+  { name: 'partitionkey with DEL', value: { ...valid, partitionkey: 'a\u007f' }, field: 'partitionkey' },
+  {
+    name: 'partitionkey of all punctuation',
+    value: { ...valid, partitionkey: '!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~' },
   },
   { name: 'partitionkey null', value: { ...valid, partitionkey: null }, field: 'partitionkey' },
   { name: 'partitionkey a number', value: { ...valid, partitionkey: 42 }, field: 'partitionkey' },
