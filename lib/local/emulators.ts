@@ -9,10 +9,15 @@
  *   `SQS_JOBS_ENDPOINT_URL` for its service.
  * A service with no endpoint gets its embedded emulator.
  */
+
+import { existsSync } from 'node:fs';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { FauxqsServer } from 'fauxqs';
+import { isValidSqsText } from '../sqs/characters.ts';
 import { LocalRuntimeError } from './errors.ts';
 
 /** Names of the environment variables read by {@link resolveEndpointOptions}. */
@@ -194,8 +199,59 @@ export async function startDynalite(): Promise<{ url: string; stop(): Promise<vo
   };
 }
 
+/** URL of a file of the installed fauxqs package (its `exports` only name the entry point). */
+function fauxqsFileUrl(file: string): string | undefined {
+  try {
+    return new URL(file, import.meta.resolve('fauxqs')).href;
+  } catch {
+    const dirs = createRequire(import.meta.url).resolve.paths('fauxqs') ?? [];
+    const dir = dirs.find((candidate) => existsSync(join(candidate, 'fauxqs', 'package.json')));
+    return dir === undefined ? undefined : pathToFileURL(join(dir, 'fauxqs', 'dist', file)).href;
+  }
+}
+
+/** Outcome of {@link alignFauxqsBodyCharacters}. */
+export type FauxqsCharacterCheck = 'aligned' | 'already-aligned' | 'not-found';
+
+/**
+ * Makes the embedded fauxqs take the message body characters SQS takes. fauxqs 2.4 checks bodies
+ * with `/[^\x09\x0A\x0D\x20-\uD7FF\uE000-\uFFFD]/` (its `INVALID_MESSAGE_BODY_CHAR`, in
+ * `dist/sqs/sqsTypes.js`, used by SendMessage, SendMessageBatch and its programmatic `sendMessage`):
+ * without the regex `u` flag and the `#x10000–#x10FFFF` range, so it refuses every character
+ * above U+FFFF (an emoji: `InvalidMessageContents`), which SQS takes (SendMessage API reference,
+ * MessageBody). A job whose data holds an emoji would be dead-lettered locally only.
+ *
+ * The shim replaces that regex's `test` with the SQS rule of lib/sqs/characters.ts (lone
+ * surrogates, U+FFFE, U+FFFF and C0 controls still refused, as on SQS). It changes the regex object
+ * fauxqs shares in this process (every fauxqs server of the process), not any file on disk; it is
+ * idempotent, and does nothing once fauxqs takes astral characters itself.
+ *
+ * @returns `aligned` when the shim was applied now, `already-aligned` when fauxqs already takes an
+ *   emoji (an earlier call, or a fixed fauxqs), `not-found` when this fauxqs has no such check.
+ */
+export async function alignFauxqsBodyCharacters(): Promise<FauxqsCharacterCheck> {
+  const url = fauxqsFileUrl('./sqs/sqsTypes.js');
+  if (url === undefined) return 'not-found';
+  let check: unknown;
+  try {
+    check = ((await import(url)) as { INVALID_MESSAGE_BODY_CHAR?: unknown }).INVALID_MESSAGE_BODY_CHAR;
+  } catch {
+    return 'not-found';
+  }
+  if (!(check instanceof RegExp)) return 'not-found';
+  if (!check.test('\u{1F600}')) return 'already-aligned';
+  Object.defineProperty(check, 'test', {
+    value: (text: unknown): boolean => !isValidSqsText(String(text)),
+    configurable: true,
+    writable: true,
+  });
+  return 'aligned';
+}
+
 /**
  * Starts the embedded emulators for the services that have no external endpoint.
+ *
+ * fauxqs is made to take the body characters SQS takes first ({@link alignFauxqsBodyCharacters}).
  *
  * fauxqs is started without a `host` option so queue URLs carry the host the client used
  * (`http://127.0.0.1:<port>/000000000000/<name>`): with a host, its URLs look like
@@ -217,6 +273,7 @@ export async function startEmulators(
   try {
     if (external.sqs === undefined) {
       const { startFauxqs } = await loadEmulator('fauxqs', 'SQS', () => import('fauxqs'));
+      await alignFauxqsBodyCharacters();
       fauxqs = await startFauxqs({ port: 0, logger: false });
     }
     if (external.dynamodb === undefined) dynamo = await startDynalite();
