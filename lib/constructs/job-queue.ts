@@ -59,6 +59,7 @@ export type { JobDefinitionLike, JobQueueAlarms, JobQueueProps } from './job-que
  * - services-sqs-scaling: https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-scaling.html
  * - services-sqs-errorhandling: https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-errorhandling.html
  * - sqs-dead-letter-queues: https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-dead-letter-queues.html
+ * - setting-up-dead-letter-queue-retention: https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/setting-up-dead-letter-queue-retention.html
  * - high-throughput-fifo: https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/high-throughput-fifo.html
  * - quotas-messages: https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/quotas-messages.html
  *
@@ -74,7 +75,8 @@ export type { JobDefinitionLike, JobQueueAlarms, JobQueueProps } from './job-que
  *
  * Warnings (CDK annotations, shown by `cdk synth`; acknowledge with
  * `Annotations.of(scope).acknowledgeWarning(id, reason)`): `sqs-jobs:noAlarmTopic` when
- * `alarmTopic` is left out, `sqs-jobs:lowMaxReceiveCount` when `maxReceiveCount` is below 5.
+ * `alarmTopic` is left out, `sqs-jobs:lowMaxReceiveCount` when `maxReceiveCount` is below 5,
+ * `sqs-jobs:deadLetterRetentionUnknown` when a given DLQ's retention cannot be read.
  *
  * @throws {JobsConfigError} listing every problem, one line each starting with the prop's name
  *   (the rules live in ./job-queue/rules, one module per group, each citing its AWS page):
@@ -85,7 +87,9 @@ export type { JobDefinitionLike, JobQueueAlarms, JobQueueProps } from './job-que
  *     `maxAttempts` / `jobTimeoutSeconds` below what a job needs;
  *   - entry: not a JavaScript/TypeScript file, missing, outside `projectRoot`, or not exporting
  *     `handler`; no lock file found (or several in one directory); `projectRoot` not a directory;
- *   - the DLQ kind differs from the queue's [sqs-dead-letter-queues]; `maxReceiveCount` at or
+ *   - the DLQ kind differs from the queue's [sqs-dead-letter-queues]; on a standard queue, a DLQ
+ *     that keeps messages no longer than the queue [setting-up-dead-letter-queue-retention];
+ *     `maxReceiveCount` at or
  *     below `maxAttempts` or above 1,000; `jobTimeoutSeconds` not below the function timeout, or
  *     the function timeout above 15 minutes;
  *   - `batchSize` over 10 on FIFO, over 10,000 on standard, or over 10 on standard without a

@@ -55,6 +55,19 @@ describe('JobQueue refuses unsafe settings at synth', () => {
     expectOneProblem(e, 'deadLetterQueue', /FIFO queue needs a FIFO dead-letter queue/);
   });
 
+  it('a standard queue kept as long as its DLQ (14 days), or a given DLQ kept no longer than the queue', () => {
+    expectOneProblem(
+      refusal({ retentionPeriod: Duration.days(14) }),
+      'retentionPeriod',
+      /not shorter than the dead-letter queue's 14 days: a message SQS moves to the DLQ keeps its first enqueue time/,
+    );
+    expectOneProblem(
+      refusal({}, (stack) => ({ deadLetterQueue: new sqs.Queue(stack, 'ShortDlq') })),
+      'deadLetterQueue',
+      /keeps messages 4 days \(the SQS default\), not longer than this queue's retentionPeriod of 4 days/,
+    );
+  });
+
   it('a FIFO dead-letter queue for a standard queue', () => {
     const e = refusal({}, (stack) => ({ deadLetterQueue: new sqs.Queue(stack, 'FifoDlq', { fifo: true }) }));
     expectOneProblem(e, 'deadLetterQueue', /standard queue needs a standard dead-letter queue/);

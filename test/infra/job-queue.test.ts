@@ -365,6 +365,8 @@ describe('JobQueue: standard and high-throughput FIFO queues with non-default se
       givenDlq = new sqs.Queue(stack, 'SharedDlq', {
         encryption: sqs.QueueEncryption.SQS_MANAGED,
         enforceSSL: true,
+        // Longer than the queue's 4 days (refused otherwise: dead-letter-retention rule).
+        retentionPeriod: Duration.days(14),
       });
       payments = new JobQueue(stack, 'Payments', {
         name: 'payments',

@@ -65,6 +65,9 @@ export const LIMITS = {
   minMessageSizeBytes: 1024,
   maxMessageSizeBytes: 1_048_576,
   maxMaxReceiveCount: 1000,
+  /** `MessageRetentionPeriod` when a queue does not set it: 4 days; the maximum is 14 days [quotas-messages]. */
+  sqsDefaultRetentionSeconds: 345_600,
+  maxRetentionSeconds: 1_209_600,
 } as const;
 
 /**
@@ -86,4 +89,5 @@ export function enqueueUrlVariable(queueName: string): string {
 export const JOB_QUEUE_WARNINGS = {
   lowMaxReceiveCount: 'sqs-jobs:lowMaxReceiveCount',
   noAlarmTopic: 'sqs-jobs:noAlarmTopic',
+  deadLetterRetentionUnknown: 'sqs-jobs:deadLetterRetentionUnknown',
 } as const;

@@ -149,7 +149,9 @@ export interface JobQueueProps {
 
   /**
    * How long the main queue keeps a message (60 seconds – 14 days). The DLQ keeps messages
-   * 14 days, the maximum.
+   * 14 days, the maximum. On a standard queue it must stay below the DLQ's retention (refused
+   * otherwise): a message the redrive policy moves keeps its first enqueue time, so it would
+   * expire in the DLQ on arrival [setting-up-dead-letter-queue-retention].
    * @default 4 days
    */
   readonly retentionPeriod?: Duration;
@@ -170,6 +172,10 @@ export interface JobQueueProps {
   /**
    * An existing dead-letter queue to use. It must be of the same kind as this queue (a FIFO
    * queue's DLQ must be FIFO [sqs-dead-letter-queues]); the worker gets permission to send to it.
+   * A standard queue's DLQ must keep messages longer than `retentionPeriod`: read from an
+   * `sqs.Queue` of the same app (the SQS default of 4 days when it sets none) and refused when
+   * not longer; an imported queue cannot be read, which is a warning
+   * (`sqs-jobs:deadLetterRetentionUnknown`) [setting-up-dead-letter-queue-retention].
    * @default - a new encrypted DLQ of the same kind, 14 days retention
    */
   readonly deadLetterQueue?: sqs.IQueue;

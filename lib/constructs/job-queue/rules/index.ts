@@ -9,6 +9,7 @@ import { batchingRule } from './batching.ts';
 import { bundlingRule } from './bundling.ts';
 import { concurrencyRule } from './concurrency.ts';
 import { deadLetterRule } from './dead-letter.ts';
+import { deadLetterRetentionRule } from './dead-letter-retention.ts';
 import { enqueueTargetsRule } from './enqueue-targets.ts';
 import { entryRule } from './entry.ts';
 import { fifoRule } from './fifo.ts';
@@ -28,6 +29,7 @@ export const JOB_QUEUE_RULES: readonly JobQueueRule[] = [
   requiredRule,
   jobsRule,
   deadLetterRule,
+  deadLetterRetentionRule,
   redriveRule,
   timeoutsRule,
   batchingRule,
