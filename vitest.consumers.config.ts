@@ -14,5 +14,7 @@ export default defineConfig({
     globalSetup: ['test/consumers/global-setup.ts'],
     testTimeout: 300_000,
     hookTimeout: 300_000,
+    // A fork that ran the local runtime and large bundles can take a while to exit on a busy machine.
+    teardownTimeout: 60_000,
   },
 });
