@@ -19,6 +19,7 @@ import {
   enqueueUrlVariable,
   IDEMPOTENCY_TABLE_ACTIONS,
   JOB_QUEUE_DEFAULTS,
+  JOB_QUEUE_WARNINGS,
   JOBS_METRICS_NAMESPACE,
   NAME_PATTERN,
 } from './job-queue/defaults.ts';
@@ -59,6 +60,7 @@ export type { JobDefinitionLike, JobQueueAlarms, JobQueueProps } from './job-que
  * - services-sqs-scaling: https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-scaling.html
  * - services-sqs-errorhandling: https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-errorhandling.html
  * - sqs-dead-letter-queues: https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-dead-letter-queues.html
+ * - invocation-recursion: https://docs.aws.amazon.com/lambda/latest/dg/invocation-recursion.html
  * - setting-up-dead-letter-queue-retention: https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/setting-up-dead-letter-queue-retention.html
  * - high-throughput-fifo: https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/high-throughput-fifo.html
  * - quotas-messages: https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/quotas-messages.html
@@ -76,7 +78,9 @@ export type { JobDefinitionLike, JobQueueAlarms, JobQueueProps } from './job-que
  * Warnings (CDK annotations, shown by `cdk synth`; acknowledge with
  * `Annotations.of(scope).acknowledgeWarning(id, reason)`): `sqs-jobs:noAlarmTopic` when
  * `alarmTopic` is left out, `sqs-jobs:lowMaxReceiveCount` when `maxReceiveCount` is below 5,
- * `sqs-jobs:deadLetterRetentionUnknown` when a given DLQ's retention cannot be read.
+ * `sqs-jobs:deadLetterRetentionUnknown` when a given DLQ's retention cannot be read,
+ * `sqs-jobs:selfEnqueueRecursiveLoop` when the queue is its own enqueue target and `recursiveLoop`
+ * is left out.
  *
  * @throws {JobsConfigError} listing every problem, one line each starting with the prop's name
  *   (the rules live in ./job-queue/rules, one module per group, each citing its AWS page):
@@ -129,6 +133,9 @@ export class JobQueue extends Construct {
   /** The effective `jobTimeoutSeconds`: the prop, else the highest `timeoutSeconds` of `jobs`, in seconds. */
   readonly jobTimeoutSeconds: number;
 
+  /** `recursiveLoop` as given; undefined = Lambda's default (Terminate), not chosen. */
+  readonly recursiveLoop: lambda.RecursiveLoop | undefined;
+
   private readonly enqueueTargetNames = new Set<string>();
 
   constructor(scope: Construct, id: string, props: JobQueueProps) {
@@ -159,6 +166,7 @@ export class JobQueue extends Construct {
     this.maxAttempts = settings.maxAttempts!;
     this.jobTimeoutSeconds = settings.jobTimeoutSeconds!;
     this.maxReceiveCount = maxReceiveCount;
+    this.recursiveLoop = props.recursiveLoop;
     this.functionTimeout = functionTimeout;
     this.visibilityTimeout = visibilityTimeout;
 
@@ -214,6 +222,7 @@ export class JobQueue extends Construct {
       memorySize: props.memorySizeMb ?? JOB_QUEUE_DEFAULTS.memorySizeMb,
       timeout: functionTimeout,
       reservedConcurrentExecutions: props.reservedConcurrency,
+      recursiveLoop: props.recursiveLoop,
       role,
       logGroup: this.logGroup,
       loggingFormat: lambda.LoggingFormat.JSON,
@@ -288,7 +297,9 @@ export class JobQueue extends Construct {
 
   /**
    * Lets the worker's jobs enqueue to `queue`: sets `JOBS_QUEUE_URL_<NAME>` and grants send.
-   * Use it for targets created after this queue, and for the queue itself (job chaining).
+   * Use it for targets created after this queue, and for the queue itself (job chaining). The
+   * queue itself with `recursiveLoop` left out adds the warning `sqs-jobs:selfEnqueueRecursiveLoop`:
+   * Lambda stops such a chain after about 16 hops [invocation-recursion].
    * @throws {JobsConfigError} when `name` is not a valid logical name or was added before.
    */
   addEnqueueTarget(name: string, queue: sqs.IQueue): void {
@@ -299,6 +310,15 @@ export class JobQueue extends Construct {
       problems.push(`enqueueTargets: '${name}' is already an enqueue target`);
     if (problems.length > 0) throw new JobsConfigError(`JobQueue '${this.name}'`, this.node.path, problems);
     this.enqueueTargetNames.add(name);
+    if (
+      this.recursiveLoop === undefined &&
+      (queue === this.queue || queue.queueArn === this.queue.queueArn)
+    ) {
+      Annotations.of(this).addWarningV2(
+        JOB_QUEUE_WARNINGS.selfEnqueueRecursiveLoop,
+        `recursiveLoop: this queue is its own enqueue target ('${name}') and the worker keeps Lambda's default (Terminate): a chain of jobs that re-enqueue themselves (polling, pagination) is stopped after about 16 invocations and its next job never runs [invocation-recursion]; pass recursiveLoop: lambda.RecursiveLoop.ALLOW for longer chains (bounded by the job), or RecursiveLoop.TERMINATE when chains stay short`,
+      );
+    }
     this.worker.addEnvironment(enqueueUrlVariable(name), queue.queueUrl);
     queue.grantSendMessages(this.worker);
   }

@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Annotations, CfnOutput, type Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import {
   AlarmTopic,
@@ -38,8 +39,9 @@ const SAMPLE_TUNING: Readonly<Partial<Record<string, Partial<JobQueueProps>>>> =
   // FIFO: concurrency follows the number of active message groups (users), so many active users
   // could take up to 1,000 concurrent batches; capped at 5 (maximum concurrency is a setting of any
   // SQS event source, FIFO included [services-sqs-scaling]). Order inside a user does not depend on
-  // it. Batches of 10 at most.
-  booking: { batchSize: 10, maxConcurrency: 5 },
+  // it. Batches of 10 at most. Booking chains to itself (reserve → confirm → invoice: 3 hops, far
+  // below Lambda's ~16-hop recursion stop), so Lambda's default Terminate is kept, on purpose.
+  booking: { batchSize: 10, maxConcurrency: 5, recursiveLoop: lambda.RecursiveLoop.TERMINATE },
   // The payment API is the scarce resource: at most 5 concurrent batches call it.
   payments: { batchSize: 10, maxConcurrency: 5 },
   notifications: { batchSize: 10, maxConcurrency: 10 },

@@ -7,6 +7,7 @@
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Annotations, App, Duration, Stack } from 'aws-cdk-lib';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { describe, expect, it } from 'vitest';
 import { JobsConfigError } from '../../lib/constructs/errors.ts';
@@ -383,6 +384,36 @@ describe('JobQueue refuses what JavaScript callers and copy-paste get wrong, one
       ),
     ]);
     expect(warnings(quiet)).toEqual([]);
+  });
+
+  it('a queue that enqueues to itself with the default recursive loop detection: a warning naming the 16-hop stop', () => {
+    const stack = unbundledStack();
+    const warnings = (c: JobQueue) =>
+      c.node.metadata.filter((m) => m.type === 'aws:cdk:warning').map((m) => String(m.data));
+    const chained = new JobQueue(stack, 'Chained', { ...BASE, name: 'chained' });
+    chained.addEnqueueTarget('chained', chained.queue);
+    expect(warnings(chained)).toEqual([
+      expect.stringMatching(
+        /^recursiveLoop: this queue is its own enqueue target \('chained'\) and the worker keeps Lambda's default \(Terminate\): .*about 16 .*\[ack: sqs-jobs:selfEnqueueRecursiveLoop\]$/,
+      ),
+    ]);
+    expect((chained.worker.node.defaultChild as lambda.CfnFunction).recursiveLoop).toBeUndefined();
+
+    // Chosen explicitly, either way: no warning, and the function carries the setting.
+    for (const [name, setting, cfn] of [
+      ['allowed', lambda.RecursiveLoop.ALLOW, 'Allow'],
+      ['terminated', lambda.RecursiveLoop.TERMINATE, 'Terminate'],
+    ] as const) {
+      const q = new JobQueue(stack, name, { ...BASE, name, recursiveLoop: setting });
+      q.addEnqueueTarget(name, q.queue);
+      expect(warnings(q)).toEqual([]);
+      expect((q.worker.node.defaultChild as lambda.CfnFunction).recursiveLoop).toBe(cfn);
+    }
+
+    // Enqueueing to another queue is no loop of this function.
+    const other = new JobQueue(stack, 'Other', { ...BASE, name: 'other' });
+    other.addEnqueueTarget('chained', chained.queue);
+    expect(warnings(other)).toEqual([]);
   });
 
   it('the noAlarmTopic warning can be acknowledged on a scope above the queue, the CDK way', () => {

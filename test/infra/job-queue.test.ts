@@ -246,6 +246,15 @@ describe('JobQueue: FIFO queue with table, topic and enqueue targets', () => {
     ]);
   });
 
+  it('warns at synth that the queue enqueues to itself under the default recursive loop detection', () => {
+    const selfEnqueue = s.artifact.messages
+      .filter((m) => m.level === 'warning' && String(m.entry.data).startsWith('recursiveLoop:'))
+      .map((m) => m.id);
+    expect(selfEnqueue).toEqual([`/${booking.node.path}`]);
+    // Left to AWS: the property is absent and Lambda applies its default, Terminate.
+    expect(s.json.Resources[logicalId(booking.worker)]!.Properties.RecursiveLoop).toBeUndefined();
+  });
+
   it('creates five alarms, each notifying the topic on ALARM and OK', () => {
     const topicRef = { Ref: logicalId(topic.topic) };
     const alarms = s.template.findResources('AWS::CloudWatch::Alarm');

@@ -150,6 +150,15 @@ describe('JobsStack (sample app)', () => {
     }
   });
 
+  it('booking chains to itself with recursive loop detection chosen (Terminate: its chains are a few hops), so no warning', () => {
+    const booking = json.Resources[logicalId(synthed.stack.jobQueue('booking').worker)]!.Properties;
+    expect(booking.RecursiveLoop).toBe('Terminate');
+    const warned = synthed.stackArtifact.messages.filter(
+      (m) => m.level === 'warning' && String(m.entry.data).startsWith('recursiveLoop:'),
+    );
+    expect(warned).toEqual([]);
+  });
+
   it('gives every worker APP_TABLE, EXTERNAL_API_URL and the enqueue URLs of its topology targets', () => {
     const appTableRef = { Ref: logicalId(synthed.stack.appTable) };
     for (const q of SAMPLE_QUEUES) {

@@ -90,4 +90,5 @@ export const JOB_QUEUE_WARNINGS = {
   lowMaxReceiveCount: 'sqs-jobs:lowMaxReceiveCount',
   noAlarmTopic: 'sqs-jobs:noAlarmTopic',
   deadLetterRetentionUnknown: 'sqs-jobs:deadLetterRetentionUnknown',
+  selfEnqueueRecursiveLoop: 'sqs-jobs:selfEnqueueRecursiveLoop',
 } as const;

@@ -5,6 +5,7 @@
 import type { Duration } from 'aws-cdk-lib';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
@@ -211,6 +212,19 @@ export interface JobQueueProps {
    * @default - none
    */
   readonly enqueueTargets?: Readonly<Record<string, sqs.IQueue>>;
+
+  /**
+   * Lambda's recursive loop detection for the worker (`RecursiveLoop` of AWS::Lambda::Function).
+   * With `TERMINATE` (AWS's default), Lambda stops a chain Lambda → SQS → the same Lambda after
+   * about 16 invocations: a job that re-enqueues itself (polling, pagination, a long chain on its
+   * own queue) silently stops there; the message is not run. `ALLOW` lets such chains run on;
+   * then bound them yourself (a hop count or deadline in the job data). Left out, the property is
+   * not set (AWS applies Terminate) and `addEnqueueTarget` with this queue itself adds the
+   * warning `sqs-jobs:selfEnqueueRecursiveLoop`; setting it, to either value, says the choice
+   * was made [invocation-recursion].
+   * @default - not set: Lambda's default, Terminate
+   */
+  readonly recursiveLoop?: lambda.RecursiveLoop;
 
   /**
    * Extra environment variables of the worker. They cannot override the `JOBS_*` and
