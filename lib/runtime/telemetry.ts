@@ -23,6 +23,23 @@ export type JobMetricName =
 /** `JobType` dimension value of a record whose type could not be read (bad JSON). */
 export const UNKNOWN_JOB_TYPE = 'unknown';
 
+/** `Queue` dimension value of a batch failed before the worker knew its queue name. */
+export const UNKNOWN_QUEUE = 'unknown';
+
+/**
+ * Counts one batch failed outside any record (docs/contracts.md, "Metrics"): `BatchFailed`
+ * (Count) with the dimension set `[Queue]`, published at once. Such a batch is answered with
+ * every record failed, so Lambda's `Errors` never sees it; this is what the JobQueue alarm
+ * `batchesFailed` watches.
+ */
+export function publishBatchFailed(metrics: Metrics, queueName: string): void {
+  // As in BatchMetrics.flush: Queue as the only default dimension gives exactly [Queue].
+  metrics.clearDefaultDimensions();
+  metrics.setDefaultDimensions({ Queue: queueName });
+  metrics.addMetric('BatchFailed', MetricUnit.Count, 1);
+  metrics.publishStoredMetrics();
+}
+
 /**
  * Values per EMF blob and metric kept well under the EMF limit of 100 (Powertools flushes on
  * its own at 100 and clears the dimensions with it, which would strip the next values).

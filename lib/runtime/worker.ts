@@ -30,6 +30,8 @@ import {
   createDefaultLogger,
   createDefaultMetrics,
   fromPowertools,
+  publishBatchFailed,
+  UNKNOWN_QUEUE,
   type WorkerLogger,
 } from './telemetry.ts';
 import { changeVisibility } from './visibility.ts';
@@ -128,6 +130,10 @@ export function createWorker(options: WorkerOptions): WorkerHandler {
   const now = options.now ?? Date.now;
   const random = options.random ?? Math.random;
   const setup = resolveSetup(options, env, sqs, logger);
+  // The Queue dimension of BatchFailed: known even when the rest of the configuration is not.
+  const queueName = setup.ok
+    ? setup.value.config.queueName
+    : (nonEmpty(options.queueName) ?? nonEmpty(env.JOBS_QUEUE_NAME) ?? UNKNOWN_QUEUE);
 
   const handleBatch = async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
     if (!setup.ok) throw setup.error;
@@ -170,18 +176,27 @@ export function createWorker(options: WorkerOptions): WorkerHandler {
 
   return middy(handleBatch)
     .use(injectLambdaContext(powertoolsLogger, { resetKeys: true }))
-    .use(failWholeBatchOnError(logger));
+    .use(failWholeBatchOnError(logger, metrics, queueName));
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return typeof value === 'string' && value.trim() !== '' ? value : undefined;
 }
 
 /**
  * Turns any error outside a record (bad configuration, a bug, Middy's early timeout just before
  * the Lambda deadline) into every record of the event reported failed, so nothing is deleted by
- * accident. It is logged at ERROR; being a response, it does not count in Lambda's `Errors`
- * metric: the queue alarms (age of the oldest message, then DLQ depth after `maxReceiveCount`)
- * are what notice a worker that keeps failing this way. When the event has no record ids to
- * name, the error is rethrown instead: an empty list would mean "all succeeded".
+ * accident. It is logged at ERROR and counted as `BatchFailed` (dimension `Queue`, docs/contracts.md
+ * "Metrics"): being a response, it does not count in Lambda's `Errors` metric, so the JobQueue
+ * alarm on `BatchFailed` is what notices a worker that fails this way (before the age of the
+ * oldest message, or DLQ depth after `maxReceiveCount`, would). When the event has no record ids
+ * to name, the error is rethrown instead: an empty list would mean "all succeeded".
  */
-function failWholeBatchOnError(logger: WorkerLogger): MiddlewareObj<SQSEvent, SQSBatchResponse> {
+function failWholeBatchOnError(
+  logger: WorkerLogger,
+  metrics: Metrics,
+  queueName: string,
+): MiddlewareObj<SQSEvent, SQSBatchResponse> {
   return {
     onError: (request) => {
       const records = Array.isArray(request.event?.Records) ? request.event.Records : [];
@@ -190,6 +205,11 @@ function failWholeBatchOnError(logger: WorkerLogger): MiddlewareObj<SQSEvent, SQ
         records: records.length,
         error: request.error,
       });
+      try {
+        publishBatchFailed(metrics, queueName);
+      } catch (error) {
+        logger.warn('could not publish metrics', { error });
+      }
       if (records.length === 0) return;
       request.response = {
         batchItemFailures: records.map((record) => ({ itemIdentifier: record.messageId })),

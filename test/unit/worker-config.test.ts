@@ -3,6 +3,7 @@
  * throw at once, mistakes in the environment fail every record of every event, never delete.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -114,6 +115,88 @@ describe('mistakes in the environment fail every record, run nothing, delete not
     await invoke(handler);
     const { response, recs } = await invoke(handler);
     expect(failedIds(response)).toEqual(recs.map((r) => r.messageId));
+  });
+});
+
+describe('a batch failed outside any record is counted: SqsJobs/BatchFailed (Queue)', () => {
+  /** Metrics that print EMF to stdout like the worker's default ones (namespace SqsJobs, no default dimension). */
+  const powertoolsWarnings: string[] = [];
+  const record = (...args: unknown[]) => powertoolsWarnings.push(args.join(' '));
+  const emfMetrics = () => {
+    const metrics = new Metrics({
+      namespace: 'SqsJobs',
+      logger: { debug: record, info: record, warn: record, error: record },
+    });
+    metrics.clearDefaultDimensions();
+    return metrics;
+  };
+  const emfOf = (lines: Record<string, unknown>[]) => lines.filter((l) => '_aws' in l);
+
+  it('on a configuration error (no idempotency table), once per invocation, with the Queue dimension', async () => {
+    const handler = createWorker({
+      jobs: [job],
+      env: fullEnv,
+      sqs: new FakeSqs(),
+      logger: silent(),
+      metrics: emfMetrics(),
+    });
+    for (let i = 0; i < 2; i++) {
+      const { response, lines, recs } = await invoke(handler);
+      expect(failedIds(response)).toEqual(recs.map((r) => r.messageId));
+      const emf = emfOf(lines);
+      expect(emf).toHaveLength(1);
+      const aws = emf[0]!._aws as {
+        CloudWatchMetrics: {
+          Namespace: string;
+          Dimensions: string[][];
+          Metrics: { Name: string; Unit: string }[];
+        }[];
+      };
+      expect(aws.CloudWatchMetrics).toEqual([
+        { Namespace: 'SqsJobs', Dimensions: [['Queue']], Metrics: [{ Name: 'BatchFailed', Unit: 'Count' }] },
+      ]);
+      expect(emf[0]).toMatchObject({ Queue: 'notifications', BatchFailed: 1 });
+    }
+    expect(powertoolsWarnings).toEqual([]); // none on the warm second invocation either
+  });
+
+  it("names the queue from the options when the environment lacks it, else 'unknown'", async () => {
+    const noName = { JOBS_QUEUE_URL: fullEnv.JOBS_QUEUE_URL, JOBS_DLQ_URL: fullEnv.JOBS_DLQ_URL };
+    const named = createWorker({
+      jobs: [job],
+      idempotency: false,
+      queueName: 'mail',
+      queueUrl: '',
+      env: {},
+      sqs: new FakeSqs(),
+      logger: silent(),
+      metrics: emfMetrics(),
+    });
+    expect(emfOf((await invoke(named)).lines)[0]).toMatchObject({ Queue: 'mail', BatchFailed: 1 });
+    const anonymous = createWorker({
+      jobs: [job],
+      idempotency: false,
+      env: noName,
+      sqs: new FakeSqs(),
+      logger: silent(),
+      metrics: emfMetrics(),
+    });
+    expect(emfOf((await invoke(anonymous)).lines)[0]).toMatchObject({ Queue: 'unknown', BatchFailed: 1 });
+  });
+
+  it('is not emitted when records fail one by one (those are JobRetried / JobDeadLettered)', async () => {
+    const handler = createWorker({
+      jobs: [failing],
+      idempotency: false,
+      env: fullEnv,
+      sqs: new FakeSqs(),
+      logger: silent(),
+      metrics: emfMetrics(),
+    });
+    const { lines } = await invoke(handler, [sqsRecord({ body: jobBody('mail.bounce', { id: '1' }) })]);
+    const emf = emfOf(lines);
+    expect(emf.length).toBeGreaterThan(0);
+    expect(emf.some((blob) => 'BatchFailed' in blob)).toBe(false);
   });
 });
 
