@@ -52,7 +52,7 @@ export type { JobDefinitionLike, JobQueueAlarms, JobQueueProps } from './job-que
  *   change visibility on its queue, send to its DLQ and enqueue targets, and read/write the
  *   idempotency table;
  * - the SQS event source with `ReportBatchItemFailures` always on [services-sqs-errorhandling];
- * - five alarms ({@link JobQueueAlarms}), with the alarm topic as action when given.
+ * - seven alarms ({@link JobQueueAlarms}), with the alarm topic as action when given.
  *
  * AWS pages cited in brackets:
  * - services-sqs-configure: https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-configure.html
@@ -330,7 +330,13 @@ export class JobQueue extends Construct {
 
   /** A worker metric of namespace `SqsJobs` with dimension `Queue` = this queue's name (docs/contracts.md). */
   metricJobs(
-    metricName: 'JobCompleted' | 'JobRetried' | 'JobDeadLettered' | 'JobDuplicateAbsorbed' | 'JobDuration',
+    metricName:
+      | 'JobCompleted'
+      | 'JobRetried'
+      | 'JobDeadLettered'
+      | 'JobDuplicateAbsorbed'
+      | 'JobDuration'
+      | 'BatchFailed',
     options: cloudwatch.MetricOptions = {},
   ): cloudwatch.Metric {
     return new cloudwatch.Metric({
@@ -361,6 +367,32 @@ export class JobQueue extends Construct {
         evaluationPeriods: 1,
         treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
       }),
+      deadLetterQueueArrivals: new cloudwatch.Alarm(this, 'DeadLetterQueueArrivalsAlarm', {
+        alarmDescription: `${q}: more messages in the dead-letter queue than a minute before: a job was dead-lettered (by the worker or by the redrive policy) while earlier ones may still be waiting. The depth alarm notifies only when the DLQ stops being empty; this one on every new arrival.`,
+        // DIFF of the DLQ's total per minute: > 0 exactly when messages arrived. Visible + in
+        // flight, so an operator listing the DLQ (messages in flight, then visible again) is no
+        // arrival, and a redrive or deletion (a decrease) is none either. The DLQ's
+        // NumberOfMessagesSent would miss messages moved by the redrive policy [sqs-dead-letter-queues].
+        metric: new cloudwatch.MathExpression({
+          expression: 'DIFF(visible + inFlight)',
+          usingMetrics: {
+            visible: this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+              period: oneMinute,
+              statistic: 'Maximum',
+            }),
+            inFlight: this.deadLetterQueue.metricApproximateNumberOfMessagesNotVisible({
+              period: oneMinute,
+              statistic: 'Maximum',
+            }),
+          },
+          label: 'DLQ arrivals per minute',
+          period: oneMinute,
+        }),
+        threshold: 0,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      }),
       ageOfOldestMessage: new cloudwatch.Alarm(this, 'AgeOfOldestMessageAlarm', {
         alarmDescription: `${q}: the oldest message has waited more than ${ageThreshold.toHumanString()}. The worker is not keeping up, is failing, throttled or disabled.`,
         metric: this.queue.metricApproximateAgeOfOldestMessage({ period: oneMinute, statistic: 'Maximum' }),
@@ -388,6 +420,14 @@ export class JobQueue extends Construct {
       jobsDeadLettered: new cloudwatch.Alarm(this, 'JobsDeadLetteredAlarm', {
         alarmDescription: `${q}: the worker sent at least one job to the dead-letter queue (permanent error, attempts used up, or an expired lease under the dead-letter policy).`,
         metric: this.metricJobs('JobDeadLettered', { period: oneMinute, statistic: 'Sum' }),
+        threshold: 1,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      }),
+      batchesFailed: new cloudwatch.Alarm(this, 'BatchesFailedAlarm', {
+        alarmDescription: `${q}: the worker failed a whole batch outside any record (a configuration error such as a missing environment variable, a bug, an early timeout) and reported every record failed. Lambda's Errors does not count this; nothing runs until it is fixed.`,
+        metric: this.metricJobs('BatchFailed', { period: oneMinute, statistic: 'Sum' }),
         threshold: 1,
         comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
         evaluationPeriods: 1,

@@ -29,8 +29,8 @@ export interface JobsDashboardProps {
 
 /**
  * A dashboard with one section per queue: messages visible and in flight, age of the oldest
- * message (with the alarm threshold), DLQ depth, jobs completed / retried / dead-lettered per
- * minute, and job duration (average and p99, milliseconds).
+ * message (with the alarm threshold), DLQ depth, jobs completed / retried / dead-lettered and
+ * whole batches failed per minute, and job duration (average and p99, milliseconds).
  */
 export class JobsDashboard extends Construct {
   /** The dashboard. */
@@ -98,6 +98,7 @@ export class JobsDashboard extends Construct {
             q.metricJobs('JobCompleted', { label: 'Completed' }),
             q.metricJobs('JobRetried', { label: 'Retried' }),
             q.metricJobs('JobDeadLettered', { label: 'Dead-lettered' }),
+            q.metricJobs('BatchFailed', { label: 'Whole batches failed' }),
           ],
         }),
         new cloudwatch.GraphWidget({

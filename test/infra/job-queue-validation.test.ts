@@ -380,7 +380,7 @@ describe('JobQueue refuses what JavaScript callers and copy-paste get wrong, one
       c.node.metadata.filter((m) => m.type === 'aws:cdk:warning').map((m) => String(m.data));
     expect(warnings(warned)).toEqual([
       expect.stringMatching(
-        /^alarmTopic: not set: the five alarms of this queue notify nobody.*\[ack: sqs-jobs:noAlarmTopic\]$/,
+        /^alarmTopic: not set: the alarms of this queue notify nobody.*\[ack: sqs-jobs:noAlarmTopic\]$/,
       ),
     ]);
     expect(warnings(quiet)).toEqual([]);

@@ -255,10 +255,10 @@ describe('JobQueue: FIFO queue with table, topic and enqueue targets', () => {
     expect(s.json.Resources[logicalId(booking.worker)]!.Properties.RecursiveLoop).toBeUndefined();
   });
 
-  it('creates five alarms, each notifying the topic on ALARM and OK', () => {
+  it('creates seven alarms, each notifying the topic on ALARM and OK', () => {
     const topicRef = { Ref: logicalId(topic.topic) };
     const alarms = s.template.findResources('AWS::CloudWatch::Alarm');
-    expect(Object.keys(alarms)).toHaveLength(5);
+    expect(Object.keys(alarms)).toHaveLength(7);
     for (const alarm of Object.values(alarms)) {
       expect(alarm.Properties.AlarmActions).toEqual([topicRef]);
       expect(alarm.Properties.OKActions).toEqual([topicRef]);
@@ -284,6 +284,60 @@ describe('JobQueue: FIFO queue with table, topic and enqueue targets', () => {
       Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [logicalId(booking.queue), 'QueueName'] } }],
       ComparisonOperator: 'GreaterThanThreshold',
       Threshold: 900,
+    });
+  });
+
+  it('alarms on every new DLQ arrival: DIFF of the DLQ total (visible + in flight) per minute above 0', () => {
+    const dlqName = { 'Fn::GetAtt': [logicalId(booking.deadLetterQueue), 'QueueName'] };
+    const props = s.json.Resources[logicalId(booking.alarms.deadLetterQueueArrivals)]!.Properties;
+    expect(props).toMatchObject({
+      ComparisonOperator: 'GreaterThanThreshold',
+      Threshold: 0,
+      EvaluationPeriods: 1,
+      TreatMissingData: 'notBreaching',
+    });
+    expect(props.MetricName).toBeUndefined();
+    const metrics = props.Metrics as {
+      Id: string;
+      Expression?: string;
+      ReturnData?: boolean;
+      MetricStat?: unknown;
+    }[];
+    const byId = new Map(metrics.map((m) => [m.Id, m]));
+    expect(metrics.filter((m) => m.ReturnData !== false).map((m) => m.Expression)).toEqual([
+      'DIFF(visible + inFlight)',
+    ]);
+    expect(byId.get('visible')?.MetricStat).toEqual({
+      Metric: {
+        Namespace: 'AWS/SQS',
+        MetricName: 'ApproximateNumberOfMessagesVisible',
+        Dimensions: [{ Name: 'QueueName', Value: dlqName }],
+      },
+      Period: 60,
+      Stat: 'Maximum',
+    });
+    expect(byId.get('inFlight')?.MetricStat).toEqual({
+      Metric: {
+        Namespace: 'AWS/SQS',
+        MetricName: 'ApproximateNumberOfMessagesNotVisible',
+        Dimensions: [{ Name: 'QueueName', Value: dlqName }],
+      },
+      Period: 60,
+      Stat: 'Maximum',
+    });
+  });
+
+  it('alarms on SqsJobs/BatchFailed (Queue = booking) ≥ 1 in a minute: batches failed outside any record', () => {
+    expect(booking.alarms.batchesFailed).toBeDefined();
+    s.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'SqsJobs',
+      MetricName: 'BatchFailed',
+      Dimensions: [{ Name: 'Queue', Value: 'booking' }],
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      Threshold: 1,
+      Statistic: 'Sum',
+      Period: 60,
+      TreatMissingData: 'notBreaching',
     });
   });
 
@@ -466,7 +520,7 @@ describe('JobQueue: standard and high-throughput FIFO queues with non-default se
       AlarmActions: Match.absent(),
       OKActions: Match.absent(),
     });
-    s.template.resourceCountIs('AWS::CloudWatch::Alarm', 10);
+    s.template.resourceCountIs('AWS::CloudWatch::Alarm', 14);
   });
 
   it('warns at synth that the alarms of a queue without alarmTopic notify nobody; alarmTopic: false is silent', () => {

@@ -245,18 +245,24 @@ describe('JobsStack (sample app)', () => {
     template.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: Match.anyValue() });
   });
 
-  it('has five alarms per queue (15), every one notifying the alarm topic', () => {
+  it('has seven alarms per queue (21), every one notifying the alarm topic', () => {
     const topicRef = { Ref: logicalId(synthed.stack.alarmTopic.topic) };
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 15);
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 21);
     template.allResourcesProperties('AWS::CloudWatch::Alarm', {
       AlarmActions: [topicRef],
       OKActions: [topicRef],
     });
     for (const q of SAMPLE_QUEUES) {
+      for (const metric of ['JobDeadLettered', 'BatchFailed']) {
+        template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+          Namespace: 'SqsJobs',
+          MetricName: metric,
+          Dimensions: [{ Name: 'Queue', Value: q.name }],
+        });
+      }
       template.hasResourceProperties('AWS::CloudWatch::Alarm', {
-        Namespace: 'SqsJobs',
-        MetricName: 'JobDeadLettered',
-        Dimensions: [{ Name: 'Queue', Value: q.name }],
+        Metrics: Match.arrayWith([Match.objectLike({ Expression: 'DIFF(visible + inFlight)' })]),
+        AlarmDescription: Match.stringLikeRegexp(`^queue ${q.name}: `),
       });
     }
   });
@@ -272,6 +278,7 @@ describe('JobsStack (sample app)', () => {
       'JobCompleted',
       'JobRetried',
       'JobDeadLettered',
+      'BatchFailed',
       'JobDuration',
     ]) {
       expect(body).toContain(metric);

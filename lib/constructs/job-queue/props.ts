@@ -188,7 +188,7 @@ export interface JobQueueProps {
   readonly ageOfOldestMessageAlarmThreshold?: Duration;
 
   /**
-   * SNS topic the five alarms notify (on ALARM and on return to OK). `false` creates the alarms
+   * SNS topic the seven alarms notify (on ALARM and on return to OK). `false` creates the alarms
    * without actions on purpose (e.g. a composite alarm elsewhere watches them). Left out, the
    * alarms also have no actions and synth shows the warning `sqs-jobs:noAlarmTopic`.
    * @default - no actions, with a synth warning
@@ -265,10 +265,19 @@ export interface JobQueueProps {
   readonly depsLockFilePath?: string;
 }
 
-/** The five alarms of a {@link JobQueue}. */
+/** The seven alarms of a {@link JobQueue}. */
 export interface JobQueueAlarms {
-  /** DLQ `ApproximateNumberOfMessagesVisible` ≥ 1: a job gave up and needs a human. */
+  /**
+   * DLQ `ApproximateNumberOfMessagesVisible` ≥ 1: a job gave up and needs a human. Notifies when
+   * the DLQ stops being empty, not again for later arrivals while it stays in ALARM.
+   */
   readonly deadLetterQueueDepth: cloudwatch.Alarm;
+  /**
+   * `DIFF(visible + in flight)` of the DLQ per minute > 0: messages arrived in the DLQ this minute,
+   * moved by the worker or by the redrive policy. Goes back to OK after a minute without arrivals,
+   * so each new arrival (after a quiet minute) notifies again, even while the DLQ is not empty.
+   */
+  readonly deadLetterQueueArrivals: cloudwatch.Alarm;
   /** Main queue `ApproximateAgeOfOldestMessage` above the threshold: the worker is not keeping up or is stuck. */
   readonly ageOfOldestMessage: cloudwatch.Alarm;
   /** Function `Errors` ≥ 1 in 5 minutes: the handler crashed or timed out (a whole batch failed). */
@@ -277,4 +286,10 @@ export interface JobQueueAlarms {
   readonly functionThrottles: cloudwatch.Alarm;
   /** `SqsJobs/JobDeadLettered` (Queue = name) ≥ 1: the worker sent a job to the DLQ. */
   readonly jobsDeadLettered: cloudwatch.Alarm;
+  /**
+   * `SqsJobs/BatchFailed` (Queue = name) ≥ 1 in a minute: the worker failed a whole batch outside
+   * any record (configuration error, bug) and reported every record failed, which Lambda's
+   * `Errors` does not count.
+   */
+  readonly batchesFailed: cloudwatch.Alarm;
 }

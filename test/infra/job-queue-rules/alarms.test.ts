@@ -17,7 +17,7 @@ describe('alarms rule', () => {
   it('warns (does not refuse) when the topic is left out', () => {
     expect(errors(alarmsRule, { alarmTopic: undefined })).toEqual([]);
     expect(warnings(alarmsRule, { alarmTopic: undefined })).toEqual([
-      'sqs-jobs:noAlarmTopic: alarmTopic: not set: the five alarms of this queue notify nobody; pass an SNS topic (e.g. AlarmTopic .topic), or alarmTopic: false when they are watched another way',
+      'sqs-jobs:noAlarmTopic: alarmTopic: not set: the alarms of this queue notify nobody; pass an SNS topic (e.g. AlarmTopic .topic), or alarmTopic: false when they are watched another way',
     ]);
   });
 

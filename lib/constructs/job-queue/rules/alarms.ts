@@ -1,5 +1,5 @@
 /**
- * Alarm actions: without an alarm topic the five alarms change state and notify nobody, so a
+ * Alarm actions: without an alarm topic the alarms change state and notify nobody, so a
  * stuck queue or a full DLQ goes unnoticed. That is a warning (`sqs-jobs:noAlarmTopic`), not a
  * refusal: alarms can be wired elsewhere. `alarmTopic: false` says so and silences it, as does
  * `Annotations.of(scope).acknowledgeWarning('sqs-jobs:noAlarmTopic', reason)`.
@@ -14,7 +14,7 @@ export const alarmsRule: JobQueueRule = ({ props }) => {
     return [
       warning(
         JOB_QUEUE_WARNINGS.noAlarmTopic,
-        'alarmTopic: not set: the five alarms of this queue notify nobody; pass an SNS topic (e.g. AlarmTopic .topic), or alarmTopic: false when they are watched another way',
+        'alarmTopic: not set: the alarms of this queue notify nobody; pass an SNS topic (e.g. AlarmTopic .topic), or alarmTopic: false when they are watched another way',
       ),
     ];
   }
