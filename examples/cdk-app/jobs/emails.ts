@@ -3,7 +3,7 @@
  * kept to one side effect per job by the idempotency table, not by order.
  */
 import { defineJob } from 'sqs-jobs';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 
 /** What a job's run returns: stored in the idempotency table as the job's result. */
 export interface ReceiptResult {
@@ -16,7 +16,7 @@ export interface ReceiptResult {
 export const sendReceipt = defineJob({
   type: 'emails.send-receipt',
   queue: 'emails',
-  schema: z.object({ orderId: z.string().min(1).max(128) }),
+  schema: z.object({ orderId: z.string().check(z.minLength(1), z.maxLength(128)) }),
   // The JobQueue derives maxAttempts and the worker's time limits from these (lib/stack.ts: jobs).
   retry: { maxAttempts: 8, baseDelaySeconds: 2, maxDelaySeconds: 300 },
   timeoutSeconds: 10,
