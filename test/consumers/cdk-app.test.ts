@@ -5,14 +5,18 @@
  * local runtime (this repo's lib/local) and the two producers send jobs to its queues:
  * examples/producer-js on the machine's Node 20 with `sqs-jobs/client`, and
  * examples/producer-python with boto3 and only the documented envelope. Every job completes.
+ * Last, the CLI installed with the tarball runs the same app as a user would: `sqs-jobs local`
+ * (its bundled local runtime and function threads, with the app's own fauxqs and dynalite),
+ * `sqs-jobs send` and `sqs-jobs stats`.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { type AttributeValue, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type LocalRuntime, startLocalRuntime } from '../../lib/local/runtime.ts';
+import type { LocalRuntimeDescription } from '../../lib/local/serve.ts';
 import { deduplicationIdOf } from '../../lib/runtime/envelope.ts';
 import {
   CDK_SOURCE,
@@ -433,4 +437,97 @@ describe('producers → the consumer stack on the local runtime', () => {
       }
     }
   });
+});
+
+describe('the installed sqs-jobs CLI runs the app locally: local, send, stats', () => {
+  /** The bundled Node 24: `sqs-jobs local` needs Node >= 22.15 (the functions' module hooks). */
+  const NODE_24 = join(REPO_ROOT, 'node_modules', '.bin', 'node');
+  const cli = () => join(cdkApp, 'node_modules', 'sqs-jobs', 'dist', 'bin', 'sqs-jobs.js');
+
+  it('`sqs-jobs local --json` serves the stack until SIGINT; a job sent with `sqs-jobs send` completes; exit 0', async () => {
+    const local = spawn(NODE_24, [cli(), 'local', '--synth', 'never', '--json'], {
+      cwd: cdkApp,
+      env: consumerEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    local.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
+    const exited = new Promise<number | null>((resolve) => local.on('close', (code) => resolve(code)));
+    try {
+      // The description is one JSON line, printed once everything is up.
+      const description = await new Promise<LocalRuntimeDescription>((resolve, reject) => {
+        local.stdout.on('data', (d: Buffer) => {
+          stdout += d.toString();
+          if (stdout.includes('\n')) resolve(JSON.parse(stdout) as LocalRuntimeDescription);
+        });
+        exited.then((code) => reject(new Error(`sqs-jobs local exited ${code}:\n${tail(stderr)}`)));
+      });
+      const emails = description.queues.find((q) => q.jobQueueName === 'emails');
+      const table = description.tables.find((t) => t.logicalId.startsWith('Idempotency'));
+      if (!emails || !table) throw new Error(`no emails queue or table in ${stdout}`);
+      const connection = ['--endpoint', description.endpoints.sqs, '--region', description.region];
+      const env = consumerEnv({ AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local' });
+
+      const send = expectSuccess(
+        'sqs-jobs send',
+        await run(
+          NODE_24,
+          [
+            cli(),
+            'send',
+            '--queue-url',
+            emails.url,
+            '--type',
+            'emails.send-receipt',
+            '--data',
+            '{"orderId":"o-cli"}',
+            '--source',
+            '/cli/test',
+            '--id',
+            'cli-1',
+            '--json',
+            ...connection,
+          ],
+          { cwd: cdkApp, env },
+        ),
+      );
+      expect(JSON.parse(send.stdout)).toMatchObject({ messageId: expect.any(String) });
+
+      const dynamodb = new DynamoDBClient({
+        endpoint: description.endpoints.dynamodb,
+        region: description.region,
+        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      });
+      try {
+        const completed = await until(
+          async () => {
+            const out = await dynamodb.send(new ScanCommand({ TableName: table.name, ConsistentRead: true }));
+            return out.Items?.find((i) => i.recordType?.S === 'job' && i.status?.S === 'COMPLETED');
+          },
+          {
+            timeoutMs: 60_000,
+            describe: () => `no COMPLETED job record; sqs-jobs local stderr:\n${tail(stderr)}`,
+          },
+        );
+        expect(completed.jobType?.S).toBe('emails.send-receipt');
+      } finally {
+        dynamodb.destroy();
+      }
+
+      const stats = expectSuccess(
+        'sqs-jobs stats',
+        await run(NODE_24, [cli(), 'stats', '--queue-url', emails.url, '--json', ...connection], {
+          cwd: cdkApp,
+          env,
+        }),
+      );
+      expect(stats.stdout).toContain(emails.url);
+    } finally {
+      local.kill('SIGINT');
+    }
+    expect(await exited).toBe(0);
+  }, 180_000);
 });
