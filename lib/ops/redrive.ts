@@ -12,6 +12,9 @@
  * `MessageDeduplicationId` (up to 128 characters; a message sent with an id already used within
  * the 5-minute deduplication interval is accepted but not delivered);
  * sqs-configure-dead-letter-queue-redrive (redriven messages get new message ids).
+ *
+ * Returns (a redriven job back in the DLQ) are recognised by message identity and SQS's own
+ * timestamps, never by this machine's clock: see {@link returnMatcher}.
  */
 import { createHash } from 'node:crypto';
 import {
@@ -54,9 +57,6 @@ export function redriveDeduplicationId(dlqMessageId: string): string {
   return createHash('sha256').update(`redrive\n${dlqMessageId}`).digest('hex');
 }
 
-/** Tolerated difference between this clock and SQS's `SentTimestamp`, ms. */
-export const CLOCK_SKEW_MS = 2_000;
-
 /** A message the redrive looked at. */
 export interface RedriveItem {
   /** Id of the message in the DLQ. */
@@ -74,10 +74,18 @@ export interface RedriveItem {
 
 /** A message sent to the target. */
 export interface MovedItem extends RedriveItem {
-  /** Its new id on the target queue. */
+  /** Its new id on the target queue (SendMessageBatch `Successful[].MessageId`). */
   readonly targetMessageId: string;
   /** FIFO: the `MessageDeduplicationId` it was sent with. */
   readonly deduplicationId: string | undefined;
+  /**
+   * Epoch ms on SQS's clock (not this machine's) before which the copy cannot have been sent: the
+   * latest `SentTimestamp` of the DLQ messages this redrive had received when it sent the copy
+   * (each entered the DLQ before it was received, and it was received before the send). Undefined
+   * when none of them had a `SentTimestamp`. Used by {@link returnMatcher} for returns without
+   * identity.
+   */
+  readonly sentAfterMs: number | undefined;
 }
 
 /** A selected message that was not sent (it is still in the DLQ), or sent but not deleted. */
@@ -88,6 +96,9 @@ export interface FailedItem extends RedriveItem {
   /** From SQS's per-entry result, when there is one. */
   readonly senderFault: boolean | undefined;
 }
+
+/** A message sent to the target whose delete from the DLQ failed: it is in both queues. */
+export interface NotDeletedItem extends MovedItem, FailedItem {}
 
 /** A message left in the DLQ on purpose. */
 export interface SkippedItem extends RedriveItem {
@@ -150,7 +161,7 @@ export interface RedriveResult {
   /** Selected but not sent; still in the DLQ, visible again. */
   readonly failed: readonly FailedItem[];
   /** Sent to the target but the DLQ delete failed: the job is in both queues. */
-  readonly notDeleted: readonly FailedItem[];
+  readonly notDeleted: readonly NotDeletedItem[];
   /** Left in the DLQ on purpose. */
   readonly skipped: readonly SkippedItem[];
   /** Messages read from the DLQ. */
@@ -166,7 +177,7 @@ export interface RedriveResult {
   readonly release: ReleaseReport;
   /** DLQ message ids read by this redrive, except those that came back (for {@link verifyRedrive}). */
   readonly seenMessageIds: readonly string[];
-  /** Epoch ms when reading started. */
+  /** Epoch ms when reading started, on this machine's clock (shown only; never compared with SQS's timestamps). */
   readonly startedAtMs: number;
 }
 
@@ -186,7 +197,7 @@ function itemOf(message: DeadLetterMessage): RedriveItem {
 class Mover {
   readonly moved: MovedItem[] = [];
   readonly failed: FailedItem[] = [];
-  readonly notDeleted: FailedItem[] = [];
+  readonly notDeleted: NotDeletedItem[] = [];
 
   readonly sqs: OpsSqs;
   readonly target: QueueInfo;
@@ -219,10 +230,12 @@ class Mover {
     }
   }
 
-  /** Moves `messages` (selected, in DLQ order). */
-  async move(messages: readonly DeadLetterMessage[]): Promise<void> {
+  /**
+   * Moves `messages` (selected, in DLQ order). `sentAfterMs`: see {@link MovedItem.sentAfterMs}.
+   */
+  async move(messages: readonly DeadLetterMessage[], sentAfterMs: number | undefined): Promise<void> {
     if (!this.target.fifo) {
-      for (const chunk of this.#chunks(messages)) await this.#sendChunk(chunk);
+      for (const chunk of this.#chunks(messages)) await this.#sendChunk(chunk, sentAfterMs);
       return;
     }
     // FIFO: one message per group per request, requests in order, so that a failed send never
@@ -254,7 +267,7 @@ class Mover {
         }
         round.push(head);
       }
-      for (const chunk of this.#chunks(round)) await this.#sendChunk(chunk);
+      for (const chunk of this.#chunks(round)) await this.#sendChunk(chunk, sentAfterMs);
     }
   }
 
@@ -265,7 +278,7 @@ class Mover {
     });
   }
 
-  async #sendChunk(chunk: readonly DeadLetterMessage[]): Promise<void> {
+  async #sendChunk(chunk: readonly DeadLetterMessage[], sentAfterMs: number | undefined): Promise<void> {
     const entries: SendMessageBatchRequestEntry[] = chunk.map((message, i) => ({
       Id: `m${i}`,
       // Unchanged when SQS takes it (every body SQS delivered does); a body it would refuse
@@ -310,6 +323,7 @@ class Mover {
         ...itemOf(message),
         targetMessageId: success.MessageId ?? '',
         deduplicationId: entries[i]?.MessageDeduplicationId,
+        sentAfterMs,
       });
     });
     await this.#delete(sent);
@@ -401,6 +415,8 @@ export async function redriveDeadLetters(options: RedriveOptions): Promise<Redri
   const skipped: SkippedItem[] = [];
   const startedAtMs = now();
   const cameBackIds = new Set<string>();
+  /** Latest `SentTimestamp` (SQS's clock) of the DLQ messages received so far. */
+  let latestSentAtMs: number | undefined;
   let read = 0;
   const result = (
     stoppedBy: RedriveResult['stoppedBy'],
@@ -445,14 +461,18 @@ export async function redriveDeadLetters(options: RedriveOptions): Promise<Redri
       }
       const batch = await reader.receive(max === undefined ? 10 : max - selected.length);
       read += batch.length;
+      for (const message of batch) {
+        if (
+          message.sentAtMs !== undefined &&
+          (latestSentAtMs === undefined || message.sentAtMs > latestSentAtMs)
+        )
+          latestSentAtMs = message.sentAtMs;
+      }
       const toMove: DeadLetterMessage[] = [];
-      const movedKeys = new Set([...mover.moved, ...mover.notDeleted].map((item) => item.jobKey));
+      const returnOf = returnMatcher([...mover.moved, ...mover.notDeleted]);
       for (const message of batch) {
         const group = dlq.fifo ? message.messageGroupId : undefined;
-        if (
-          movedKeys.has(message.jobKey) &&
-          (message.sentAtMs ?? startedAtMs) >= startedAtMs - CLOCK_SKEW_MS
-        ) {
+        if (returnOf(message) !== undefined) {
           skipped.push({ ...itemOf(message), why: 'came-back' });
           cameBackIds.add(message.messageId);
           if (group !== undefined) blockedGroups.set(group, 'a job of the group came back to the DLQ');
@@ -472,7 +492,7 @@ export async function redriveDeadLetters(options: RedriveOptions): Promise<Redri
         selected.push(itemOf(message));
         toMove.push(message);
       }
-      if (!dryRun && toMove.length > 0) await mover.move(toMove);
+      if (!dryRun && toMove.length > 0) await mover.move(toMove, latestSentAtMs);
       progress();
       if (reader.exhausted) break;
     }
@@ -484,10 +504,77 @@ export async function redriveDeadLetters(options: RedriveOptions): Promise<Redri
   return result(stoppedBy, release);
 }
 
+/**
+ * How a DLQ message was recognised as a redriven message come back:
+ * - `source-message-id`: the worker dead-lettered the redriven copy; its evidence names the copy's
+ *   target message id (`SourceMessageId`, docs/contracts.md "DLQ evidence").
+ * - `message-id`: SQS's redrive policy moved the copy itself (receive count above
+ *   `maxReceiveCount`: a crash, a timeout), which keeps its message id.
+ * - `job-key`: no identity to go by (no `SourceMessageId`, another message id: a move that gave a
+ *   new id, a body that left no room for evidence): the same job (envelope `source` + `id`, or the
+ *   same body) that entered the DLQ no earlier than the copy was sent, both on SQS's clock
+ *   (`SentTimestamp` against {@link MovedItem.sentAfterMs}).
+ */
+export type ReturnMatch = 'source-message-id' | 'message-id' | 'job-key';
+
+/** A DLQ message recognised as a redriven message come back. */
+export interface ReturnOf {
+  /** The redriven message it is a return of. */
+  readonly item: MovedItem;
+  readonly matchedBy: ReturnMatch;
+}
+
+/**
+ * Recognises the redriven messages come back to the DLQ, by identity first and by SQS's own
+ * timestamps otherwise ({@link ReturnMatch}); this machine's clock plays no part, so an operator
+ * clock that is fast or slow changes nothing.
+ *
+ * A message whose evidence names another source message (`SourceMessageId` that is no redriven
+ * copy) is not a return, even of the same job: it is another delivery of that job (a producer
+ * sent it again), dead-lettered on its own. A message the redrive itself read is no return either;
+ * callers leave those out (`RedriveResult.seenMessageIds`).
+ *
+ * Sources: SendMessageBatch API reference (`Successful[].MessageId`, the copy's id);
+ * sqs-configure-dead-letter-queue-redrive (a message moved by the redrive policy into a FIFO DLQ
+ * gets "the original message's ID" as its deduplication id, and it is a DLQ redrive task, not that
+ * move, that gives messages new ids; the emulator keeps the id too); setting-up-dead-letter-queue-retention
+ * (on the move a standard queue keeps the enqueue timestamp, a FIFO queue resets it: either way
+ * not before the copy was sent). Should a move ever give a new id, `job-key` still finds it.
+ */
+export function returnMatcher(
+  redriven: readonly MovedItem[],
+): (message: DeadLetterMessage) => ReturnOf | undefined {
+  const byTargetId = new Map<string, MovedItem>();
+  const byKey = new Map<string, MovedItem[]>();
+  for (const item of redriven) {
+    if (item.targetMessageId !== undefined && item.targetMessageId !== '')
+      byTargetId.set(item.targetMessageId, item);
+    const list = byKey.get(item.jobKey) ?? [];
+    list.push(item);
+    byKey.set(item.jobKey, list);
+  }
+  return (message) => {
+    const moved = byTargetId.get(message.messageId);
+    if (moved !== undefined) return { item: moved, matchedBy: 'message-id' };
+    const source = message.evidence.sourceMessageId;
+    if (source !== undefined) {
+      const copy = byTargetId.get(source);
+      return copy === undefined ? undefined : { item: copy, matchedBy: 'source-message-id' };
+    }
+    const sentAtMs = message.sentAtMs;
+    const item = byKey
+      .get(message.jobKey)
+      ?.find((i) => sentAtMs === undefined || i.sentAfterMs === undefined || sentAtMs >= i.sentAfterMs);
+    return item === undefined ? undefined : { item, matchedBy: 'job-key' };
+  };
+}
+
 /** A redriven job found in the DLQ again. */
 export interface CameBackItem {
-  /** The job as it was redriven. */
-  readonly redriven: RedriveItem;
+  /** The message as it was redriven. */
+  readonly redriven: MovedItem;
+  /** How it was recognised. */
+  readonly matchedBy: ReturnMatch;
   /** Id of the new DLQ message. */
   readonly messageId: string;
   readonly reason: string;
@@ -500,10 +587,16 @@ export interface CameBackItem {
 /** Options of {@link verifyRedrive}. */
 export interface VerifyRedriveOptions extends Omit<DeadLetterReaderOptions, 'queueUrl'> {
   readonly dlqUrl: string;
-  /** The jobs redriven (`RedriveResult.moved`, plus `notDeleted` if wanted). */
-  readonly redriven: readonly RedriveItem[];
-  /** When the redrive started, epoch ms: older DLQ messages did not come back. */
-  readonly sinceMs: number;
+  /**
+   * The messages redriven (`RedriveResult.moved`, plus `notDeleted` if wanted), with their target
+   * message ids: returns are recognised by them ({@link returnMatcher}).
+   */
+  readonly redriven: readonly MovedItem[];
+  /**
+   * @deprecated Ignored: returns are recognised by message identity and SQS's timestamps, not by
+   * this machine's clock (which may be minutes off SQS's).
+   */
+  readonly sinceMs?: number;
   /** DLQ message ids the redrive read (`RedriveResult.seenMessageIds`): they are not returns. */
   readonly exclude?: Iterable<string>;
   /** The target queue, to report what is still in it. */
@@ -511,7 +604,7 @@ export interface VerifyRedriveOptions extends Omit<DeadLetterReaderOptions, 'que
   /** Most DLQ messages read. @default 10,000 */
   readonly maxMessages?: number;
   readonly signal?: AbortSignal;
-  /** Tolerated difference between this clock and SQS's `SentTimestamp`, ms. @default {@link CLOCK_SKEW_MS} */
+  /** @deprecated Ignored, like {@link VerifyRedriveOptions.sinceMs}. */
   readonly clockSkewMs?: number;
 }
 
@@ -532,17 +625,16 @@ export interface VerifyRedriveResult {
 }
 
 /**
- * Reads the DLQ (nothing deleted, everything visible again) and reports the redriven jobs that
- * are in it again: same job (envelope `source` + `id`, or the same body), a message the redrive
- * did not read, sent to the DLQ after the redrive started.
+ * Reads the DLQ (nothing deleted, everything visible again) and reports the redriven messages that
+ * are in it again, recognised by {@link returnMatcher}: by `SourceMessageId` evidence or message id
+ * equal to a copy's target message id, else the same job entered the DLQ after the copy was sent
+ * (SQS's timestamps). Messages in `exclude` are left out. This machine's clock is not used.
  *
  * @throws {OpsError} when the DLQ or the target cannot be read.
  */
 export async function verifyRedrive(options: VerifyRedriveOptions): Promise<VerifyRedriveResult> {
-  const byKey = new Map<string, RedriveItem>();
-  for (const item of options.redriven) byKey.set(item.jobKey, item);
+  const returnOf = returnMatcher(options.redriven);
   const exclude = new Set(options.exclude ?? []);
-  const since = options.sinceMs - (options.clockSkewMs ?? CLOCK_SKEW_MS);
   const read = await readDeadLetters({
     ...options,
     queueUrl: options.dlqUrl,
@@ -550,11 +642,12 @@ export async function verifyRedrive(options: VerifyRedriveOptions): Promise<Veri
   });
   const cameBack: CameBackItem[] = [];
   for (const message of read.messages) {
-    const redriven = byKey.get(message.jobKey);
-    if (redriven === undefined || exclude.has(message.messageId)) continue;
-    if (message.sentAtMs !== undefined && message.sentAtMs < since) continue;
+    if (exclude.has(message.messageId)) continue;
+    const found = returnOf(message);
+    if (found === undefined) continue;
     cameBack.push({
-      redriven,
+      redriven: found.item,
+      matchedBy: found.matchedBy,
       messageId: message.messageId,
       reason: message.reason,
       errorName: message.errorName,
@@ -568,7 +661,7 @@ export async function verifyRedrive(options: VerifyRedriveOptions): Promise<Veri
     targetPending = target.approximateVisible + target.approximateNotVisible + target.approximateDelayed;
   }
   return {
-    redrivenJobs: byKey.size,
+    redrivenJobs: new Set(options.redriven.map((item) => item.jobKey)).size,
     cameBack,
     read: read.messages.length,
     notRead: read.notRead,

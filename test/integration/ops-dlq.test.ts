@@ -6,12 +6,15 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import {
+  ChangeMessageVisibilityCommand,
   DeleteMessageCommand,
   GetQueueAttributesCommand,
   type Message,
+  ReceiveMessageCommand,
   SendMessageBatchCommand,
   type SendMessageBatchCommandInput,
   SendMessageCommand,
+  SetQueueAttributesCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -511,6 +514,187 @@ describe('verify (verifyRedrive)', () => {
     expect(verify.cameBack).toEqual([]);
   });
 });
+
+/** The operator's clock, `skewMs` off SQS's (here: the emulator's, which is this process's). */
+const SKEWED_CLOCKS = [
+  ['90 s fast', 90_000],
+  ['90 s slow', -90_000],
+] as const;
+
+/**
+ * Another reader (a `dlq list` in a second terminal) holds the first message of `queue` that
+ * `pick` accepts, so that a redrive meanwhile cannot read it; every other message received is
+ * made visible again. Returns the held message.
+ */
+async function holdOne(queue: EmulatedQueue, pick: (message: Message) => boolean): Promise<Message> {
+  const out = await emulator.sqs.send(
+    new ReceiveMessageCommand({
+      QueueUrl: queue.url,
+      MaxNumberOfMessages: 10,
+      VisibilityTimeout: 300,
+      MessageSystemAttributeNames: ['All'],
+      MessageAttributeNames: ['All'],
+    }),
+  );
+  const messages = out.Messages ?? [];
+  const held = messages.find(pick);
+  for (const message of messages) {
+    if (message !== held) await makeVisible(queue, message);
+  }
+  if (held === undefined) throw new Error('no message to hold');
+  return held;
+}
+
+async function makeVisible(queue: EmulatedQueue, message: Message): Promise<void> {
+  await emulator.sqs.send(
+    new ChangeMessageVisibilityCommand({
+      QueueUrl: queue.url,
+      ReceiptHandle: message.ReceiptHandle,
+      VisibilityTimeout: 0,
+    }),
+  );
+}
+
+const jobIdOf = (message: Message): unknown => JSON.parse(message.Body ?? '{}').id;
+
+describe("verify with the operator clock off SQS's (matching by identity, not by this clock)", () => {
+  it.each(SKEWED_CLOCKS)(
+    'worker path, clock %s: a job the worker dead-letters again is reported; a dead letter of a redriven job that was not redriven is not',
+    async (_clock, skewMs) => {
+      const now = () => Date.now() + skewMs;
+      const queue = await emulator.createQueue('orders', false);
+      const dlq = await emulator.createQueue('orders-dlq', false);
+      await emulator.send(queue, envelope('orders.capture', 'cap-2', 'o-2'));
+      // The same job sent twice (a producer retry): two dead letters of one job, from two source messages.
+      await emulator.send(queue, envelope('orders.capture', 'dup-1', 'o-7'));
+      await emulator.send(queue, envelope('orders.capture', 'dup-1', 'o-7'));
+      await drain(queue, worker(queue, dlq, jobs()));
+      const held = await holdOne(dlq, (m) => jobIdOf(m) === 'dup-1');
+
+      const result = await redriveDeadLetters({
+        sqs: emulator.sqs,
+        dlqUrl: dlq.url,
+        targetUrl: queue.url,
+        now,
+        ...FAST,
+      });
+      expect(result.moved.map((m) => m.jobId).sort()).toEqual(['cap-2', 'dup-1']);
+      await makeVisible(dlq, held);
+      // The fix covers o-7; o-2 still does not exist: cap-2 fails again at once, with fresh evidence.
+      await drain(queue, worker(queue, dlq, jobs({ fixed: new Set(['o-7']) })));
+
+      const verify = await verifyRedrive({
+        sqs: emulator.sqs,
+        dlqUrl: dlq.url,
+        targetUrl: queue.url,
+        redriven: result.moved,
+        sinceMs: result.startedAtMs,
+        exclude: result.seenMessageIds,
+        now,
+        ...FAST,
+      });
+
+      const capture = result.moved.find((m) => m.jobId === 'cap-2');
+      expect(verify.cameBack.map((c) => [c.redriven.jobId, c.reason, c.errorMessage])).toEqual([
+        ['cap-2', 'PermanentError', 'order o-2 does not exist'],
+      ]);
+      expect(verify.cameBack[0]?.matchedBy).toBe('source-message-id');
+      expect(verify.cameBack[0]?.redriven.targetMessageId).toBe(capture?.targetMessageId);
+      expect(verify.cameBack[0]?.messageId).not.toBe(capture?.targetMessageId);
+      // The other dead letter of dup-1 is still there, and is not a return.
+      expect(verify.read).toBe(2);
+      expect(verify.targetPending).toBe(0);
+    },
+  );
+
+  it.each(SKEWED_CLOCKS)(
+    'redrive-policy path, clock %s: a redriven message SQS moves back (same message id, no evidence) is reported; an older copy of its job is not',
+    async (_clock, skewMs) => {
+      const now = () => Date.now() + skewMs;
+      const queue = await emulator.createQueue('orders', false);
+      const dlq = await emulator.createQueue('orders-dlq', false);
+      await emulator.sqs.send(
+        new SetQueueAttributesCommand({
+          QueueUrl: queue.url,
+          Attributes: { RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlq.arn, maxReceiveCount: 1 }) },
+        }),
+      );
+      // Two dead letters of one job without evidence (moved by maxReceiveCount): the older one is
+      // held by another reader during the redrive, the newer one is redriven.
+      const body = JSON.stringify(envelope('orders.capture', 'crash-2', 'o-5'));
+      await emulator.sqs.send(new SendMessageCommand({ QueueUrl: dlq.url, MessageBody: body }));
+      const held = await holdOne(dlq, () => true);
+      await untilClockPasses(Number(held.Attributes?.SentTimestamp));
+      await emulator.sqs.send(new SendMessageCommand({ QueueUrl: dlq.url, MessageBody: body }));
+
+      const result = await redriveDeadLetters({
+        sqs: emulator.sqs,
+        dlqUrl: dlq.url,
+        targetUrl: queue.url,
+        now,
+        ...FAST,
+      });
+      expect(result.moved.map((m) => m.jobId)).toEqual(['crash-2']);
+      await makeVisible(dlq, held);
+      // The redriven job crashes (no answer, the visibility timeout runs out): received once more
+      // than maxReceiveCount, SQS moves it to the DLQ with its message id.
+      const copy = await emulator.receive(queue);
+      expect(copy.map((m) => m.MessageId)).toEqual([result.moved[0]?.targetMessageId]);
+      await makeVisible(queue, copy[0] as Message);
+      expect(await emulator.receive(queue)).toEqual([]);
+
+      const verify = await verifyRedrive({
+        sqs: emulator.sqs,
+        dlqUrl: dlq.url,
+        targetUrl: queue.url,
+        redriven: result.moved,
+        sinceMs: result.startedAtMs,
+        exclude: result.seenMessageIds,
+        now,
+        ...FAST,
+      });
+
+      expect(verify.read).toBe(2);
+      expect(verify.cameBack.map((c) => [c.redriven.jobId, c.messageId, c.reason, c.matchedBy])).toEqual([
+        ['crash-2', result.moved[0]?.targetMessageId, NO_EVIDENCE_REASON, 'message-id'],
+      ]);
+    },
+  );
+
+  it('a job that comes back during the redrive is not moved again, with the clock 90 s fast', async () => {
+    const { queue, dlq } = await standardFixture();
+    // A target whose worker fails at once: every send is followed by a new dead letter of the same body.
+    const sqs: OpsSqs = {
+      async send(command: OpsSqsCommand) {
+        const out = await emulator.sqs.send(command as never);
+        if (command instanceof SendMessageBatchCommand) {
+          for (const entry of command.input.Entries ?? []) {
+            await emulator.sqs.send(
+              new SendMessageCommand({ QueueUrl: dlq.url, MessageBody: entry.MessageBody }),
+            );
+          }
+        }
+        return out;
+      },
+    };
+    const result = await redriveDeadLetters({
+      sqs,
+      dlqUrl: dlq.url,
+      targetUrl: queue.url,
+      filter: { jobIds: ['cap-1'] },
+      max: 5,
+      now: () => Date.now() + 90_000,
+      ...FAST,
+    });
+    expect(result.moved.map((m) => m.jobId)).toEqual(['cap-1']);
+    expect(result.skipped.filter((s) => s.why === 'came-back').map((s) => s.jobId)).toEqual(['cap-1']);
+  });
+});
+
+/** Waits (on the clock itself, not a guess) until this clock, which the emulator uses, is past `ms`. */
+async function untilClockPasses(ms: number): Promise<void> {
+  while (Date.now() <= ms) await new Promise((resolve) => setTimeout(resolve, 1));
+}
 
 describe('refusals', () => {
   it('refuses a FIFO DLQ with a standard target, and the DLQ as its own target, before reading anything', async () => {

@@ -12,9 +12,15 @@ import {
   type SendMessageBatchRequestEntry,
 } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
+import { jobKeyOf, toDeadLetterMessage } from '../../lib/ops/dead-letter-message.ts';
 import { DeadLetterReader } from '../../lib/ops/dlq-reader.ts';
 import type { OpsSqs, OpsSqsCommand } from '../../lib/ops/queue.ts';
-import { redriveDeadLetters, redriveDeduplicationId } from '../../lib/ops/redrive.ts';
+import {
+  type MovedItem,
+  redriveDeadLetters,
+  redriveDeduplicationId,
+  returnMatcher,
+} from '../../lib/ops/redrive.ts';
 
 interface Stored {
   readonly id: string;
@@ -322,5 +328,62 @@ describe('DeadLetterReader', () => {
     const release = await reader.releaseAll();
     expect(release).toEqual({ released: 12, failed: [] });
     expect(reader.heldCount).toBe(0);
+  });
+});
+
+describe('returnMatcher: a redriven message come back, by identity and SQS timestamps only', () => {
+  const body = (id: string) => JSON.stringify({ specversion: '1.0', id, source: '/t', type: 'jobs.run' });
+  /** Redriven as `tgt-1`, sent after SQS time 5,000. */
+  const moved: MovedItem = {
+    messageId: 'dlq-1',
+    jobId: 'j1',
+    jobType: 'jobs.run',
+    reason: 'PermanentError',
+    errorName: 'PermanentError',
+    messageGroupId: undefined,
+    jobKey: jobKeyOf(body('j1')),
+    targetMessageId: 'tgt-1',
+    deduplicationId: undefined,
+    sentAfterMs: 5_000,
+  };
+  const dlqMessage = (input: { id: string; job: string; sentAtMs?: number; sourceMessageId?: string }) =>
+    toDeadLetterMessage({
+      MessageId: input.id,
+      ReceiptHandle: 'rh',
+      Body: body(input.job),
+      Attributes: input.sentAtMs === undefined ? {} : { SentTimestamp: String(input.sentAtMs) },
+      MessageAttributes:
+        input.sourceMessageId === undefined
+          ? {}
+          : { SourceMessageId: { DataType: 'String', StringValue: input.sourceMessageId } },
+    });
+  const returnOf = returnMatcher([moved]);
+  const match = (input: Parameters<typeof dlqMessage>[0]) => {
+    const found = returnOf(dlqMessage(input));
+    return found === undefined ? undefined : [found.item.messageId, found.matchedBy];
+  };
+
+  it('the worker dead-lettered the copy: its SourceMessageId is the target message id, whatever the times', () => {
+    expect(match({ id: 'new-1', job: 'j1', sentAtMs: 1, sourceMessageId: 'tgt-1' })).toEqual([
+      'dlq-1',
+      'source-message-id',
+    ]);
+  });
+
+  it('the redrive policy moved the copy: same message id, no evidence, whatever the times', () => {
+    expect(match({ id: 'tgt-1', job: 'j1', sentAtMs: 1 })).toEqual(['dlq-1', 'message-id']);
+  });
+
+  it('evidence naming another source message is another delivery of the job, not a return', () => {
+    expect(match({ id: 'new-2', job: 'j1', sentAtMs: 9_000, sourceMessageId: 'src-other' })).toBeUndefined();
+  });
+
+  it('without identity: the same job entered the DLQ no earlier than the copy was sent, on SQS clock', () => {
+    expect(match({ id: 'new-3', job: 'j1', sentAtMs: 4_999 })).toBeUndefined();
+    expect(match({ id: 'new-3', job: 'j1', sentAtMs: 5_000 })).toEqual(['dlq-1', 'job-key']);
+    expect(match({ id: 'new-3', job: 'j1', sentAtMs: 9_000 })).toEqual(['dlq-1', 'job-key']);
+    // No SentTimestamp: it cannot be ruled out.
+    expect(match({ id: 'new-3', job: 'j1' })).toEqual(['dlq-1', 'job-key']);
+    expect(match({ id: 'new-4', job: 'j2', sentAtMs: 9_000 })).toBeUndefined();
   });
 });
