@@ -8,8 +8,11 @@ import { fileURLToPath } from 'node:url';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import {
+  ChangeMessageVisibilityCommand,
   DeleteMessageCommand,
   GetQueueAttributesCommand,
+  type Message,
+  ReceiveMessageCommand,
   SendMessageCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
@@ -97,6 +100,35 @@ async function deadLetter(
     }),
   );
   return body;
+}
+
+/**
+ * Holds (another reader's visibility timeout) the message of `queue` that `pick` accepts; the
+ * others received are made visible again.
+ */
+async function holdWhere(queue: EmulatedQueue, pick: (message: Message) => boolean): Promise<Message> {
+  const out = await emulator.sqs.send(
+    new ReceiveMessageCommand({
+      QueueUrl: queue.url,
+      MaxNumberOfMessages: 10,
+      VisibilityTimeout: 300,
+      MessageAttributeNames: ['All'],
+    }),
+  );
+  const messages = out.Messages ?? [];
+  const held = messages.find(pick);
+  for (const message of messages) {
+    if (message === held) continue;
+    await emulator.sqs.send(
+      new ChangeMessageVisibilityCommand({
+        QueueUrl: queue.url,
+        ReceiptHandle: message.ReceiptHandle,
+        VisibilityTimeout: 0,
+      }),
+    );
+  }
+  if (held === undefined) throw new Error('no message to hold');
+  return held;
 }
 
 async function fixture() {
@@ -315,6 +347,93 @@ describe('sqs-jobs dlq redrive', () => {
     );
     expect(code).toBe(1);
   });
+
+  it.each([
+    ['90 s fast', 90_000],
+    ['90 s slow', -90_000],
+  ] as const)(
+    '--verify-seconds with the operator clock %s: reports the job that came back, not a dead letter that was not redriven',
+    async (_clock, skewMs) => {
+      const { queue, dlq } = await fixture();
+      // p-2 was dead-lettered twice (sent twice by its producer); a `dlq list` elsewhere holds the
+      // second dead letter while the redrive runs, so the redrive moves only the first.
+      await deadLetter(dlq, {
+        id: 'p-2',
+        type: 'payments.capture',
+        error: new PermanentError('payment p-2 not found'),
+        reason: 'HTTP 404',
+        sourceMessageId: 'src-p-2-again',
+      });
+      const held = await holdWhere(
+        dlq,
+        (m) => m.MessageAttributes?.SourceMessageId?.StringValue === 'src-p-2-again',
+      );
+      const metrics = new Metrics({ namespace: 'SqsJobs' });
+      metrics.clearDefaultDimensions();
+      // The "fix" covers p-2 only; p-1 fails again at once and goes back to the DLQ.
+      const handler = createWorker({
+        jobs: [
+          defineJob({
+            type: 'payments.capture',
+            queue: 'payments',
+            schema: z.object({ orderId: z.string() }),
+            run: async ({ orderId }) => {
+              if (orderId === 'o-p-1') throw new PermanentError(`payment p-1 still not found`);
+            },
+          }),
+        ],
+        queueName: 'payments',
+        queueUrl: queue.url,
+        dlqUrl: dlq.url,
+        handlerVersion: '13',
+        idempotency: false,
+        sqs: emulator.sqs,
+        logger: new Logger({ logLevel: 'SILENT' }),
+        metrics,
+        env: {},
+      });
+      /** The verify pause: the other reader lets go; the event source mapping runs the redriven jobs. */
+      const sleep = async () => {
+        await emulator.sqs.send(
+          new ChangeMessageVisibilityCommand({
+            QueueUrl: dlq.url,
+            ReceiptHandle: held.ReceiptHandle,
+            VisibilityTimeout: 0,
+          }),
+        );
+        const messages = await emulator.receive(queue);
+        const records = messages.map((m) => recordFromMessage(m, queue.arn));
+        await captureOutput(() => handler(sqsEvent(records), lambdaContext(60_000)));
+        for (const m of messages) {
+          await emulator.sqs.send(
+            new DeleteMessageCommand({ QueueUrl: queue.url, ReceiptHandle: m.ReceiptHandle }),
+          );
+        }
+      };
+      const args = [
+        'redrive',
+        '--dlq-url',
+        dlq.url,
+        '--target-url',
+        queue.url,
+        '--reason',
+        'HTTP 404',
+        '--yes',
+      ];
+      const { code, stdout } = await cli([...args, '--verify-seconds', '5'], {
+        sleep,
+        nowMs: () => Date.now() + skewMs,
+      });
+      expect(stdout).toContain('selected 2, moved 2, failed 0, skipped 1');
+      const verify = stdout.slice(stdout.indexOf('verify after'));
+      expect(verify).toMatch(/^verify after 5 s: 1 of 2 redriven jobs came back to the DLQ\n/);
+      expect(verify).toMatch(
+        /job p-1 +payments\.capture +now .*: PermanentError \(payment p-1 still not found\)/,
+      );
+      expect(verify).not.toMatch(/job p-2 /);
+      expect(code).toBe(1);
+    },
+  );
 
   it('--json prints counts and the verification', async () => {
     const { queue, dlq } = await fixture();

@@ -335,6 +335,7 @@ selected or fails to send: its later messages stay in the DLQ (skipped as group-
             holdSeconds: flags.holdSeconds,
             waitTimeSeconds: flags.waitSeconds,
             onProgress,
+            ...(io.nowMs ? { now: io.nowMs } : {}),
             ...(flags.max === undefined ? {} : { max: flags.max }),
             ...(confirm === undefined ? {} : { confirm }),
             ...(io.signal ? { signal: io.signal } : {}),
@@ -358,10 +359,10 @@ selected or fails to send: its later messages stay in the DLQ (skipped as group-
                 dlqUrl: flags.dlqUrl,
                 targetUrl: flags.targetUrl,
                 redriven,
-                sinceMs: result.startedAtMs,
                 exclude: result.seenMessageIds,
                 holdSeconds: flags.holdSeconds,
                 waitTimeSeconds: flags.waitSeconds,
+                ...(io.nowMs ? { now: io.nowMs } : {}),
                 ...(io.signal ? { signal: io.signal } : {}),
               });
               if (!flags.json) out(renderVerify(verify, flags.verifySeconds));
