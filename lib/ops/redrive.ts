@@ -592,11 +592,6 @@ export interface VerifyRedriveOptions extends Omit<DeadLetterReaderOptions, 'que
    * message ids: returns are recognised by them ({@link returnMatcher}).
    */
   readonly redriven: readonly MovedItem[];
-  /**
-   * @deprecated Ignored: returns are recognised by message identity and SQS's timestamps, not by
-   * this machine's clock (which may be minutes off SQS's).
-   */
-  readonly sinceMs?: number;
   /** DLQ message ids the redrive read (`RedriveResult.seenMessageIds`): they are not returns. */
   readonly exclude?: Iterable<string>;
   /** The target queue, to report what is still in it. */
@@ -604,8 +599,6 @@ export interface VerifyRedriveOptions extends Omit<DeadLetterReaderOptions, 'que
   /** Most DLQ messages read. @default 10,000 */
   readonly maxMessages?: number;
   readonly signal?: AbortSignal;
-  /** @deprecated Ignored, like {@link VerifyRedriveOptions.sinceMs}. */
-  readonly clockSkewMs?: number;
 }
 
 /** Outcome of {@link verifyRedrive}. */

@@ -477,7 +477,6 @@ describe('verify (verifyRedrive)', () => {
       dlqUrl: dlq.url,
       targetUrl: queue.url,
       redriven: result.moved,
-      sinceMs: result.startedAtMs,
       exclude: result.seenMessageIds,
       ...FAST,
     });
@@ -506,7 +505,6 @@ describe('verify (verifyRedrive)', () => {
       sqs: emulator.sqs,
       dlqUrl: dlq.url,
       redriven: result.moved,
-      sinceMs: result.startedAtMs,
       exclude: result.seenMessageIds,
       ...FAST,
     });
@@ -588,7 +586,6 @@ describe("verify with the operator clock off SQS's (matching by identity, not by
         dlqUrl: dlq.url,
         targetUrl: queue.url,
         redriven: result.moved,
-        sinceMs: result.startedAtMs,
         exclude: result.seenMessageIds,
         now,
         ...FAST,
@@ -648,7 +645,6 @@ describe("verify with the operator clock off SQS's (matching by identity, not by
         dlqUrl: dlq.url,
         targetUrl: queue.url,
         redriven: result.moved,
-        sinceMs: result.startedAtMs,
         exclude: result.seenMessageIds,
         now,
         ...FAST,
