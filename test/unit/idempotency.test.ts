@@ -386,6 +386,7 @@ describe('DynamoIdempotencyStore errors and options', () => {
   it('documents its defaults', () => {
     expect(IDEMPOTENCY_DEFAULTS).toEqual({
       recordTtlSeconds: 604_800,
+      groupParkTtlSeconds: 1_209_600,
       maxResultBytes: 65_536,
       busyRetryAfterMs: 30_000,
       leaseMarginMs: 1_000,

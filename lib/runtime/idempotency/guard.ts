@@ -74,3 +74,89 @@ export interface IdempotencyGuard {
    */
   begin(request: BeginRequest): Promise<BeginOutcome>;
 }
+
+/**
+ * A FIFO message group held after one of its jobs was dead-lettered under
+ * `onDeadLetter: 'park'`: the group record (docs/contracts.md, "Idempotency table"). Later
+ * messages of the group are dead-lettered as `GroupParked` until the blocking job completes.
+ */
+export interface GroupPark {
+  /** Partition key: `groupRecordKey(queueName, messageGroupId)`. */
+  readonly pk: string;
+  /** The worker's logical queue name (`JOBS_QUEUE_NAME`): groups are scoped by queue. */
+  readonly queueName: string;
+  readonly messageGroupId: string;
+  /**
+   * Identity of the blocking job: the `pk` of its job record (`jobRecordKey(type, key)`). A record
+   * of the group is the blocker when its own job record key, or the key of its type with its
+   * envelope's default key (`source` + `id`), equals this.
+   */
+  readonly blockerPk: string;
+  /** Envelope `type` of the blocking job. */
+  readonly blockerJobType: string;
+  /** Envelope `id` of the blocking job. */
+  readonly blockerJobId: string;
+  /** SQS messageId of the blocking record when it was dead-lettered (its DLQ `SourceMessageId`). */
+  readonly blockerMessageId: string;
+  /** `ErrorReason` of the blocking job's dead-lettering. */
+  readonly blockerReason: string;
+  /** First time this blocker parked the group, epoch ms. */
+  readonly parkedAtMs: number;
+  /** Last (re)park by this blocker, epoch ms. */
+  readonly updatedAtMs: number;
+  /** How many times this blocker was dead-lettered while parking the group (1, then +1 per failed redrive). */
+  readonly parkCount: number;
+  /** TTL, epoch seconds: the park counts as gone from then on. */
+  readonly expiresAt: number;
+}
+
+/** Input of {@link GroupParkStore.parkGroup}: the group and its blocking job. */
+export interface ParkGroupRequest {
+  readonly queueName: string;
+  readonly messageGroupId: string;
+  readonly blockerPk: string;
+  readonly blockerJobType: string;
+  readonly blockerJobId: string;
+  readonly blockerMessageId: string;
+  readonly blockerReason: string;
+}
+
+/** Outcome of {@link GroupParkStore.parkGroup}. */
+export type ParkGroupOutcome =
+  /** The group is parked behind this blocker (new, or refreshed when the same blocker failed again). */
+  | { readonly status: 'parked'; readonly park: GroupPark }
+  /** Another job already parks the group (and keeps doing so): `park` is that one's. */
+  | { readonly status: 'parked-by-other'; readonly park: GroupPark };
+
+/** Outcome of {@link GroupParkStore.unparkGroup}: `cleared`, or nothing to clear for this blocker. */
+export type UnparkOutcome = 'cleared' | 'not-parked' | 'parked-by-other';
+
+/**
+ * Where parked FIFO groups are kept, so the park holds across invocations and Lambda instances.
+ * The DynamoDB store implements it next to {@link IdempotencyGuard} (same table, its own record
+ * kind); a worker with `onDeadLetter: 'park'` needs a guard that also implements this.
+ */
+export interface GroupParkStore {
+  /**
+   * The park of a group, or undefined when it is not parked (no record, or its TTL passed).
+   * Strongly consistent: a park written just before the blocker was acknowledged is seen by the
+   * next message of the group on any instance.
+   */
+  readGroupPark(queueName: string, messageGroupId: string): Promise<GroupPark | undefined>;
+  /** Parks a group behind a blocker (conditional write: absent, expired, or the same blocker). */
+  parkGroup(request: ParkGroupRequest): Promise<ParkGroupOutcome>;
+  /** Clears the park of a group if `blockerPk` holds it (conditional delete). */
+  unparkGroup(queueName: string, messageGroupId: string, blockerPk: string): Promise<UnparkOutcome>;
+}
+
+/** Whether a guard also keeps parked groups. */
+export function isGroupParkStore(value: unknown): value is GroupParkStore {
+  const v = value as Partial<GroupParkStore> | null | undefined;
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    typeof v.readGroupPark === 'function' &&
+    typeof v.parkGroup === 'function' &&
+    typeof v.unparkGroup === 'function'
+  );
+}

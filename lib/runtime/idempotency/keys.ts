@@ -7,12 +7,17 @@
  * Record keys (`pk`) are parts joined by `#`, each part percent-escaped so it holds no `#`:
  * - job record `<jobType>#<key>`, e.g. `payments.capture#/checkout\nord-42` (the default key of
  *   source `/checkout` and id `ord-42`, see {@link defaultJobKey});
- * - step record of `once` `<jobType>#<key>#step#<stepName>`.
+ * - step record of `once` `<jobType>#<key>#step#<stepName>`;
+ * - group record of a parked FIFO message group `%group#<queueName>#<messageGroupId>`
+ *   ({@link groupRecordKey}): its first part `%group` is never an escaped part (every `%` of one
+ *   starts `%25`, `%23` or `%u`) nor a hashed one (`%sha256:`), and it has three parts where job
+ *   records have two and step records four.
  * Escaping ({@link escapeKeyPart}): `%` → `%25`, `#` → `%23`, a lone UTF-16 surrogate (which
  * has no UTF-8 form: DynamoDB and SHA-256 would both see U+FFFD) → `%uXXXX`; everything else,
  * newlines included, stays as it is, so keys without `#`, `%` or lone surrogates keep the `pk`
  * they had before escaping existed. Splitting a `pk` on `#` gives its parts back: two for a job
- * record, four with `step` third for a step record ({@link decodeRecordKey}).
+ * record, four with `step` third for a step record ({@link decodeRecordKey}), three with `%group`
+ * first for a group record ({@link decodeGroupRecordKey}).
  *
  * Partition key values are at most 2,048 bytes (DynamoDB developer guide, "Constraints":
  * partition key length). A part that would make the key too long is replaced by
@@ -38,6 +43,12 @@ const SEPARATOR = '#';
 const STEP_MARKER = 'step';
 /** Prefix of a hashed part. */
 const HASHED_PREFIX = '%sha256:';
+/** First part of a group record key: never an escaped or hashed part. */
+const GROUP_MARKER = '%group';
+/** Longest escaped queue name kept verbatim in a group record key, in UTF-8 bytes; longer names are hashed. */
+export const MAX_VERBATIM_QUEUE_NAME_BYTES = 256;
+/** Longest escaped message group id kept verbatim in a group record key (SQS allows 128 characters). */
+export const MAX_VERBATIM_GROUP_ID_BYTES = 512;
 
 /** `%`, `#`, a high surrogate not followed by a low one, a low surrogate not preceded by a high one. */
 const TO_ESCAPE = /[%#]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
@@ -167,6 +178,25 @@ export function stepRecordKey(jobPk: string, stepName: string): string {
   return `${jobPk}${SEPARATOR}${STEP_MARKER}${SEPARATOR}${boundedPart(stepName, MAX_VERBATIM_STEP_NAME_BYTES)}`;
 }
 
+/**
+ * The `pk` of the group record of a FIFO message group of a queue (a parked group,
+ * `onDeadLetter: 'park'`): `%group#<queueName>#<messageGroupId>`, both parts escaped
+ * ({@link escapeKeyPart}), each hashed when over {@link MAX_VERBATIM_QUEUE_NAME_BYTES} /
+ * {@link MAX_VERBATIM_GROUP_ID_BYTES}. Scoped by the queue, so one table can serve several FIFO
+ * queues that use the same group ids (user ids). Never equal to a job or step record key.
+ * @example groupRecordKey('booking', 'user-7') === '%group#booking#user-7'
+ * @throws {JobError} when `queueName` or `messageGroupId` is empty.
+ */
+export function groupRecordKey(queueName: string, messageGroupId: string): string {
+  requireText(queueName, 'queueName');
+  requireText(messageGroupId, 'messageGroupId');
+  return [
+    GROUP_MARKER,
+    boundedPart(queueName, MAX_VERBATIM_QUEUE_NAME_BYTES),
+    boundedPart(messageGroupId, MAX_VERBATIM_GROUP_ID_BYTES),
+  ].join(SEPARATOR);
+}
+
 /** A decoded part of a record key: its text, or only the SHA-256 hex of its escaped text when it was hashed. */
 export type RecordKeyPart = { readonly text: string } | { readonly sha256: string };
 
@@ -186,7 +216,8 @@ function decodePart(part: string): RecordKeyPart {
 }
 
 /**
- * Reads a `pk` built by {@link jobRecordKey} or {@link stepRecordKey} (for operators and tests).
+ * Reads a `pk` built by {@link jobRecordKey} or {@link stepRecordKey} (for operators and tests);
+ * a group record key is read by {@link decodeGroupRecordKey}.
  * @throws {JobError} when `pk` is neither.
  */
 export function decodeRecordKey(pk: string): DecodedRecordKey {
@@ -203,6 +234,21 @@ export function decodeRecordKey(pk: string): DecodedRecordKey {
     };
   }
   throw new JobError(`idempotency: ${JSON.stringify(pk)} is not a job or step record key`);
+}
+
+/**
+ * Reads a `pk` built by {@link groupRecordKey} (for operators and tests).
+ * @throws {JobError} when `pk` is not a group record key.
+ */
+export function decodeGroupRecordKey(pk: string): {
+  readonly queueName: RecordKeyPart;
+  readonly messageGroupId: RecordKeyPart;
+} {
+  const parts = pk.split(SEPARATOR);
+  if (parts.length === 3 && parts[0] === GROUP_MARKER && parts[1] !== '' && parts[2] !== '') {
+    return { queueName: decodePart(parts[1] as string), messageGroupId: decodePart(parts[2] as string) };
+  }
+  throw new JobError(`idempotency: ${JSON.stringify(pk)} is not a group record key`);
 }
 
 /** A high surrogate not followed by a low one, or a low surrogate not preceded by a high one. */

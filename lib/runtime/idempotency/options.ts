@@ -39,6 +39,14 @@ export interface DynamoIdempotencyStoreOptions {
    * over) only once `leaseExpiresAtMs + leaseMarginMs` has passed. @default 1000
    */
   readonly leaseMarginMs?: number;
+  /**
+   * How long the park of a FIFO message group (`onDeadLetter: 'park'`) lasts after its blocking
+   * job was last dead-lettered, in seconds: written as `expiresAt` of the group record. Keep it at
+   * least the DLQ's retention: a park that expires while its blocker is still in the DLQ lets the
+   * group's later messages run before it. Integer >= 1.
+   * @default 1209600 (14 days: the SQS maximum retention, the JobQueue DLQ's retention)
+   */
+  readonly groupParkTtlSeconds?: number;
   /** Entries of the in-memory cache of completed keys (LRU, per warm worker); 0 turns it off. @default 1000 */
   readonly completedCacheSize?: number;
   /** Clock, epoch ms. @default `Date.now` */
@@ -48,6 +56,7 @@ export interface DynamoIdempotencyStoreOptions {
 /** Defaults of {@link DynamoIdempotencyStoreOptions}; defined here only. */
 export const IDEMPOTENCY_DEFAULTS = Object.freeze({
   recordTtlSeconds: 7 * 24 * 60 * 60,
+  groupParkTtlSeconds: 14 * 24 * 60 * 60,
   maxResultBytes: 64 * 1024,
   busyRetryAfterMs: 30_000,
   leaseMarginMs: 1_000,
@@ -69,6 +78,9 @@ export function resolveStoreLimits(options: DynamoIdempotencyStoreOptions): Reso
   }
   if (!Number.isInteger(o.recordTtlSeconds) || o.recordTtlSeconds < 1) {
     problems.push(`recordTtlSeconds must be an integer >= 1, got ${o.recordTtlSeconds}`);
+  }
+  if (!Number.isInteger(o.groupParkTtlSeconds) || o.groupParkTtlSeconds < 1) {
+    problems.push(`groupParkTtlSeconds must be an integer >= 1, got ${o.groupParkTtlSeconds}`);
   }
   if (
     !Number.isInteger(o.maxResultBytes) ||
@@ -93,6 +105,7 @@ export function resolveStoreLimits(options: DynamoIdempotencyStoreOptions): Reso
   }
   return {
     recordTtlSeconds: o.recordTtlSeconds,
+    groupParkTtlSeconds: o.groupParkTtlSeconds,
     maxResultBytes: o.maxResultBytes,
     busyRetryAfterMs: o.busyRetryAfterMs,
     leaseMarginMs: o.leaseMarginMs,

@@ -1,6 +1,6 @@
 /**
  * The items of the idempotency table: one job record per job key, one step record per `once`
- * step. Table contract (docs/contracts.md): partition key `pk` (String), no sort key, TTL
+ * step (and one group record per parked FIFO message group: group-record.ts). Table contract (docs/contracts.md): partition key `pk` (String), no sort key, TTL
  * attribute `expiresAt` (epoch seconds).
  *
  * Every attribute is written with its DynamoDB type; numbers are integers. Expressions always
@@ -248,14 +248,15 @@ export function stepRecordToItem(record: StepRecord): Record<string, AttributeVa
   return item;
 }
 
-/** The kind of record a key holds: `recordType`, or undefined when it has none. */
-export type RecordKind = 'job' | 'step';
+/** The kind of record a key holds (`recordType`): group records are in group-record.ts. */
+export type RecordKind = 'job' | 'step' | 'group';
 
 function pkOf(item: Record<string, AttributeValue>): string {
   return item.pk?.S ?? '(no pk)';
 }
 
-function malformed(
+/** The error for an item of kind `expected` whose `attribute` is missing or mistyped. */
+export function malformed(
   item: Record<string, AttributeValue>,
   attribute: string,
   expected: RecordKind,
@@ -271,12 +272,12 @@ function malformed(
  * Throws unless `item` is a record of kind `expected` (its `recordType`).
  * @throws {IdempotencyRecordError} naming what was found instead.
  */
-function requireKind(item: Record<string, AttributeValue>, expected: RecordKind): void {
+export function requireKind(item: Record<string, AttributeValue>, expected: RecordKind): void {
   const found = item.recordType?.S;
   if (found === expected) return;
   const pk = pkOf(item);
   const what =
-    found === 'job' || found === 'step'
+    found === 'job' || found === 'step' || found === 'group'
       ? `a ${found} record`
       : `a record of type ${JSON.stringify(found ?? null)}`;
   throw new IdempotencyRecordError(
@@ -296,20 +297,28 @@ export function isExpiredItem(item: Record<string, AttributeValue>, nowMs: numbe
   return Number.isFinite(expiresAt) && isExpired({ expiresAt }, nowMs);
 }
 
-function reqS(item: Record<string, AttributeValue>, name: string, kind: RecordKind): string {
+/** A required String attribute. @throws {IdempotencyRecordError} when missing. */
+export function reqS(item: Record<string, AttributeValue>, name: string, kind: RecordKind): string {
   const v = item[name]?.S;
   if (v === undefined) throw malformed(item, name, kind);
   return v;
 }
-function optS(item: Record<string, AttributeValue>, name: string): string | undefined {
+/** An optional String attribute. */
+export function optS(item: Record<string, AttributeValue>, name: string): string | undefined {
   return item[name]?.S;
 }
-function reqN(item: Record<string, AttributeValue>, name: string, kind: RecordKind): number {
+/** A required Number attribute. @throws {IdempotencyRecordError} when missing or not a number. */
+export function reqN(item: Record<string, AttributeValue>, name: string, kind: RecordKind): number {
   const v = optN(item, name, kind);
   if (v === undefined) throw malformed(item, name, kind);
   return v;
 }
-function optN(item: Record<string, AttributeValue>, name: string, kind: RecordKind): number | undefined {
+/** An optional Number attribute. @throws {IdempotencyRecordError} when not a number. */
+export function optN(
+  item: Record<string, AttributeValue>,
+  name: string,
+  kind: RecordKind,
+): number | undefined {
   const raw = item[name]?.N;
   if (raw === undefined) return undefined;
   const v = Number(raw);

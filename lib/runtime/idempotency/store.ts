@@ -8,6 +8,7 @@
  * - lease.ts: the lease handed to the worker; lease-end.ts: completion and failure writes;
  *   step-write.ts: `once` step records; storable.ts: results and step values under the size cap;
  * - read-back.ts: items read back after a failed condition (own earlier write, step winner);
+ * - group-store.ts, group-record.ts: parked FIFO message groups (`onDeadLetter: 'park'`);
  * - table.ts, expr.ts, sdk-errors.ts: DynamoDB calls, expressions, SDK error translation.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -16,7 +17,18 @@ import { type AcquirePlan, acquisitionWrite } from './acquire.ts';
 import { checkRequest, mismatch } from './begin-request.ts';
 import { CompletedKeyCache } from './cache.ts';
 import { decide } from './decide.ts';
-import type { BeginOutcome, BeginRequest, IdempotencyGuard, LeaseWrite } from './guard.ts';
+import { GroupParks } from './group-store.ts';
+import type {
+  BeginOutcome,
+  BeginRequest,
+  GroupPark,
+  GroupParkStore,
+  IdempotencyGuard,
+  LeaseWrite,
+  ParkGroupOutcome,
+  ParkGroupRequest,
+  UnparkOutcome,
+} from './guard.ts';
 import { jobRecordKey, stepRecordKey } from './keys.ts';
 import { DynamoLease, type LeaseOps } from './lease.ts';
 import { completionWrite, failureStatus, failureWrite } from './lease-end.ts';
@@ -53,17 +65,23 @@ const MAX_ACQUIRE_ROUNDS = 4;
  * write units (sized by the larger of the old and new item). Each `once` step costs one
  * consistent GetItem, plus one PutItem when it runs.
  *
+ * Parked groups ({@link GroupParkStore}, used only by workers with `onDeadLetter: 'park'`): the
+ * worker reads a group's record once per FIFO message group per batch (one consistent GetItem);
+ * parking costs one conditional PutItem (two when the same blocker parks again after a failed
+ * redrive), unparking one conditional DeleteItem.
+ *
  * @example
  * const store = new DynamoIdempotencyStore({ tableName: process.env.JOBS_IDEMPOTENCY_TABLE! });
  * const outcome = await store.begin({ jobType, key, payloadHash, leaseExpiresAtMs, onLeaseExpired: 'rerun', messageId });
  */
-export class DynamoIdempotencyStore implements IdempotencyGuard {
+export class DynamoIdempotencyStore implements IdempotencyGuard, GroupParkStore {
   /** The table written to. */
   readonly tableName: string;
   readonly #table: RecordTable;
   readonly #limits: ResolvedStoreLimits;
   readonly #now: () => number;
   readonly #cache: CompletedKeyCache;
+  readonly #groups: GroupParks;
 
   /** @throws {JobError} listing every invalid option. */
   constructor(options: DynamoIdempotencyStoreOptions) {
@@ -72,6 +90,7 @@ export class DynamoIdempotencyStore implements IdempotencyGuard {
     this.#table = new RecordTable(options.client ?? new DynamoDBClient({}), options.tableName);
     this.#now = options.now ?? Date.now;
     this.#cache = new CompletedKeyCache(this.#limits.completedCacheSize);
+    this.#groups = new GroupParks(this.#table, this.#now, this.#limits.groupParkTtlSeconds);
   }
 
   /**
@@ -149,6 +168,35 @@ export class DynamoIdempotencyStore implements IdempotencyGuard {
     const pk = jobRecordKey(jobType, key);
     const item = await this.#table.get('read', pk);
     return item ? parseJobRecord(item) : undefined;
+  }
+
+  /**
+   * The park of a FIFO message group of a queue, or undefined when it is not parked (no group
+   * record, or its TTL passed). One strongly consistent GetItem.
+   * @throws {IdempotencyStoreError} when DynamoDB fails.
+   * @throws {IdempotencyRecordError} when the group key holds something else, or a malformed record.
+   */
+  readGroupPark(queueName: string, messageGroupId: string): Promise<GroupPark | undefined> {
+    return this.#groups.read(queueName, messageGroupId);
+  }
+
+  /**
+   * Parks a group behind its blocking job, for `groupParkTtlSeconds` (conditional PutItem: no live
+   * park, or a refresh of the same blocker's). `parked-by-other` when another job holds the park.
+   * @throws {IdempotencyStoreError} when DynamoDB fails.
+   * @throws {JobError} when a field of the request is empty.
+   */
+  parkGroup(request: ParkGroupRequest): Promise<ParkGroupOutcome> {
+    return this.#groups.park(request);
+  }
+
+  /**
+   * Clears the park of a group held by `blockerPk` (conditional DeleteItem); `not-parked` when
+   * there is none, `parked-by-other` when another job holds it (left as it is).
+   * @throws {IdempotencyStoreError} when DynamoDB fails.
+   */
+  unparkGroup(queueName: string, messageGroupId: string, blockerPk: string): Promise<UnparkOutcome> {
+    return this.#groups.unpark(queueName, messageGroupId, blockerPk);
   }
 
   /** Forgets every key cached by this worker (tests, or after an operator cleared records). */

@@ -14,6 +14,7 @@
  */
 import {
   type AttributeValue,
+  DeleteItemCommand,
   type DynamoDBClient,
   GetItemCommand,
   PutItemCommand,
@@ -30,7 +31,8 @@ export type WriteResult =
 
 /**
  * One idempotency table. `operation` names the store operation in translated errors
- * (`acquire`, `complete`, `release`, `fail`, `once`, `fence-check`, `read`).
+ * (`acquire`, `complete`, `release`, `fail`, `once`, `fence-check`, `read`, `park`, `unpark`,
+ * `read-park`).
  */
 export class RecordTable {
   readonly tableName: string;
@@ -74,6 +76,21 @@ export class RecordTable {
           TableName: this.tableName,
           Key: { pk: S(pk) },
           UpdateExpression: update,
+          ConditionExpression: condition,
+          ...expr.params(),
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      ),
+    );
+  }
+
+  /** Conditional DeleteItem (API_DeleteItem.html); a failed condition deletes nothing. */
+  async delete(operation: string, pk: string, expr: Expr, condition: string): Promise<WriteResult> {
+    return this.#conditional(operation, pk, () =>
+      this.#client.send(
+        new DeleteItemCommand({
+          TableName: this.tableName,
+          Key: { pk: S(pk) },
           ConditionExpression: condition,
           ...expr.params(),
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
