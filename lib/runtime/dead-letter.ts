@@ -20,6 +20,14 @@ import { messageSizeBytes, SQS_MAX_MESSAGE_BYTES, utf8Bytes } from '../sqs/messa
 import { isFifoQueueUrl } from '../sqs/queue-urls.ts';
 import type { SqsSender } from './sqs-port.ts';
 
+/**
+ * `ErrorReason` of a FIFO record dead-lettered without running because its message group is
+ * parked behind an earlier dead-lettered job (`onDeadLetter: 'park'`, group-park.ts). Its
+ * `ErrorName` is `GroupParkedError`, its `ErrorMessage` names the blocking job (type, job id, SQS
+ * message id, reason) and the group record, and `Attempts` is 0 (it was not run).
+ */
+export const GROUP_PARKED_REASON = 'GroupParked';
+
 /** SQS maximum message size in bytes, body and attributes together (1 MiB). */
 export const MAX_MESSAGE_BYTES = SQS_MAX_MESSAGE_BYTES;
 /** `ErrorMessage` is cut at this many UTF-8 bytes even when more would fit: it is read by people. */

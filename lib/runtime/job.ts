@@ -68,6 +68,14 @@ export interface JobIdempotencyOptions<Data> {
   readonly onLeaseExpired?: LeaseExpiredPolicy;
 }
 
+/**
+ * What a FIFO message group does after one of its jobs was dead-lettered (docs/architecture.md,
+ * decision guide). `continue`: the group's later messages run (the dead letter is handled).
+ * `park`: they are held, dead-lettered as `GroupParked` naming this job, until this job is
+ * redriven and completes; then the group runs again in order. No effect on standard queues.
+ */
+export type DeadLetterPolicy = 'continue' | 'park';
+
 /** Input of {@link defineJob}. */
 export interface JobSpec<Data, Result> {
   /** The envelope `type` that routes to this job, e.g. `"booking.reserve-inventory"`. */
@@ -81,6 +89,12 @@ export interface JobSpec<Data, Result> {
   /** Soft time limit of one run in seconds; must stay below the Lambda timeout. @default 30 */
   readonly timeoutSeconds?: number;
   readonly idempotency?: JobIdempotencyOptions<Data>;
+  /**
+   * FIFO queues: what the job's message group does once this job is dead-lettered
+   * ({@link DeadLetterPolicy}). `park` needs the worker's idempotency table (the park is kept
+   * there). @default the worker's `onDeadLetter`, which defaults to `'continue'`
+   */
+  readonly onDeadLetter?: DeadLetterPolicy;
   /** The work. Throw {@link PermanentError} for failures a retry cannot fix. */
   run(data: Data, ctx: JobContext): Promise<Result>;
 }
@@ -98,9 +112,18 @@ const SPEC_FIELDS: ReadonlySet<string> = new Set([
   'retry',
   'timeoutSeconds',
   'idempotency',
+  'onDeadLetter',
   'run',
 ]);
 const LEASE_EXPIRED_POLICIES: readonly LeaseExpiredPolicy[] = ['rerun', 'dead-letter'];
+/** The values of {@link DeadLetterPolicy}. */
+export const DEAD_LETTER_POLICIES: readonly DeadLetterPolicy[] = ['continue', 'park'];
+
+/** What is wrong with an `onDeadLetter` value (`what` names the option); undefined when fine or absent. */
+export function deadLetterPolicyProblem(value: unknown, what: string): string | undefined {
+  if (value === undefined || DEAD_LETTER_POLICIES.includes(value as DeadLetterPolicy)) return undefined;
+  return `${what} must be 'continue' or 'park', got ${JSON.stringify(value)}`;
+}
 
 /** What is wrong with a job's idempotency options; empty when they are fine or absent. */
 function idempotencyProblems(options: unknown): string[] {
@@ -135,7 +158,8 @@ export const DEFAULT_JOB_TIMEOUT_SECONDS = 30;
 /**
  * Defines a job type.
  * @throws {JobError} when the spec is not an object, has an unknown field, or `type`, `queue`,
- *   `schema`, `run`, `timeoutSeconds`, `retry` or `idempotency` is invalid (all problems in one message).
+ *   `schema`, `run`, `timeoutSeconds`, `retry`, `idempotency` or `onDeadLetter` is invalid (all
+ *   problems in one message).
  */
 export function defineJob<Data, Result = void>(spec: JobSpec<Data, Result>): JobDefinition<Data, Result> {
   if (typeof spec !== 'object' || spec === null) {
@@ -147,6 +171,8 @@ export function defineJob<Data, Result = void>(spec: JobSpec<Data, Result>): Job
       problems.push(`unknown field ${field} (known: ${[...SPEC_FIELDS].join(', ')})`);
   }
   problems.push(...idempotencyProblems(spec.idempotency));
+  const onDeadLetter = deadLetterPolicyProblem(spec.onDeadLetter, 'onDeadLetter');
+  if (onDeadLetter !== undefined) problems.push(onDeadLetter);
   if (typeof spec.type !== 'string' || spec.type.length === 0)
     problems.push('type must be a non-empty string');
   if (typeof spec.queue !== 'string' || spec.queue.length === 0)

@@ -12,10 +12,11 @@ import { backoffDelaySeconds, DEFAULT_RETRY_POLICY, type RetryPolicy } from './b
 import { payloadHash } from './canonical-json.ts';
 import { ChildCollector, type ChildSender, sendChildren } from './children.ts';
 import type { WorkerConfig } from './config.ts';
-import { type DeadLetterEvidence, sendToDeadLetterQueue } from './dead-letter.ts';
+import { type DeadLetterEvidence, GROUP_PARKED_REASON, sendToDeadLetterQueue } from './dead-letter.ts';
 import { type JobEnvelope, parseEnvelope } from './envelope.ts';
 import { classifyError } from './errors.ts';
-import type { IdempotencyGuard, Lease } from './idempotency/guard.ts';
+import { type BatchParking, type JobIdentity, jobIdentityPks, parkingGroupOf } from './group-park.ts';
+import type { GroupPark, IdempotencyGuard, Lease } from './idempotency/guard.ts';
 import { defaultJobKey, deriveIdempotencyKey } from './idempotency/keys.ts';
 import type { JobContext, JobDefinition } from './job.ts';
 import type { SqsSender } from './sqs-port.ts';
@@ -46,6 +47,10 @@ export type RetryReason =
   | 'guard-unavailable'
   /** FIFO: an earlier record of the same group was reported failed; this one was not run. */
   | 'group-blocked'
+  /** FIFO, `park`: the record was due for the DLQ but its group's park could not be written. */
+  | 'park-failed'
+  /** FIFO, `park`: the blocking job completed but its group's park could not be cleared; its next delivery is absorbed and clears it. */
+  | 'unpark-failed'
   /** A bug in the worker itself. */
   | 'internal';
 
@@ -61,6 +66,8 @@ export interface RecordDeps {
   readonly jobs: ReadonlyMap<string, AnyJob>;
   /** Undefined when idempotency is off for the worker. */
   readonly guard: IdempotencyGuard | undefined;
+  /** FIFO group parking of this invocation; undefined when no job of the worker parks (no reads). */
+  readonly parking: BatchParking | undefined;
   readonly sqs: SqsSender;
   /** Sends children; called only when a run enqueued some. */
   readonly childSender: () => ChildSender;
@@ -84,6 +91,12 @@ interface RecordRun {
   readonly receiveCount: number;
   logger: WorkerLogger;
   jobType: string | undefined;
+  /** The FIFO message group to park or check; undefined when parking does not apply. */
+  readonly groupId: string | undefined;
+  /** Who the job is (once the envelope is read): what a park names, what recognises a blocker. */
+  identity: JobIdentity | undefined;
+  /** Set when this record is the blocking job of its parked group, coming back (a redrive). */
+  blocker: GroupPark | undefined;
 }
 
 const retry = (delaySeconds: number, reason: RetryReason): RecordOutcome => ({
@@ -107,6 +120,9 @@ export async function processRecord(record: SQSRecord, deps: RecordDeps): Promis
     receiveCount: readReceiveCount(record),
     logger: withKeys(deps.logger, { messageId: record.messageId }),
     jobType: undefined,
+    groupId: deps.parking ? parkingGroupOf(record) : undefined,
+    identity: undefined,
+    blocker: undefined,
   };
   if (deps.remainingMs() <= deps.deadlineMarginMs) {
     run.logger.info('record not started: the Lambda deadline is near', {
@@ -139,6 +155,11 @@ async function pipeline(run: RecordRun): Promise<RecordOutcome> {
     return deadLetter(run, { error, reason: classifyError(error).reason, attempts: run.receiveCount });
   }
   run.jobType = envelope.type;
+  run.identity = {
+    jobType: envelope.type,
+    jobId: envelope.id,
+    pks: jobIdentityPks(envelope.type, undefined, envelope.source, envelope.id),
+  };
   run.logger = withKeys(deps.logger, {
     messageId: record.messageId,
     jobType: envelope.type,
@@ -172,6 +193,9 @@ async function pipeline(run: RecordRun): Promise<RecordOutcome> {
   } catch (error) {
     return failed(run, job, error, undefined, undefined);
   }
+  run.identity = { ...run.identity, pks: jobIdentityPks(job.type, key, envelope.source, envelope.id) };
+  const parked = await checkParkedGroup(run, job);
+  if (parked) return parked;
 
   let lease: Lease | undefined;
   if (deps.guard && job.idempotency?.enabled !== false) {
@@ -253,7 +277,7 @@ async function beginLease(
         outcome: 'duplicate',
         resultStored: begun.resultStored,
       });
-      return { outcome: { status: 'duplicate' } };
+      return { outcome: (await unparkAfterCompletion(run, job)) ?? { status: 'duplicate' } };
     case 'dead-lettered':
       deps.metrics.add(job.type, 'JobDuplicateAbsorbed');
       run.logger.info('duplicate delivery absorbed: this message was already dead-lettered', {
@@ -370,7 +394,86 @@ async function runJob(
   deps.metrics.add(job.type, 'JobCompleted');
   deps.metrics.add(job.type, 'JobDuration', durationMs);
   run.logger.info('job completed', { outcome: 'completed', durationMs, children: sentChildren });
-  return { status: 'completed' };
+  return (await unparkAfterCompletion(run, job)) ?? { status: 'completed' };
+}
+
+/**
+ * FIFO, parking worker: what the park of the record's group means for it (read once per group
+ * and batch). Not parked, or parked behind this very job (a redrive of the blocker): undefined,
+ * run it. Parked behind another job: dead-lettered as `GroupParked` without running. The store
+ * unreadable: retried like any store outage, without spending an attempt.
+ */
+async function checkParkedGroup(run: RecordRun, job: AnyJob): Promise<RecordOutcome | undefined> {
+  const { deps, groupId } = run;
+  if (!deps.parking || groupId === undefined || !run.identity) return undefined;
+  let check: Awaited<ReturnType<BatchParking['check']>>;
+  try {
+    check = await deps.parking.check(groupId, run.identity.pks);
+  } catch (error) {
+    const classification = classifyError(error, deps.now());
+    if (classification.kind === 'permanent') {
+      return deadLetter(run, {
+        error,
+        reason: classification.reason,
+        attempts: run.receiveCount,
+        job,
+        noPark: true,
+      });
+    }
+    const delaySeconds = backoffDelaySeconds(
+      run.receiveCount,
+      job.retry,
+      classification.minDelayMs,
+      deps.random,
+    );
+    run.logger.warn('could not read whether the message group is parked; record will be retried', {
+      outcome: 'retry',
+      reason: classification.reason,
+      delaySeconds,
+      error,
+    });
+    return retry(delaySeconds, 'guard-unavailable');
+  }
+  if (check.kind === 'free') return undefined;
+  if (check.kind === 'blocker') {
+    run.blocker = check.park;
+    run.logger.info('the blocking job of a parked message group runs again', { messageGroupId: groupId });
+    return undefined;
+  }
+  const error = deps.parking.parkedError(groupId, check.park);
+  return deadLetter(run, { error, reason: GROUP_PARKED_REASON, attempts: 0, job, noPark: true });
+}
+
+/**
+ * After the blocking job of a parked group completed (or was found completed): clears the park,
+ * so the group's later records run. When that write fails the record is reported failed: its
+ * next delivery is absorbed as a duplicate (the key is completed) and clears the park then; the
+ * group's later records wait behind it meanwhile, as on any FIFO retry.
+ */
+async function unparkAfterCompletion(run: RecordRun, job: AnyJob): Promise<RecordOutcome | undefined> {
+  const { deps, groupId, blocker } = run;
+  if (!deps.parking || groupId === undefined || !blocker) return undefined;
+  try {
+    const outcome = await deps.parking.unpark(groupId, blocker.blockerPk);
+    run.logger.info('the blocking job completed; its message group is no longer parked', {
+      messageGroupId: groupId,
+      unpark: outcome,
+    });
+    return undefined;
+  } catch (error) {
+    const delaySeconds = backoffDelaySeconds(run.receiveCount, job.retry, 0, deps.random);
+    run.logger.error(
+      'the blocking job completed but its message group could not be unparked; record will be retried',
+      {
+        outcome: 'retry',
+        reason: 'unpark-failed',
+        messageGroupId: groupId,
+        delaySeconds,
+        error,
+      },
+    );
+    return retry(delaySeconds, 'unpark-failed');
+  }
 }
 
 const NO_CHILDREN: ChildSender = {
@@ -445,6 +548,8 @@ interface DeadLetterInput {
    * it expired again, not released, or the `dead-letter` policy would turn into a re-run).
    */
   readonly keepLeaseOnSendFailure?: boolean;
+  /** Never park the group for this one (a `GroupParked` record, or the group record is unreadable). */
+  readonly noPark?: boolean;
 }
 
 /**
@@ -469,6 +574,8 @@ async function deadLetter(run: RecordRun, input: DeadLetterInput): Promise<Recor
     handlerVersion: deps.config.handlerVersion,
     sourceMessageId: record.messageId,
   };
+  const parkFailed = input.noPark ? undefined : await parkGroup(run, input, policy);
+  if (parkFailed) return parkFailed;
   try {
     await sendToDeadLetterQueue({ sqs: deps.sqs, dlqUrl: deps.config.dlqUrl, record, evidence });
   } catch (sendError) {
@@ -485,6 +592,7 @@ async function deadLetter(run: RecordRun, input: DeadLetterInput): Promise<Recor
     return retry(delaySeconds, 'dead-letter-failed');
   }
   if (input.lease) await failLease(run, input.lease, input.error, 'permanent');
+  await unparkUnderContinue(run, input);
   // Only routed types become a JobType dimension: a type from an unrouted body is producer
   // input, and each distinct value would be a new CloudWatch metric.
   deps.metrics.add(input.job?.type ?? UNKNOWN_JOB_TYPE, 'JobDeadLettered');
@@ -495,6 +603,72 @@ async function deadLetter(run: RecordRun, input: DeadLetterInput): Promise<Recor
     error: input.error,
   });
   return { status: 'dead-lettered' };
+}
+
+/**
+ * FIFO, parking worker, before the DLQ send: parks the record's group when its job's policy is
+ * `park` (group-park.ts decides). A park that cannot be written must not let the group go on, so
+ * the record is then not dead-lettered but reported failed (its lease released as after a failed
+ * DLQ send): it comes back and is dead-lettered, parking its group, once the store answers.
+ */
+async function parkGroup(
+  run: RecordRun,
+  input: DeadLetterInput,
+  policy: RetryPolicy,
+): Promise<RecordOutcome | undefined> {
+  const { deps, groupId } = run;
+  if (!deps.parking || groupId === undefined) return undefined;
+  try {
+    const parked = await deps.parking.parkOnDeadLetter(
+      groupId,
+      input.job,
+      run.identity,
+      run.record.messageId,
+      input.reason,
+    );
+    if (parked) {
+      run.logger.warn('message group parked: its later messages are dead-lettered until this job completes', {
+        messageGroupId: groupId,
+        park: parked.status,
+        blockerJobType: parked.park.blockerJobType,
+        blockerJobId: parked.park.blockerJobId,
+        parkCount: parked.park.parkCount,
+      });
+    }
+    return undefined;
+  } catch (error) {
+    if (input.lease && !input.keepLeaseOnSendFailure)
+      await failLease(run, input.lease, input.error, 'transient');
+    const delaySeconds = backoffDelaySeconds(input.attempts, policy, 0, deps.random);
+    run.logger.error('could not park the message group; the record stays on the queue', {
+      outcome: 'retry',
+      reason: 'park-failed',
+      messageGroupId: groupId,
+      delaySeconds,
+      error,
+      jobError: input.error,
+    });
+    return retry(delaySeconds, 'park-failed');
+  }
+}
+
+/**
+ * The blocker of a parked group dead-lettered again after its job's policy became `continue`:
+ * its park goes, so the group goes on as that policy says. Best effort: a failure is logged, and
+ * the park stays until its TTL or an operator deletes it.
+ */
+async function unparkUnderContinue(run: RecordRun, input: DeadLetterInput): Promise<void> {
+  const { deps, groupId, blocker } = run;
+  if (!deps.parking || groupId === undefined || !blocker || deps.parking.policyOf(input.job) !== 'continue')
+    return;
+  try {
+    await deps.parking.unpark(groupId, blocker.blockerPk);
+  } catch (error) {
+    run.logger.error('could not unpark the message group of a job whose policy is now continue', {
+      messageGroupId: groupId,
+      error,
+    });
+  }
 }
 
 /**

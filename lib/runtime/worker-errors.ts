@@ -68,3 +68,17 @@ export class ChildRejectedError extends PermanentError {}
  * not run again but dead-lettered for a person to decide. Permanent.
  */
 export class LeaseExpiredError extends PermanentError {}
+
+/**
+ * FIFO: this record's message group is parked behind a job that was dead-lettered under
+ * `onDeadLetter: 'park'`, so this job was not run: it is dead-lettered after its blocker, with
+ * `ErrorReason` `GroupParked` and a message naming the blocker (type, job id, SQS message id, its
+ * reason) and the group record. Permanent. The stack is left out of the evidence: no code failed.
+ * `context` has `queueName`, `messageGroupId`, `groupRecordKey` and `blocker`.
+ */
+export class GroupParkedError extends PermanentError {
+  constructor(message: string, context: Record<string, unknown>) {
+    super(message, { context });
+    this.stack = `${this.name}: ${message}`;
+  }
+}

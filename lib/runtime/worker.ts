@@ -17,12 +17,15 @@ import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { isFifoQueueUrl } from '../sqs/queue-urls.ts';
 import { DEFAULT_MAX_CONCURRENCY, runBatch } from './batch.ts';
 import { createJobClientChildSender } from './child-sender.ts';
 import type { ChildSender } from './children.ts';
 import { readWorkerConfig, type WorkerConfig } from './config.ts';
 import { createDefaultIdempotencyGuard } from './default-guard.ts';
-import type { IdempotencyGuard } from './idempotency/guard.ts';
+import { BatchParking } from './group-park.ts';
+import { type GroupParkStore, type IdempotencyGuard, isGroupParkStore } from './idempotency/guard.ts';
+import { type DeadLetterPolicy, deadLetterPolicyProblem } from './job.ts';
 import { type AnyJob, processRecord, type RecordDeps } from './record.ts';
 import type { SqsSender } from './sqs-port.ts';
 import {
@@ -66,6 +69,15 @@ export interface WorkerOptions {
    * @default the DynamoDB store on env `JOBS_IDEMPOTENCY_TABLE` (see default-guard.ts)
    */
   readonly idempotency?: IdempotencyGuard | false;
+  /**
+   * FIFO queues: what a message group does after one of its jobs was dead-lettered, for jobs that
+   * do not set their own `onDeadLetter` (docs/architecture.md, decision guide). `continue`: the
+   * group's later messages run. `park`: they are dead-lettered as `GroupParked` until the blocking
+   * job is redriven and completes. Parking (here or in any job) needs the idempotency table: with
+   * `idempotency: false`, or a guard that does not implement `GroupParkStore`, createWorker throws.
+   * On a standard queue it has no effect. @default 'continue'
+   */
+  readonly onDeadLetter?: DeadLetterPolicy;
   /** SQS client for DLQ sends and visibility changes. @default `new SQSClient({})` (honours `AWS_ENDPOINT_URL`) */
   readonly sqs?: SqsSender;
   /**
@@ -106,6 +118,8 @@ export type WorkerHandler = (event: SQSEvent, context: Context) => Promise<SQSBa
 interface WorkerSetup {
   readonly config: WorkerConfig;
   readonly guard: IdempotencyGuard | undefined;
+  /** Where parked groups are kept; undefined when no job of the worker parks (nothing is read). */
+  readonly parkStore: GroupParkStore | undefined;
   readonly childSender: () => ChildSender;
 }
 
@@ -114,7 +128,8 @@ interface WorkerSetup {
  *
  * @returns a Middy-wrapped `(event: SQSEvent, context: Context) => Promise<SQSBatchResponse>`.
  * @throws {WorkerConfigError} at once for mistakes in code: no options, `jobs` not made by
- *   `defineJob`, duplicate job types, a bad `maxConcurrency` or `deadlineMarginMs`. Mistakes in the environment (a missing queue URL,
+ *   `defineJob`, duplicate job types, a bad `maxConcurrency`, `deadlineMarginMs` or
+ *   `onDeadLetter`, parking without an idempotency store that keeps parked groups. Mistakes in the environment (a missing queue URL,
  *   no idempotency table) do not throw here: they are logged on every invocation and every
  *   record of the event is reported failed, so nothing is deleted by accident.
  */
@@ -122,6 +137,8 @@ export function createWorker(options: WorkerOptions): WorkerHandler {
   const jobs = indexJobs(options);
   const maxConcurrency = options.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY;
   const deadlineMarginMs = options.deadlineMarginMs ?? DEFAULT_DEADLINE_MARGIN_MS;
+  const defaultDeadLetterPolicy: DeadLetterPolicy = options.onDeadLetter ?? 'continue';
+  const parks = parkingJobs(jobs, defaultDeadLetterPolicy);
   const env = options.env ?? process.env;
   const powertoolsLogger = options.logger ?? createDefaultLogger(options.queueName ?? env.JOBS_QUEUE_NAME);
   const logger = fromPowertools(powertoolsLogger);
@@ -129,7 +146,7 @@ export function createWorker(options: WorkerOptions): WorkerHandler {
   const sqs = options.sqs ?? new SQSClient({});
   const now = options.now ?? Date.now;
   const random = options.random ?? Math.random;
-  const setup = resolveSetup(options, env, sqs, logger);
+  const setup = resolveSetup(options, env, sqs, logger, parks);
   // The Queue dimension of BatchFailed: known even when the rest of the configuration is not.
   const queueName = setup.ok
     ? setup.value.config.queueName
@@ -143,6 +160,9 @@ export function createWorker(options: WorkerOptions): WorkerHandler {
     const deps: RecordDeps = {
       jobs,
       guard: setup.value.guard,
+      parking: setup.value.parkStore
+        ? new BatchParking(setup.value.parkStore, config.queueName, defaultDeadLetterPolicy)
+        : undefined,
       sqs,
       childSender: setup.value.childSender,
       config,
@@ -257,8 +277,34 @@ function indexJobs(options: WorkerOptions): ReadonlyMap<string, AnyJob> {
   if (margin !== undefined && (!Number.isFinite(margin) || margin < 0)) {
     problems.push(`deadlineMarginMs must be a number >= 0, got ${margin}`);
   }
+  const policyProblem = deadLetterPolicyProblem(options.onDeadLetter, 'onDeadLetter');
+  if (policyProblem !== undefined) problems.push(policyProblem);
+  problems.push(...parkingProblems(options, parkingJobs(jobs, options.onDeadLetter ?? 'continue')));
   if (problems.length > 0) throw new WorkerConfigError(problems);
   return jobs;
+}
+
+/** What parks, for messages: the worker's `onDeadLetter` when it is `park`, else the jobs that set it; empty when nothing does. */
+function parkingJobs(jobs: ReadonlyMap<string, AnyJob>, defaultPolicy: DeadLetterPolicy | string): string[] {
+  if (defaultPolicy === 'park') return ['onDeadLetter'];
+  return [...jobs.values()].filter((job) => job.onDeadLetter === 'park').map((job) => `job ${job.type}`);
+}
+
+/** Parking keeps its state in the idempotency table: a worker without one cannot park. */
+function parkingProblems(options: WorkerOptions, parks: readonly string[]): string[] {
+  if (parks.length === 0) return [];
+  const who = `onDeadLetter: 'park' (${parks.join(', ')})`;
+  if (options.idempotency === false) {
+    return [
+      `${who} needs the idempotency table, where a parked group is kept across invocations; remove idempotency: false or use onDeadLetter: 'continue'`,
+    ];
+  }
+  if (options.idempotency !== undefined && !isGroupParkStore(options.idempotency)) {
+    return [
+      `${who} needs an idempotency guard that keeps parked groups (readGroupPark, parkGroup, unparkGroup: GroupParkStore), as the DynamoDB store does`,
+    ];
+  }
+  return [];
 }
 
 type SetupResult = { ok: true; value: WorkerSetup } | { ok: false; error: WorkerConfigError };
@@ -269,6 +315,7 @@ function resolveSetup(
   env: Readonly<Record<string, string | undefined>>,
   sqs: SqsSender,
   logger: WorkerLogger,
+  parks: readonly string[],
 ): SetupResult {
   const read = readWorkerConfig(options, env);
   if (!read.ok) return { ok: false, error: new WorkerConfigError(read.problems) };
@@ -283,6 +330,11 @@ function resolveSetup(
     if (error instanceof WorkerConfigError) return { ok: false, error };
     throw error;
   }
+  // Checked by createWorker: a parking worker's guard keeps parked groups.
+  const parkStore = parks.length > 0 && isGroupParkStore(guard) ? guard : undefined;
+  if (parkStore && !isFifoQueueUrl(config.queueUrl)) {
+    logger.warn("onDeadLetter: 'park' has no effect on a standard queue (no order to keep)", { parks });
+  }
   let childSender = options.childSender;
   const getChildSender = (): ChildSender => {
     // Built on first use: most jobs never enqueue, and a worker without child queues is fine.
@@ -295,5 +347,5 @@ function resolveSetup(
     });
     return childSender;
   };
-  return { ok: true, value: { config, guard, childSender: getChildSender } };
+  return { ok: true, value: { config, guard, parkStore, childSender: getChildSender } };
 }
