@@ -118,11 +118,6 @@ export class BatchParking {
     return pks.includes(park.blockerPk) ? { kind: 'blocker', park } : { kind: 'parked', park };
   }
 
-  /** The park this batch knows of: a park, `null` (not parked), undefined (not read). */
-  known(groupId: string): GroupPark | null | undefined {
-    return this.#known.get(groupId);
-  }
-
   /**
    * Before a record of `groupId` is sent to the DLQ: parks its group when the policy of its job
    * (`job`, undefined when unrouted: the worker's default) is `park`, naming `identity` as the
