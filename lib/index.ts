@@ -15,7 +15,11 @@ export {
 export { DEFAULT_MAX_CONCURRENCY } from './runtime/batch.ts';
 export { canonicalJson, payloadHash } from './runtime/canonical-json.ts';
 export { WORKER_ENV, type WorkerConfig } from './runtime/config.ts';
-export { type DeadLetterEvidence, deadLetterDeduplicationId } from './runtime/dead-letter.ts';
+export {
+  type DeadLetterEvidence,
+  deadLetterDeduplicationId,
+  GROUP_PARKED_REASON,
+} from './runtime/dead-letter.ts';
 export {
   type CreateEnvelopeInput,
   childJobId,
@@ -44,6 +48,8 @@ export {
 export type {
   BeginOutcome,
   BeginRequest,
+  GroupPark,
+  GroupParkStore,
   IdempotencyGuard,
   Lease,
   LeaseWrite,
@@ -51,9 +57,11 @@ export type {
 export {
   type DecodedRecordKey,
   decodeDefaultJobKey,
+  decodeGroupRecordKey,
   decodeRecordKey,
   defaultJobKey,
   deriveIdempotencyKey,
+  groupRecordKey,
   jobRecordKey,
   stepRecordKey,
 } from './runtime/idempotency/keys.ts';
@@ -61,7 +69,9 @@ export { type DynamoIdempotencyStoreOptions, IDEMPOTENCY_DEFAULTS } from './runt
 export type { JobRecord, JobRecordStatus, StepRecord } from './runtime/idempotency/record.ts';
 export { DynamoIdempotencyStore } from './runtime/idempotency/store.ts';
 export {
+  DEAD_LETTER_POLICIES,
   DEFAULT_JOB_TIMEOUT_SECONDS,
+  type DeadLetterPolicy,
   defineJob,
   type EnqueueOptions,
   type JobContext,
@@ -82,6 +92,7 @@ export {
 export {
   ChildEnqueueError,
   ChildRejectedError,
+  GroupParkedError,
   JobDataInvalidError,
   JobTimeoutError,
   LeaseExpiredError,
