@@ -91,4 +91,5 @@ export const JOB_QUEUE_WARNINGS = {
   noAlarmTopic: 'sqs-jobs:noAlarmTopic',
   deadLetterRetentionUnknown: 'sqs-jobs:deadLetterRetentionUnknown',
   selfEnqueueRecursiveLoop: 'sqs-jobs:selfEnqueueRecursiveLoop',
+  parkOnStandardQueue: 'sqs-jobs:parkOnStandardQueue',
 } as const;

@@ -24,6 +24,8 @@ export interface JobDefinitionLike {
   readonly retry: { readonly maxAttempts: number };
   /** Soft time limit of one run, in seconds. */
   readonly timeoutSeconds: number;
+  /** What a dead letter does to the rest of its FIFO group: `'continue'` (default) or `'park'`. */
+  readonly onDeadLetter?: string;
 }
 
 /** Properties of a {@link JobQueue}. Durations are CDK `Duration`s; plain numbers carry their unit in the name. */

@@ -16,6 +16,7 @@ import { fifoRule } from './fifo.ts';
 import { idempotencyRule } from './idempotency.ts';
 import { jobsRule } from './jobs.ts';
 import { messageSizeRule } from './message-size.ts';
+import { parkRule } from './park.ts';
 import { redriveRule } from './redrive.ts';
 import { requiredRule } from './required.ts';
 import { timeoutsRule } from './timeouts.ts';
@@ -39,6 +40,7 @@ export const JOB_QUEUE_RULES: readonly JobQueueRule[] = [
   fifoRule,
   enqueueTargetsRule,
   idempotencyRule,
+  parkRule,
   alarmsRule,
   entryRule,
   bundlingRule,
