@@ -9,7 +9,13 @@
  * - envelope parsing and the payload hash, paid once per record;
  * - heap growth over many invocations of one warm handler (a leak across invocations shows
  *   here as growth proportional to the invocation count);
- * - entry point bundle sizes and times, and the packed tarball (bench/entry-points.ts).
+ * - entry point bundle sizes and times, and the packed tarball (bench/entry-points.ts);
+ * - side by side with Powertools' batch and idempotency packages (bench/vs-powertools.ts).
+ *
+ * `npm run bench -- --json`: only the side-by-side comparison, in its short form (about a
+ * minute), as one JSON object on stdout: `{ node, date, rows: [{ measure, unit, ours,
+ * powertools, ratio, ... }] }` (ratio = ours / powertools). `--short`: the same short form,
+ * printed as a table.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
@@ -25,6 +31,7 @@ import { FakeSqs } from '../test/factories/fake-sqs.ts';
 import { jobBody, lambdaContext, queueUrl, sqsEvent, sqsRecord } from '../test/factories/sqs.ts';
 import { startDynalite } from '../test/support/dynalite.ts';
 import { printEntryPointFigures } from './entry-points.ts';
+import { type ComparisonOptions, compareWithPowertools, printComparison } from './vs-powertools.ts';
 
 const BATCH_SIZE = 10;
 const noop = defineJob({
@@ -90,7 +97,22 @@ async function heapGrowthPerInvocationBytes(handler: WorkerHandler, invocations:
   return (measure() - before) / invocations;
 }
 
+const FULL: ComparisonOptions = { rounds: 9, batchesPerRound: 1000, storeBatches: 50 };
+const SHORT: ComparisonOptions = { rounds: 5, batchesPerRound: 500, storeBatches: 20 };
+
 async function main(): Promise<void> {
+  const args = new Set(process.argv.slice(2));
+  if (args.has('--json')) {
+    const rows = await compareWithPowertools(SHORT);
+    process.stdout.write(
+      `${JSON.stringify({ node: process.version, date: new Date().toISOString(), options: SHORT, rows })}\n`,
+    );
+    return;
+  }
+  if (args.has('--short')) {
+    printComparison(await compareWithPowertools(SHORT), SHORT);
+    return;
+  }
   const dynamo = await startDynalite();
   const tableName = await dynamo.createTable();
   const store = new DynamoIdempotencyStore({ tableName, client: dynamo.client });
@@ -142,6 +164,7 @@ async function main(): Promise<void> {
   );
   const gcNote = (globalThis as { gc?: unknown }).gc ? '' : ' (run with --expose-gc for a cleaner figure)';
   console.log(`heap growth per invocation over 2,000 warm invocations: ${Math.round(growth)} bytes${gcNote}`);
+  printComparison(await compareWithPowertools(FULL), FULL);
   await printEntryPointFigures();
 }
 

@@ -1,0 +1,365 @@
+/**
+ * Side by side with the usual alternative (part of `npm run bench`, issue 10): Powertools for AWS
+ * Lambda (TypeScript) `BatchProcessor` / `SqsFifoPartialProcessorAsync` + `makeIdempotent` with
+ * `DynamoDBPersistenceLayer`, against `createWorker`, in one process, on the same Node, SDK, zod
+ * and Middy copies, the same job (a small computation) and the same events.
+ *
+ * - CPU per record (`process.cpuUsage`, user + system) with default settings and no store:
+ *   standard batch of 10, FIFO batch of 10 in 10 groups, FIFO batch of 10 in 1 group. Each round
+ *   runs both sides on the same pre-built events, the order flipped every round; the figure is
+ *   the median over rounds, with the spread (min–max). Logs and EMF are produced as in Lambda
+ *   (formatted and written) into a stdout that drops them.
+ * - DynamoDB per new record (fresh ids, standard batch of 10, each side its own table on
+ *   dynalite): requests, request bytes and response bytes, counted by a client middleware
+ *   (HTTP bodies, the bytes DynamoDB bills and throttles on, without headers).
+ *
+ * Figures, not assertions: ratios are sqs-jobs / Powertools (lower is better for costs).
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  BatchProcessor,
+  EventType,
+  processPartialResponse,
+  SqsFifoPartialProcessorAsync,
+} from '@aws-lambda-powertools/batch';
+import { IdempotencyConfig, makeIdempotent } from '@aws-lambda-powertools/idempotency';
+import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
+import { Logger } from '@aws-lambda-powertools/logger';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import middy from '@middy/core';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { z } from 'zod';
+import { DynamoIdempotencyStore } from '../lib/runtime/idempotency/store.ts';
+import { defineJob } from '../lib/runtime/job.ts';
+import { createWorker } from '../lib/runtime/worker.ts';
+import { FakeSqs } from '../test/factories/fake-sqs.ts';
+import { jobBody, lambdaContext, queueUrl, sqsEvent, sqsRecord } from '../test/factories/sqs.ts';
+import { createClient, createTable, startDynalite } from '../test/support/dynalite.ts';
+
+type Handler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
+
+/** One row of the comparison (the `--json` shape of issue 10). */
+export interface ComparisonRow {
+  readonly measure: string;
+  readonly unit: string;
+  /** sqs-jobs' figure (median over rounds). */
+  readonly ours: number;
+  readonly powertools: number;
+  /** ours / powertools. */
+  readonly ratio: number;
+  /** Spread over rounds, min–max, when measured over rounds. */
+  readonly oursSpread?: readonly [number, number];
+  readonly powertoolsSpread?: readonly [number, number];
+  /** Ratio per round, min–max. */
+  readonly ratioSpread?: readonly [number, number];
+}
+
+export interface ComparisonOptions {
+  /** Rounds per CPU figure (>= 3). */
+  readonly rounds: number;
+  /** Batches of 10 per side and round. */
+  readonly batchesPerRound: number;
+  /** Batches of 10 new records per side for the DynamoDB counts. */
+  readonly storeBatches: number;
+}
+
+const BATCH_SIZE = 10;
+const schema = z.object({ orderId: z.string(), userId: z.string(), amountCents: z.number().int() });
+type OrderData = z.infer<typeof schema>;
+
+/** The job of both sides: a small computation over the data (a checksum), no I/O. */
+function compute(data: OrderData): { checksum: number } {
+  let h = 2166136261;
+  const text = `${data.orderId}:${data.userId}:${data.amountCents}`;
+  for (let round = 0; round < 8; round++) {
+    for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
+  }
+  return { checksum: h >>> 0 };
+}
+
+const job = defineJob({
+  type: 'bench.compute',
+  queue: 'bench',
+  schema,
+  run: async (data) => compute(data),
+});
+
+/** Events of one round: bodies are CloudEvents envelopes, as both sides receive them. */
+function events(count: number, queue: string, groups: number): SQSEvent[] {
+  return Array.from({ length: count }, () =>
+    sqsEvent(
+      Array.from({ length: BATCH_SIZE }, (_, i) => {
+        const userId = `user-${i % groups}`;
+        const data: OrderData = { orderId: `order-${randomUUID()}`, userId, amountCents: 1000 + i };
+        return sqsRecord({
+          queue,
+          body: jobBody(job.type, data, { partitionKey: userId }),
+          ...(queue.endsWith('.fifo') ? { groupId: userId } : {}),
+        });
+      }),
+    ),
+  );
+}
+
+/** The Powertools record handler: parse the envelope, validate `data` with the same schema, run. */
+function powertoolsRecordHandler(
+  run: (envelope: { source: string; id: string; data: OrderData }) => Promise<unknown>,
+): (record: SQSRecord) => Promise<unknown> {
+  return async (record) => {
+    const envelope = JSON.parse(record.body) as { source: string; id: string; type: string; data: unknown };
+    if (envelope.type !== job.type) throw new Error(`unknown job type ${envelope.type}`);
+    return run({ source: envelope.source, id: envelope.id, data: schema.parse(envelope.data) });
+  };
+}
+
+function powertoolsHandler(
+  fifo: boolean,
+  run: (envelope: { source: string; id: string; data: OrderData }) => Promise<unknown>,
+  onContext?: (context: Context) => void,
+): Handler {
+  const logger = new Logger({ serviceName: 'bench-powertools' });
+  const recordHandler = powertoolsRecordHandler(run);
+  const standard = new BatchProcessor(EventType.SQS);
+  const ordered = new SqsFifoPartialProcessorAsync();
+  const handler = async (event: SQSEvent, context: Context) => {
+    onContext?.(context);
+    return fifo
+      ? processPartialResponse(event, recordHandler, ordered, { context, skipGroupOnError: true })
+      : processPartialResponse(event, recordHandler, standard, { context });
+  };
+  return middy(handler).use(injectLambdaContext(logger, { resetKeys: true })) as unknown as Handler;
+}
+
+function oursHandler(queue: string, idempotency: DynamoIdempotencyStore | false): Handler {
+  const metrics = new Metrics({ namespace: 'SqsJobsBench' });
+  metrics.clearDefaultDimensions();
+  return createWorker({
+    jobs: [job],
+    queueName: 'bench',
+    queueUrl: queueUrl(queue),
+    dlqUrl: queueUrl(queue.endsWith('.fifo') ? 'bench-dlq.fifo' : 'bench-dlq'),
+    idempotency,
+    sqs: new FakeSqs(),
+    logger: new Logger({ serviceName: 'bench-sqs-jobs' }),
+    metrics,
+  });
+}
+
+/** Logs and EMF are formatted and written as in Lambda, into a stdout that drops them. */
+async function silenced<T>(fn: () => Promise<T>): Promise<T> {
+  const write = process.stdout.write.bind(process.stdout);
+  process.stdout.write = (() => true) as typeof process.stdout.write;
+  try {
+    return await fn();
+  } finally {
+    process.stdout.write = write;
+  }
+}
+
+/** CPU microseconds per record of running `batches` through `handler`. */
+async function cpuPerRecordUs(handler: Handler, batches: readonly SQSEvent[]): Promise<number> {
+  const context = lambdaContext();
+  const before = process.cpuUsage();
+  for (const event of batches) {
+    const response = await handler(event, context);
+    if (response.batchItemFailures.length > 0) throw new Error('bench record failed');
+  }
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) / (batches.length * BATCH_SIZE);
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+const spread = (values: readonly number[]): [number, number] => [Math.min(...values), Math.max(...values)];
+
+async function cpuRow(
+  measure: string,
+  queue: string,
+  groups: number,
+  options: ComparisonOptions,
+): Promise<ComparisonRow> {
+  const fifo = queue.endsWith('.fifo');
+  const ours = oursHandler(queue, false);
+  const theirs = powertoolsHandler(fifo, async ({ data }) => compute(data));
+  // Warm both (JIT, lazy imports), untimed.
+  const warm = events(Math.max(20, options.batchesPerRound / 4), queue, groups);
+  await cpuPerRecordUs(ours, warm);
+  await cpuPerRecordUs(theirs, warm);
+  const oursUs: number[] = [];
+  const theirsUs: number[] = [];
+  for (let round = 0; round < options.rounds; round++) {
+    const batches = events(options.batchesPerRound, queue, groups);
+    (globalThis as { gc?: () => void }).gc?.();
+    if (round % 2 === 0) {
+      oursUs.push(await cpuPerRecordUs(ours, batches));
+      theirsUs.push(await cpuPerRecordUs(theirs, batches));
+    } else {
+      theirsUs.push(await cpuPerRecordUs(theirs, batches));
+      oursUs.push(await cpuPerRecordUs(ours, batches));
+    }
+  }
+  const ratios = oursUs.map((us, i) => us / (theirsUs[i] as number));
+  return {
+    measure,
+    unit: 'µs CPU/record',
+    ours: median(oursUs),
+    powertools: median(theirsUs),
+    ratio: median(oursUs) / median(theirsUs),
+    oursSpread: spread(oursUs),
+    powertoolsSpread: spread(theirsUs),
+    ratioSpread: spread(ratios),
+  };
+}
+
+interface DynamoCounts {
+  requests: number;
+  requestBytes: number;
+  responseBytes: number;
+  readonly byOperation: Map<string, { requests: number; requestBytes: number }>;
+}
+
+/** Counts requests and HTTP body bytes of `client` (SDK middleware). */
+function countDynamo(client: DynamoDBClient): DynamoCounts {
+  const counts: DynamoCounts = { requests: 0, requestBytes: 0, responseBytes: 0, byOperation: new Map() };
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const request = args.request as { body?: unknown };
+      const body = request.body;
+      const bytes =
+        typeof body === 'string' ? Buffer.byteLength(body) : body instanceof Uint8Array ? body.length : 0;
+      const operation = (context as { commandName?: string }).commandName ?? 'unknown';
+      counts.requests += 1;
+      counts.requestBytes += bytes;
+      const op = counts.byOperation.get(operation) ?? { requests: 0, requestBytes: 0 };
+      op.requests += 1;
+      op.requestBytes += bytes;
+      counts.byOperation.set(operation, op);
+      const result = await next(args);
+      const response = result.response as { headers?: Record<string, string> };
+      counts.responseBytes += Number(response.headers?.['content-length'] ?? 0);
+      return result;
+    },
+    { step: 'finalizeRequest', name: 'benchCountBytes', priority: 'low' },
+  );
+  // Failed conditional writes surface as errors after the response: still counted above.
+  return counts;
+}
+
+async function dynamoRows(options: ComparisonOptions): Promise<ComparisonRow[]> {
+  const dynamo = await startDynalite();
+  try {
+    const oursClient = createClient(dynamo.endpoint);
+    const theirsClient = createClient(dynamo.endpoint);
+    const oursTable = await createTable(oursClient);
+    const theirsTable = await createTable(theirsClient, { partitionKey: 'id' });
+    const oursCounts = countDynamo(oursClient);
+    const theirsCounts = countDynamo(theirsClient);
+    const ours = oursHandler(
+      'bench',
+      new DynamoIdempotencyStore({ tableName: oursTable, client: oursClient }),
+    );
+    const config = new IdempotencyConfig({
+      eventKeyJmesPath: '[source, id]',
+      payloadValidationJmesPath: 'data',
+    });
+    const persistenceStore = new DynamoDBPersistenceLayer({
+      tableName: theirsTable,
+      awsSdkV3Client: theirsClient,
+    });
+    const idempotentRun = makeIdempotent(
+      async (envelope: { source: string; id: string; data: OrderData }) => compute(envelope.data),
+      { persistenceStore, config },
+    );
+    const theirs = powertoolsHandler(false, idempotentRun, (context) =>
+      config.registerLambdaContext(context),
+    );
+    const batches = events(options.storeBatches, 'bench', BATCH_SIZE);
+    const context = lambdaContext();
+    for (const [i, event] of batches.entries()) {
+      // Each side gets its own copy of the same events (separate tables); order flipped per batch.
+      const sides = i % 2 === 0 ? [ours, theirs] : [theirs, ours];
+      for (const side of sides) {
+        const response = await side(event, context);
+        if (response.batchItemFailures.length > 0) throw new Error('bench record failed (store)');
+      }
+    }
+    const records = options.storeBatches * BATCH_SIZE;
+    const row = (measure: string, unit: string, a: number, b: number): ComparisonRow => ({
+      measure,
+      unit,
+      ours: a / records,
+      powertools: b / records,
+      ratio: a / b,
+    });
+    const opRows = [...new Set([...oursCounts.byOperation.keys(), ...theirsCounts.byOperation.keys()])]
+      .sort()
+      .flatMap((op) => {
+        const a = oursCounts.byOperation.get(op) ?? { requests: 0, requestBytes: 0 };
+        const b = theirsCounts.byOperation.get(op) ?? { requests: 0, requestBytes: 0 };
+        return [
+          row(`DynamoDB ${op} per new record`, 'requests/record', a.requests, b.requests),
+          row(`DynamoDB ${op} request bytes per new record`, 'bytes/record', a.requestBytes, b.requestBytes),
+        ];
+      });
+    return [
+      row('DynamoDB requests per new record', 'requests/record', oursCounts.requests, theirsCounts.requests),
+      row(
+        'DynamoDB request bytes per new record',
+        'bytes/record',
+        oursCounts.requestBytes,
+        theirsCounts.requestBytes,
+      ),
+      row(
+        'DynamoDB response bytes per new record',
+        'bytes/record',
+        oursCounts.responseBytes,
+        theirsCounts.responseBytes,
+      ),
+      ...opRows,
+    ];
+  } finally {
+    await dynamo.stop();
+  }
+}
+
+/** Runs the side-by-side comparison; logs and EMF of both sides are dropped while it runs. */
+export async function compareWithPowertools(options: ComparisonOptions): Promise<ComparisonRow[]> {
+  return silenced(async () => [
+    await cpuRow('CPU per record, standard batch of 10, no store', 'bench', BATCH_SIZE, options),
+    await cpuRow('CPU per record, FIFO batch of 10 in 10 groups, no store', 'bench.fifo', 10, options),
+    await cpuRow('CPU per record, FIFO batch of 10 in 1 group, no store', 'bench.fifo', 1, options),
+    ...(await dynamoRows(options)),
+  ]);
+}
+
+const fmt = (n: number) => (Math.abs(n) >= 100 ? n.toFixed(0) : n.toFixed(2));
+
+/** Prints the rows as a table (human form). */
+export function printComparison(rows: readonly ComparisonRow[], options: ComparisonOptions): void {
+  console.log(
+    `\nsqs-jobs vs Powertools (BatchProcessor / SqsFifoPartialProcessorAsync + makeIdempotent on DynamoDB), ` +
+      `default settings; CPU: median of ${options.rounds} rounds × ${options.batchesPerRound} batches of 10, ` +
+      `order flipped per round; DynamoDB: ${options.storeBatches * BATCH_SIZE} new records on dynalite`,
+  );
+  console.table(
+    rows.map((r) => ({
+      measure: r.measure,
+      unit: r.unit,
+      'sqs-jobs': fmt(r.ours) + (r.oursSpread ? ` (${fmt(r.oursSpread[0])}–${fmt(r.oursSpread[1])})` : ''),
+      Powertools:
+        fmt(r.powertools) +
+        (r.powertoolsSpread ? ` (${fmt(r.powertoolsSpread[0])}–${fmt(r.powertoolsSpread[1])})` : ''),
+      ratio:
+        `${r.ratio.toFixed(2)}×` +
+        (r.ratioSpread ? ` (${r.ratioSpread[0].toFixed(2)}–${r.ratioSpread[1].toFixed(2)})` : ''),
+    })),
+  );
+}
