@@ -2,6 +2,11 @@
  * `npm start`: the deployed stack running locally on embedded emulators, a sample workload with
  * injected faults, and a report that checks nothing was lost, duplicated or reordered.
  *
+ * `npm run soak` (`--soak`): the same run with the soak preset: 10,000 jobs by default and every
+ * fault kind on at moderate rates, AWS API faults (a fault proxy in front of SQS and DynamoDB),
+ * execution environments killed right after a side effect and jobs that overrun their time limit
+ * included, plus a scan of the idempotency table at the end.
+ *
  * Exit code: 0 when every invariant holds, 1 when one fails, 2 when the run could not happen or
  * could not complete (bad flags, the stack did not start, an endpoint is unreachable, the deadline
  * was reached before every job was final).
@@ -11,8 +16,20 @@ import cliProgress from 'cli-progress';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { ENDPOINT_ENV, resolveEndpointOptions } from '../lib/local/emulators.ts';
 import type { FaultRates } from '../lib/local/external-service.ts';
+import {
+  awsFaultRatesFor,
+  deliberateCounts,
+  JOBS_PER_BOOKING,
+  jobsOf,
+  OVERRUN_DELAY_MS,
+  type Preset,
+  SOAK_PRESET,
+  START_PRESET,
+  usersFor,
+} from '../lib/local/presets.ts';
 import { renderReport, unfinishedMessage } from '../lib/local/report.ts';
 import { type LocalRunResult, runLocal, type WorkloadProgress } from '../lib/local/workload.ts';
+import { SAMPLE_JOB_TIMEOUT_SECONDS } from '../lib/sample/jobs.ts';
 
 /** How `--fault-rate` is split over the failing kinds (shares add up to 1). */
 const FAULT_SPLIT = { timeout: 0.2, throttle: 0.35, unavailable: 0.35, badRequest: 0.1 } as const;
@@ -69,7 +86,9 @@ function visibility(value: string): number | 'deployed' {
 }
 
 interface StartFlags {
+  readonly soak: boolean;
   readonly users: number;
+  readonly jobs?: number;
   readonly bookingsPerUser: number;
   readonly seed: number;
   readonly faultRate: number;
@@ -78,6 +97,11 @@ interface StartFlags {
   readonly unavailableRate?: number;
   readonly badRequestRate?: number;
   readonly slowRate: number;
+  readonly overrunRate: number;
+  readonly killRate: number;
+  readonly dynamodbFaultRate: number;
+  readonly sqsFaultRate: number;
+  readonly externalTimeoutMs: number;
   readonly lostResponseRate: number;
   readonly visibilityTimeoutSeconds: number | 'deployed';
   readonly outOfStock: number;
@@ -88,33 +112,47 @@ interface StartFlags {
   readonly json: boolean;
 }
 
-/** The command line of `npm start`. */
-export function buildProgram(): Command {
+/** The command line of `npm start` (or, with the soak preset, of `npm run soak`). */
+export function buildProgram(preset: Preset = START_PRESET): Command {
+  const soak = preset.name === 'soak';
+  const jobs = jobsOf(preset.users, preset.bookingsPerUser);
   return new Command()
-    .name('npm start --')
+    .name(soak ? 'npm run soak --' : 'npm start --')
     .description(
-      'Runs the sqs-jobs sample stack locally (the synthesized CloudFormation template on embedded SQS and DynamoDB ' +
-        'emulators, the bundled Lambda functions in worker threads), sends a workload with injected faults, waits ' +
-        'until every job is completed or dead-lettered, and prints a report. Exits 0 only when every invariant holds.',
+      soak
+        ? `Soak: runs ~${jobs.toLocaleString('en-US')} jobs of the sqs-jobs sample stack through the local runtime with every fault kind on ` +
+            '(external API faults, overruns of the job time limit, execution environments killed right after a side effect, ' +
+            'DynamoDB throttling and 5xx, SQS 5xx on send / receive / delete, lost responses, producer resends, malformed messages), ' +
+            'then checks that every job completed exactly once or is in the DLQ with evidence, per-user FIFO order, and that no ' +
+            'idempotency record is stuck IN_PROGRESS past its lease. Exits 0 only when every invariant holds.'
+        : 'Runs the sqs-jobs sample stack locally (the synthesized CloudFormation template on embedded SQS and DynamoDB ' +
+            'emulators, the bundled Lambda functions in worker threads), sends a workload with injected faults, waits ' +
+            'until every job is completed or dead-lettered, and prints a report. Exits 0 only when every invariant holds.',
     )
+    .option('--soak', 'soak preset: the defaults of npm run soak (10,000 jobs, every fault kind on)', false)
     .option(
       '--users <n>',
       `users; each is a FIFO message group on the booking queue (at most ${MAX_USERS.toLocaleString('en-US')})`,
       integer(1, MAX_USERS),
-      100,
+      preset.users,
+    )
+    .option(
+      '--jobs <n>',
+      `about this many jobs: sets --users to n / (${JOBS_PER_BOOKING} x --bookings-per-user) (not with --users)`,
+      integer(JOBS_PER_BOOKING),
     )
     .option(
       '--bookings-per-user <n>',
       `bookings per user, sent in order (at most ${MAX_BOOKINGS_PER_USER})`,
       integer(1, MAX_BOOKINGS_PER_USER),
-      3,
+      preset.bookingsPerUser,
     )
     .option('--seed <n>', 'seed of every random choice (workload, faults, lost responses)', integer(0), 1)
     .option(
       '--fault-rate <rate>',
       'share of external API calls that fail, split 20% timeout, 35% 429, 35% 503, 10% 400',
       rate,
-      0.05,
+      preset.faultRate,
     )
     .option(
       '--timeout-rate <rate>',
@@ -132,13 +170,43 @@ export function buildProgram(): Command {
       '--slow-rate <rate>',
       'share of API calls slowed down (still under the client timeout)',
       rate,
-      0.03,
+      preset.slowRate,
+    )
+    .option(
+      '--overrun-rate <rate>',
+      `share of API calls delayed ${OVERRUN_DELAY_MS} ms, past the job's ${SAMPLE_JOB_TIMEOUT_SECONDS} s time limit (needs --external-timeout-ms above that); the side effect still happens`,
+      rate,
+      preset.overrunRate,
+    )
+    .option(
+      '--kill-rate <rate>',
+      "share of API calls after whose side effect the caller's execution environment is killed (the batch comes back)",
+      rate,
+      preset.killRate,
     )
     .option(
       '--lost-response-rate <rate>',
       'share of successful Lambda invocations whose response is lost (the batch is delivered again)',
       rate,
-      0.01,
+      preset.lostResponseRate,
+    )
+    .option(
+      '--dynamodb-fault-rate <rate>',
+      'share of DynamoDB item calls of the functions that fail: 30% 400 ProvisionedThroughputExceeded, 30% 400 ThrottlingException, 10% 500, 10% 503, 20% write done then response lost (500)',
+      rate,
+      preset.dynamodbFaultRate,
+    )
+    .option(
+      '--sqs-fault-rate <rate>',
+      'share of SQS send / receive / delete calls (functions, pollers, producer) that fail: sends and deletes 2/3 500, 1/3 done then response lost (500); receives 503',
+      rate,
+      preset.sqsFaultRate,
+    )
+    .option(
+      '--external-timeout-ms <n>',
+      "timeout of the functions' external API calls (EXTERNAL_API_TIMEOUT_MS), in ms",
+      integer(100, 60_000),
+      preset.externalTimeoutMs,
     )
     .option(
       '--visibility-timeout-seconds <n>',
@@ -150,25 +218,25 @@ export function buildProgram(): Command {
       '--out-of-stock <n>',
       'bookings of a sold-out SKU (dead-lettered at once, never retried)',
       integer(0),
-      2,
+      preset.outOfStock,
     )
     .option(
       '--malformed <n>',
       'malformed messages (bad JSON, schema failure, unknown job type)',
       integer(0),
-      3,
+      preset.malformed,
     )
     .option(
       '--duplicates <n>',
       'payment jobs sent twice with the same id (a producer retrying)',
       integer(0),
-      5,
+      preset.duplicates,
     )
     .option(
       '--timeout-seconds <n>',
       'deadline for every job to be completed or dead-lettered; when reached first, the run exits 2 (not finished)',
       integer(1),
-      180,
+      preset.timeoutSeconds,
     )
     .addOption(
       new Option(
@@ -181,12 +249,27 @@ export function buildProgram(): Command {
     .option('--json', 'print the report as JSON on stdout (progress goes to stderr)', false)
     .addHelpText(
       'after',
-      `
+      soak
+        ? `
+Examples:
+  npm run soak                                 10,000 jobs (500 users x 4 bookings x 5 jobs), every fault kind on
+  npm run soak -- --jobs 1000                  a 1,000-job soak (users scaled)
+  npm run soak -- --jobs 1000 --endpoint http://localhost:5000   on moto server
+
+Environment:
+  ${ENDPOINT_ENV.shared}, ${ENDPOINT_ENV.sqs}, ${ENDPOINT_ENV.dynamodb}   endpoints (see --endpoint)
+  SQS_JOBS_FUNCTION_LOGS=1   print the Lambda functions' logs on stderr
+  ${DEBUG_ENV}=1            print the stack trace of an error that stops the run
+
+Exit code: 0 all invariants hold, 1 an invariant failed, 2 the run could not happen or did not
+finish before --timeout-seconds.`
+        : `
 Examples:
   npm start                                   default run: 100 users x 3 bookings, 5% API faults
   npm start -- --users 10 --fault-rate 0      small run without API faults
   npm start -- --fault-rate 0.2 --seed 7      more faults, another seed
   npm start -- --endpoint http://localhost:5000   against moto server (or env ${ENDPOINT_ENV.shared})
+  npm run soak                                the soak: 10,000 jobs, every fault kind on (same flags)
 
 Environment:
   ${ENDPOINT_ENV.shared}, ${ENDPOINT_ENV.sqs}, ${ENDPOINT_ENV.dynamodb}   endpoints (see --endpoint)
@@ -216,11 +299,29 @@ export function checkFaultRates(flags: StartFlags, faults: FaultRates): void {
     `503 ${share(flags.unavailableRate, '--unavailable-rate', FAULT_SPLIT.unavailable)}`,
     `400 ${share(flags.badRequestRate, '--bad-request-rate', FAULT_SPLIT.badRequest)}`,
     `slow --slow-rate ${fmt(flags.slowRate)}`,
+    ...(flags.overrunRate > 0 ? [`overrun --overrun-rate ${fmt(flags.overrunRate)}`] : []),
+    ...(flags.killRate > 0 ? [`kill --kill-rate ${fmt(flags.killRate)}`] : []),
   ];
   throw new Error(
     `the fault rates add up to ${fmt(sum)}, more than 1: ${parts.join(' + ')}. ` +
       'Lower them; a rate not given on the command line is its share of --fault-rate (default 0.05), and --slow-rate defaults to 0.03.',
   );
+}
+
+/**
+ * Checks the flags that depend on each other: --jobs and --users exclude each other; an overrun
+ * must outlast the job's time limit under the client timeout.
+ */
+export function checkCombinations(flags: StartFlags, usersGiven: boolean): void {
+  if (flags.jobs !== undefined && usersGiven) {
+    throw new Error('--jobs sets --users: give one of them, not both');
+  }
+  if (flags.overrunRate > 0 && flags.externalTimeoutMs <= OVERRUN_DELAY_MS) {
+    throw new Error(
+      `--overrun-rate needs --external-timeout-ms above ${OVERRUN_DELAY_MS} (got ${flags.externalTimeoutMs}): ` +
+        "otherwise the client's timeout ends the call before the job's time limit",
+    );
+  }
 }
 
 function faultRates(flags: StartFlags): FaultRates {
@@ -230,6 +331,8 @@ function faultRates(flags: StartFlags): FaultRates {
     unavailable: flags.unavailableRate ?? flags.faultRate * FAULT_SPLIT.unavailable,
     badRequest: flags.badRequestRate ?? flags.faultRate * FAULT_SPLIT.badRequest,
     slow: flags.slowRate,
+    overrun: flags.overrunRate,
+    kill: flags.killRate,
   };
 }
 
@@ -361,7 +464,9 @@ function progressReporter(out: NodeJS.WriteStream, useBar: boolean) {
 
 /** Runs `npm start` with `argv` (as `process.argv`); resolves to the exit code. */
 export async function main(argv: readonly string[]): Promise<number> {
-  const program = buildProgram();
+  // The preset decides the defaults, so it is read before the flags are parsed.
+  const preset = argv.slice(2).includes('--soak') ? SOAK_PRESET : START_PRESET;
+  const program = buildProgram(preset);
   program.exitOverride();
   try {
     program.parse([...argv]);
@@ -374,6 +479,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   try {
     faults = faultRates(flags);
     checkFaultRates(flags, faults);
+    checkCombinations(flags, program.getOptionValueSource('users') === 'cli');
   } catch (err) {
     process.stderr.write(`error: ${(err as Error).message}\n`);
     return 2;
@@ -395,15 +501,25 @@ export async function main(argv: readonly string[]): Promise<number> {
   const progress = progressReporter(progressOut, !flags.json && process.stdout.isTTY === true);
   let result: LocalRunResult;
   try {
+    const awsFaults = awsFaultRatesFor(flags.dynamodbFaultRate, flags.sqsFaultRate);
+    const users = usersFor(flags, MAX_USERS);
+    const counts = deliberateCounts(
+      { outOfStock: flags.outOfStock, malformed: flags.malformed, duplicates: flags.duplicates },
+      { users, bookingsPerUser: flags.bookingsPerUser },
+      preset,
+      (count) => program.getOptionValueSource(count) === 'cli',
+    );
     result = await runLocal({
-      users: flags.users,
+      users,
       bookingsPerUser: flags.bookingsPerUser,
       seed: flags.seed,
-      outOfStock: flags.outOfStock,
-      malformed: flags.malformed,
-      producerDuplicates: flags.duplicates,
+      outOfStock: counts.outOfStock,
+      malformed: counts.malformed,
+      producerDuplicates: counts.duplicates,
       timeoutSeconds: flags.timeoutSeconds,
       faults,
+      ...(awsFaults ? { awsFaults } : {}),
+      externalTimeoutMs: flags.externalTimeoutMs,
       lostResponseRate: flags.lostResponseRate,
       ...(flags.visibilityTimeoutSeconds === 'deployed'
         ? {}
@@ -421,9 +537,22 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
   progress.stop();
   if (flags.json) {
-    const { report, notes, metrics, runtime } = result;
+    const { report, notes, metrics, runtime, awsFaults } = result;
     process.stdout.write(
-      `${JSON.stringify({ report, notes, workerMetrics: metrics, invocations: runtime.totals, faultRates: faults }, null, 2)}\n`,
+      `${JSON.stringify(
+        {
+          report,
+          notes,
+          workerMetrics: metrics,
+          invocations: runtime.totals,
+          faultRates: faults,
+          ...(awsFaults
+            ? { awsFaultRates: awsFaultRatesFor(flags.dynamodbFaultRate, flags.sqsFaultRate), awsFaults }
+            : {}),
+        },
+        null,
+        2,
+      )}\n`,
     );
   } else {
     process.stdout.write('\n');

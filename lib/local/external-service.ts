@@ -23,18 +23,44 @@
  *   doing it twice;
  * - `throttle`: 429 with `Retry-After`; `unavailable`: 503; nothing performed;
  * - `badRequest`: 400; nothing performed (a permanent failure: the job is dead-lettered);
- * - `slow`: a latency spike that stays under the client timeout (not a failure).
+ * - `slow`: a latency spike that stays under the client timeout (not a failure);
+ * - `overrun`: a delay of `overrunMs` before the request is handled as usual (side effect and
+ *   answer): set above a job's time limit (and under the client timeout), the calling job runs
+ *   past its `timeoutSeconds` and is aborted, while the side effect still happens later;
+ * - `kill`: handled as usual (side effect, or the stored answer), and the 2xx answer carries
+ *   `x-sqs-jobs-fault: kill-caller` (lib/local/faults.ts): the local runtime, started with
+ *   `killOnFaultHeader`, kills the calling execution environment right then, after the side
+ *   effect and before the job records it.
  */
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { FAULT_HEADER, KILL_CALLER_VALUE } from './faults.ts';
 
 /** Kinds of injected misbehaviour. */
-export const FAULT_KINDS = ['timeout', 'throttle', 'unavailable', 'badRequest', 'slow'] as const;
+export const FAULT_KINDS = [
+  'timeout',
+  'throttle',
+  'unavailable',
+  'badRequest',
+  'slow',
+  'overrun',
+  'kill',
+] as const;
 /** One kind of injected misbehaviour. */
 export type FaultKind = (typeof FAULT_KINDS)[number];
-/** Kinds that fail the request (`slow` only delays it). */
-export const FAILING_FAULT_KINDS = ['timeout', 'throttle', 'unavailable', 'badRequest'] as const;
+/**
+ * Kinds that fail the calling job's run (`slow` only delays it): the request fails, or runs past
+ * the job's time limit (`overrun`), or its caller is killed (`kill`).
+ */
+export const FAILING_FAULT_KINDS = [
+  'timeout',
+  'throttle',
+  'unavailable',
+  'badRequest',
+  'overrun',
+  'kill',
+] as const;
 
 /** Probability per request of each fault kind, each in [0, 1]; their sum must not exceed 1. */
 export type FaultRates = Readonly<Record<FaultKind, number>>;
@@ -46,6 +72,8 @@ export const NO_FAULTS: FaultRates = Object.freeze({
   unavailable: 0,
   badRequest: 0,
   slow: 0,
+  overrun: 0,
+  kill: 0,
 });
 
 /** The endpoints and the side effect each performs. */
@@ -73,6 +101,11 @@ export interface ExternalServiceOptions {
   readonly slowMs?: number;
   /** How long a `timeout` fault hangs before answering, in ms; keep it above the client timeout. @default 3000 */
   readonly hangMs?: number;
+  /**
+   * Delay of an `overrun` fault before the request is handled, in ms: above the calling job's
+   * time limit, under the client timeout. @default 12000
+   */
+  readonly overrunMs?: number;
   /** `Retry-After` of a 429, in seconds. @default 1 */
   readonly retryAfterSeconds?: number;
   /**
@@ -220,6 +253,7 @@ export async function startExternalService(options: ExternalServiceOptions = {})
   const latency = options.latencyMs ?? { min: 1, max: 15 };
   const slowMs = options.slowMs ?? 600;
   const hangMs = options.hangMs ?? 3_000;
+  const overrunMs = options.overrunMs ?? 12_000;
   const retryAfterSeconds = options.retryAfterSeconds ?? 1;
   const honourKeys = options.honourIdempotencyKey ?? true;
 
@@ -234,7 +268,7 @@ export async function startExternalService(options: ExternalServiceOptions = {})
     requestsByOperation: { payment: 0, email: 0, invoice: 0 } as Record<Operation, number>,
     replays: 0,
     conflicts: 0,
-    faults: { timeout: 0, throttle: 0, unavailable: 0, badRequest: 0, slow: 0 } as Record<FaultKind, number>,
+    faults: { ...NO_FAULTS } as Record<FaultKind, number>,
     faultsByReference: new Map<string, FaultKind[]>(),
     sideEffects: 0,
     sideEffectsByKey: new Map<string, number>(),
@@ -317,7 +351,8 @@ export async function startExternalService(options: ExternalServiceOptions = {})
       counters.faultsByReference.set(reference, list);
     }
     const base = latency.min + seededUniform(seed, drawKey, nth, 'latency') * (latency.max - latency.min);
-    await sleep(base + (fault === 'slow' ? slowMs : 0));
+    await sleep(base + (fault === 'slow' ? slowMs : fault === 'overrun' ? overrunMs : 0));
+    const kill: Record<string, string> = fault === 'kill' ? { [FAULT_HEADER]: KILL_CALLER_VALUE } : {};
 
     if (fault === 'throttle') {
       sendJson(res, 429, { error: 'slow down' }, { 'retry-after': String(retryAfterSeconds) });
@@ -346,7 +381,7 @@ export async function startExternalService(options: ExternalServiceOptions = {})
       }
       counters.replays += 1;
       if (fault === 'timeout') await sleep(hangMs);
-      sendJson(res, stored.response.status, stored.response.body, { 'idempotent-replayed': 'true' });
+      sendJson(res, stored.response.status, stored.response.body, { 'idempotent-replayed': 'true', ...kill });
       return;
     }
 
@@ -361,7 +396,7 @@ export async function startExternalService(options: ExternalServiceOptions = {})
     entry.response = { status: 201, body: { [endpoint.idField]: `${endpoint.idPrefix}_${ids}` } };
 
     if (fault === 'timeout') await sleep(hangMs);
-    sendJson(res, entry.response.status, entry.response.body);
+    sendJson(res, entry.response.status, entry.response.body, kill);
   }
 
   const server: Server = createServer((req, res) => {

@@ -6,6 +6,17 @@
  */
 
 /**
+ * Response header by which a fake dependency (lib/local/external-service.ts, fault `kill`) asks the
+ * local runtime to kill the execution environment that made the call, right after the call's side
+ * effect: value {@link KILL_CALLER_VALUE}. Honoured only by hosts started with `killOnFaultHeader`.
+ */
+export const FAULT_HEADER = 'x-sqs-jobs-fault';
+/** Value of {@link FAULT_HEADER} that kills the caller. */
+export const KILL_CALLER_VALUE = 'kill-caller';
+/** Exit code of an execution environment killed on {@link FAULT_HEADER} (as SIGKILL's 128 + 9). */
+export const KILLED_EXIT_CODE = 137;
+
+/**
  * A seeded pseudo-random generator (mulberry32) of uniform numbers in [0, 1): the same seed
  * gives the same sequence, so a faulty run can be repeated.
  * @param seed any integer (taken modulo 2^32).

@@ -13,11 +13,13 @@
  *
  * Runs with Node's built-in type stripping: erasable TypeScript only.
  */
+import { subscribe } from 'node:diagnostics_channel';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire, registerHooks } from 'node:module';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parentPort, workerData } from 'node:worker_threads';
+import { FAULT_HEADER, KILL_CALLER_VALUE, KILLED_EXIT_CODE } from './faults.ts';
 import { createLambdaContext } from './lambda-context.ts';
 
 /** `workerData` of the thread. */
@@ -31,6 +33,12 @@ export interface FunctionThreadData {
   readonly invokedFunctionArn: string;
   readonly memorySizeMb: number;
   readonly logStreamName: string;
+  /**
+   * Fault injection: when a `fetch` response carries `x-sqs-jobs-fault: kill-caller` (faults.ts),
+   * the environment dies at once (exit code 137), as a Lambda whose process is killed right after
+   * a call's side effect. @default false
+   */
+  readonly killOnFaultHeader?: boolean;
 }
 
 /** Host → thread. */
@@ -55,6 +63,8 @@ export type ThreadMessage =
   | { readonly type: 'init-error'; readonly error: ThreadError }
   /** An uncaught exception or unhandled rejection: the environment is finished. */
   | { readonly type: 'crash'; readonly error: ThreadError }
+  /** Killed on a fault header (`killOnFaultHeader`); the thread exits right after this message. */
+  | { readonly type: 'killed'; readonly error: ThreadError }
   | { readonly type: 'result'; readonly id: number; readonly ok: true; readonly payload: unknown }
   | { readonly type: 'result'; readonly id: number; readonly ok: false; readonly error: ThreadError };
 
@@ -159,8 +169,39 @@ async function loadHandler(): Promise<Handler> {
   return fn as Handler;
 }
 
+/**
+ * Kills the environment when a `fetch` response (undici, Node's fetch) carries the kill header:
+ * the message is posted first (it is delivered before the exit), then the thread exits without
+ * running another line of the handler, so the call's side effect is done and nothing after it.
+ */
+function killOnFaultHeader(port: NonNullable<typeof parentPort>): void {
+  subscribe('undici:request:headers', (message) => {
+    const { request, response } = message as {
+      request?: { origin?: unknown; path?: unknown };
+      response?: { headers?: readonly (Buffer | string)[] };
+    };
+    const headers = response?.headers ?? [];
+    for (let i = 0; i + 1 < headers.length; i += 2) {
+      if (
+        String(headers[i]).toLowerCase() === FAULT_HEADER &&
+        String(headers[i + 1]).trim() === KILL_CALLER_VALUE
+      ) {
+        port.postMessage({
+          type: 'killed',
+          error: {
+            errorType: 'Runtime.ExitError',
+            errorMessage: `execution environment killed (fault injection) after ${String(request?.origin ?? '')}${String(request?.path ?? '')} answered ${FAULT_HEADER}: ${KILL_CALLER_VALUE}`,
+          },
+        } satisfies ThreadMessage);
+        process.exit(KILLED_EXIT_CODE);
+      }
+    }
+  });
+}
+
 async function main(): Promise<void> {
   if (port === null) throw new Error('function-host-thread must run in a worker thread');
+  if (data.killOnFaultHeader) killOnFaultHeader(port);
   if ((process.env.NODE_OPTIONS ?? '').includes('--enable-source-maps')) process.setSourceMapsEnabled(true);
   // Reported through the port, after any result already posted: an answer given before a crash
   // stands (Lambda has sent it), and the host discards the environment when the crash arrives.

@@ -62,6 +62,13 @@ export interface FunctionHostOptions {
    * once instead of on the next invocation. @default false
    */
   readonly prewarm?: boolean;
+  /**
+   * Fault injection: an environment dies at once when a `fetch` response of its function carries
+   * `x-sqs-jobs-fault: kill-caller` (see function-host-thread.ts); its invocation ends as an
+   * `error` (`Runtime.ExitError`), like a Lambda process killed right after a call's side effect.
+   * @default false
+   */
+  readonly killOnFaultHeader?: boolean;
 }
 
 /** Result of one invocation. */
@@ -108,6 +115,7 @@ class ExecutionEnvironment {
       memorySizeMb: fn.memorySizeMb,
       logStreamName:
         options.env.AWS_LAMBDA_LOG_STREAM_NAME ?? `local/[$LATEST]${randomUUID().replace(/-/g, '')}`,
+      ...(options.killOnFaultHeader ? { killOnFaultHeader: true } : {}),
     };
     this.ready = new Promise((resolve) => {
       this.settleReady = resolve;
@@ -142,7 +150,8 @@ class ExecutionEnvironment {
       if (message.type === 'ready') {
         this.initialised = true;
         this.settleReady(undefined);
-      } else if (message.type === 'init-error' || message.type === 'crash') this.fail(message.error);
+      } else if (message.type === 'init-error' || message.type === 'crash' || message.type === 'killed')
+        this.fail(message.error);
       else if (message.type === 'result' && this.pending?.id === message.id) {
         const { settle } = this.pending;
         this.pending = undefined;

@@ -9,7 +9,12 @@
  *    the run is incomplete (not a pass, not an invariant failure) and this invariant is skipped;
  * 2. one side effect per idempotency key, and exactly one per completed job that calls an
  *    external API (none missing, none duplicated);
- * 3. no per-user order violation on the FIFO queue.
+ * 3. no per-user order violation on the FIFO queue;
+ * 4. (when `requireDeadLetterEvidence`) every dead letter carries the worker's evidence
+ *    (`ErrorName`, `ErrorReason`, `Attempts`): a message moved by the queue's redrive policy
+ *    behind the worker's back has none;
+ * 5. (when the idempotency tables were scanned at the end) no record is still `IN_PROGRESS` past
+ *    its lease: nothing will ever take it over once the queues drained (skipped at the deadline).
  *
  * Warning (shown, does not fail the run): a dead letter that is neither a deliberate bad
  * message, an out-of-stock booking, nor a fault the fake service injected into that very job.
@@ -18,6 +23,7 @@
  */
 import type { OrderLog } from '../sample/domain.ts';
 import { BOOKING_STEPS } from '../sample/domain.ts';
+import type { IdempotencyRecordSummary } from './workload/idempotency-records.ts';
 
 /**
  * Final state of a job at the end of a run: `lost` = neither completed nor dead-lettered once
@@ -93,6 +99,15 @@ export interface ReportFacts {
   readonly duplicatesSource?: string;
   /** Sums of the workers' own metrics (`JobCompleted`, `JobRetried`, ...), shown for comparison. */
   readonly workerMetrics?: Readonly<Record<string, number>>;
+  /**
+   * Every dead letter must carry the worker's evidence (`ErrorName`, `ErrorReason`, `Attempts`):
+   * an invariant when true. @default false
+   */
+  readonly requireDeadLetterEvidence?: boolean;
+  /** The idempotency tables scanned at the end of the run; the stuck-record invariant when given. */
+  readonly idempotency?: IdempotencyRecordSummary;
+  /** Producer send retries (requests SQS did not take, sent again); undefined when not counted. */
+  readonly producerRetries?: number;
 }
 
 /** One checked invariant or warning. */
@@ -169,6 +184,8 @@ export interface RunReport {
       example?: string;
     }[];
     readonly unexplained: number;
+    /** Dead letters without the worker's evidence attributes (no `ErrorName`, `ErrorReason` or `Attempts`). */
+    readonly withoutEvidence: number;
   };
   readonly duplicatesAbsorbed: number | undefined;
   readonly duplicatesSource: string | undefined;
@@ -189,6 +206,12 @@ export interface RunReport {
     readonly violations: readonly OrderViolation[];
   };
   readonly latency: LatencySummary;
+  /** 99th percentile (nearest rank) of the same latencies, ms. */
+  readonly latencyP99Ms: number | undefined;
+  /** The idempotency tables at the end, when scanned. */
+  readonly idempotency: IdempotencyRecordSummary | undefined;
+  /** Producer send retries, when counted. */
+  readonly producerRetries: number | undefined;
   /** Completed jobs per second over the workload window. */
   readonly throughputPerSecond: number;
   /** From the first send to the end of the run, ms. */
@@ -320,6 +343,9 @@ export function buildReport(facts: ReportFacts): RunReport {
     .map(([cause, row]) => ({ cause, ...row }))
     .sort((a, b) => b.count - a.count || a.cause.localeCompare(b.cause));
   const unexplained = facts.deadLetters.filter((dl) => dl.expectedBecause === undefined).length;
+  const withoutEvidence = facts.deadLetters.filter(
+    (dl) => dl.errorName === undefined || dl.errorReason === undefined || dl.attempts === undefined,
+  ).length;
 
   const keyCounts = Object.entries(facts.sideEffects.byKey);
   const keysOverOne = keyCounts.filter(([, n]) => n > 1).map(([k, n]) => `${k} ×${n}`);
@@ -389,6 +415,18 @@ export function buildReport(facts: ReportFacts): RunReport {
       actual: String(violations.length),
       expected: '0',
     },
+    ...(facts.requireDeadLetterEvidence
+      ? [
+          {
+            name: 'dead letters without evidence (ErrorName, ErrorReason, Attempts)',
+            severity: 'invariant',
+            ok: withoutEvidence === 0,
+            actual: String(withoutEvidence),
+            expected: '0',
+          } satisfies InvariantResult,
+        ]
+      : []),
+    ...(facts.idempotency ? [stuckRecordsInvariant(facts.idempotency, facts.timedOut)] : []),
     {
       name: 'dead letters without an injected or deliberate cause',
       severity: 'warning',
@@ -417,7 +455,7 @@ export function buildReport(facts: ReportFacts): RunReport {
       byType,
       lostExamples: examples(lostKeys),
     },
-    deadLetters: { total: facts.deadLetters.length, byCause, unexplained },
+    deadLetters: { total: facts.deadLetters.length, byCause, unexplained, withoutEvidence },
     duplicatesAbsorbed: facts.duplicatesAbsorbed,
     duplicatesSource: facts.duplicatesSource,
     sideEffects: {
@@ -430,6 +468,12 @@ export function buildReport(facts: ReportFacts): RunReport {
     },
     order: { usersChecked: facts.orderLogs.length, stepsChecked, violations },
     latency: summariseLatency(latencies),
+    latencyP99Ms: percentile(
+      [...latencies].sort((a, b) => a - b),
+      99,
+    ),
+    idempotency: facts.idempotency,
+    producerRetries: facts.producerRetries,
     throughputPerSecond: completed === 0 ? 0 : completed / (windowMs / 1000),
     workloadMs,
     wallTimeMs: facts.bootMs + workloadMs,
@@ -437,6 +481,31 @@ export function buildReport(facts: ReportFacts): RunReport {
     faultsInjected: { total: faultTotal, byKind: { ...facts.faultsInjected } },
     workerMetrics: facts.workerMetrics === undefined ? undefined : { ...facts.workerMetrics },
     invariants,
+  };
+}
+
+/** The stuck-record invariant from the end-of-run scan; skipped when the deadline came first. */
+function stuckRecordsInvariant(scan: IdempotencyRecordSummary, timedOut: boolean): InvariantResult {
+  const name = 'idempotency records IN_PROGRESS past their lease (table scan at the end)';
+  if (timedOut) {
+    return {
+      name,
+      severity: 'invariant',
+      ok: false,
+      actual: 'not checked',
+      expected: '0',
+      skipped: 'deadline reached: jobs still in flight may hold leases',
+    };
+  }
+  return {
+    name,
+    severity: 'invariant',
+    ok: scan.stuckInProgress === 0,
+    actual:
+      scan.stuckInProgress === 0
+        ? `0 of ${scan.records} records`
+        : `${scan.stuckInProgress} (${scan.stuckExamples.slice(0, 3).join(', ')})`,
+    expected: '0',
   };
 }
 
@@ -488,7 +557,10 @@ export function renderReport(report: RunReport, options: { timeoutSeconds?: numb
   const showUnfinished = !report.complete || jobs.unfinished > 0;
   out.push('sqs-jobs local run report', '');
   out.push(
-    `Jobs: ${jobs.total} (${jobs.sent} sent by the workload, ${jobs.enqueued} enqueued by jobs)`,
+    `Jobs: ${jobs.total} (${jobs.sent} sent by the workload, ${jobs.enqueued} enqueued by jobs)` +
+      (report.complete && jobs.lost === 0
+        ? ` = ${jobs.completed} completed + ${jobs.deadLettered} dead-lettered`
+        : ''),
     ...table([
       ['completed', String(jobs.completed)],
       ['dead-lettered', String(jobs.deadLettered)],
@@ -550,8 +622,23 @@ export function renderReport(report: RunReport, options: { timeoutSeconds?: numb
             .map(([k, n]) => `${k} ${n}`)
             .join(', ')})`
         : ''),
-    `Latency, sent/enqueued to completed: p50 ${ms(report.latency.p50Ms)}, p95 ${ms(report.latency.p95Ms)}, max ${ms(report.latency.maxMs)} over ${report.latency.count} jobs`,
+    `Latency, sent/enqueued to completed: p50 ${ms(report.latency.p50Ms)}, p95 ${ms(report.latency.p95Ms)}, p99 ${ms(report.latencyP99Ms)}, max ${ms(report.latency.maxMs)} over ${report.latency.count} jobs`,
     `Throughput: ${report.throughputPerSecond.toFixed(1)} jobs/s`,
+    ...(report.producerRetries === undefined
+      ? []
+      : [
+          `Producer batches sent again by JobClient (after the SDK's own retries): ${report.producerRetries}`,
+        ]),
+    ...(report.idempotency
+      ? [
+          `Idempotency records at the end: ${report.idempotency.records} (${
+            Object.entries(report.idempotency.byStatus)
+              .sort(([a], [b]) => a.localeCompare(b))
+              .map(([status, n]) => `${status} ${n}`)
+              .join(', ') || 'none'
+          })`,
+        ]
+      : []),
     ...(report.workerMetrics
       ? [
           `Worker metrics: ${['JobCompleted', 'JobRetried', 'JobDeadLettered', 'JobDuplicateAbsorbed']

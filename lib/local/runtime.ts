@@ -25,6 +25,14 @@ import {
   type FunctionStats,
   type InvocationReport,
 } from './event-source-mapping.ts';
+import {
+  type AwsFaultRates,
+  exemptFromFaults,
+  type FaultProxy,
+  type FaultProxyStats,
+  startFaultProxy,
+  sumFaultProxyStats,
+} from './fault-proxy.ts';
 import { LostResponseFault, seededRandom } from './faults.ts';
 import {
   type FunctionDefinition,
@@ -121,6 +129,22 @@ export interface LocalRuntimeOptions {
    * then runs against the queue's visibility timeout). @default false
    */
   readonly prewarm?: boolean;
+  /**
+   * Fault injection at the AWS API boundary: a fault proxy (fault-proxy.ts) starts in front of
+   * each endpoint (one per distinct endpoint), and the functions, the event source mappings'
+   * pollers and clients on {@link LocalRuntime.endpoints} go through it and meet these faults
+   * (throttling and 5xx of DynamoDB, 5xx of SQS send / receive / delete, responses lost after the
+   * operation). The runtime's own clients ({@link LocalRuntime.sqs}, {@link LocalRuntime.dynamodb}:
+   * provisioning, queue depths, reading results) are exempt. Seeded by `seed`. Undefined: no
+   * proxy, the endpoints are the emulators'. @default undefined
+   */
+  readonly awsFaults?: Partial<AwsFaultRates>;
+  /**
+   * Fault injection: kill an execution environment when a `fetch` response of its function
+   * carries `x-sqs-jobs-fault: kill-caller` (see {@link FunctionHostOptions.killOnFaultHeader}).
+   * @default false
+   */
+  readonly killOnFaultHeader?: boolean;
 }
 
 /** A queue of the stack as it runs locally. */
@@ -204,9 +228,13 @@ export interface LocalRuntime {
   readonly region: string;
   /** Account id in the emulator's ARNs. */
   readonly accountId: string;
+  /**
+   * The endpoints the functions and the pollers use: the emulators', or with `awsFaults` the
+   * fault proxies' in front of them (a client on these meets the faults).
+   */
   readonly endpoints: Endpoints;
   readonly credentials: LocalCredentials;
-  /** Clients on the endpoints in use (destroyed by `stop`). */
+  /** Clients on the endpoints in use (destroyed by `stop`); exempt from `awsFaults`. */
   readonly sqs: SQSClient;
   readonly dynamodb: DynamoDBClient;
   readonly queues: readonly LocalQueue[];
@@ -235,6 +263,10 @@ export interface LocalRuntime {
   loseNextResponses(functionSelector: string, count: number): void;
   /** Sets the lost-response probability of a function, or of all with `*`. @throws {RangeError} outside [0, 1] */
   setLostResponseRate(functionSelector: string, rate: number): void;
+  /** Counters of the fault proxies (summed); undefined without `awsFaults`. */
+  awsFaultStats(): FaultProxyStats | undefined;
+  /** Changes the AWS fault rates from now on (missing kinds become 0). @throws {RangeError} without `awsFaults`, or on a bad rate. */
+  setAwsFaultRates(rates: Partial<AwsFaultRates>): void;
   /**
    * Resolves when the watched queues hold no message (visible, in flight or delayed) and no batch
    * is being processed, twice in a row. @throws {DrainTimeoutError} after `timeoutMs`.
@@ -280,16 +312,44 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
   const region = options.region ?? (env[RUNTIME_ENV.region] || undefined) ?? stack.region ?? DEFAULT_REGION;
   const credentials = options.credentials ?? { accessKeyId: 'local', secretAccessKey: 'local' };
   const emulators = await startEmulators(options.endpoints, env);
+  const proxies: FaultProxy[] = [];
+  let endpoints = emulators.endpoints;
+  try {
+    if (options.awsFaults !== undefined) {
+      const seed = options.seed ?? 1;
+      const byTarget = new Map<string, FaultProxy>();
+      for (const target of new Set([endpoints.sqs, endpoints.dynamodb])) {
+        const proxy = await startFaultProxy({
+          target,
+          rates: options.awsFaults,
+          seed: seed + 104_729 * (proxies.length + 1),
+        });
+        proxies.push(proxy);
+        byTarget.set(target, proxy);
+      }
+      endpoints = {
+        ...endpoints,
+        sqs: (byTarget.get(endpoints.sqs) as FaultProxy).url,
+        dynamodb: (byTarget.get(endpoints.dynamodb) as FaultProxy).url,
+      };
+    }
+  } catch (error) {
+    await Promise.all(proxies.map((p) => p.close()));
+    await emulators.stop();
+    throw error;
+  }
   const clientConfig = (endpoint: string) => ({ endpoint, region, credentials, maxAttempts: 3 });
-  const sqs = new SQSClient(clientConfig(emulators.endpoints.sqs));
-  const dynamodb = new DynamoDBClient(clientConfig(emulators.endpoints.dynamodb));
+  const sqs = exemptFromFaults(new SQSClient(clientConfig(endpoints.sqs)));
+  const dynamodb = exemptFromFaults(new DynamoDBClient(clientConfig(endpoints.dynamodb)));
+  // The pollers stand for Lambda's own event source mapping: they meet the SQS faults.
+  const pollerSqs = proxies.length > 0 ? new SQSClient(clientConfig(endpoints.sqs)) : sqs;
   const hosts: FunctionHost[] = [];
   try {
     const provisioned = await provisionStack({
       stack,
       sqs,
       dynamodb,
-      sqsEndpoint: emulators.endpoints.sqs,
+      sqsEndpoint: endpoints.sqs,
       region,
       parameters: options.parameters,
       existing: options.existingResources,
@@ -301,7 +361,10 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       stack,
       provisioned,
       emulators,
+      endpoints,
+      proxies,
       sqs,
+      pollerSqs,
       dynamodb,
       credentials,
       synth,
@@ -313,7 +376,9 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
   } catch (error) {
     await Promise.all(hosts.map((h) => h.stop()));
     sqs.destroy();
+    if (pollerSqs !== sqs) pollerSqs.destroy();
     dynamodb.destroy();
+    await Promise.all(proxies.map((p) => p.close()));
     await emulators.stop();
     throw error;
   }
@@ -326,7 +391,12 @@ interface BuildInput {
   readonly stack: AssemblyStack;
   readonly provisioned: ProvisionedStack;
   readonly emulators: RunningEmulators;
+  /** The endpoints in use: the emulators', or the fault proxies'. */
+  readonly endpoints: Endpoints;
+  readonly proxies: readonly FaultProxy[];
   readonly sqs: SQSClient;
+  /** Client of the pollers: `sqs`, or one that is not exempt from the AWS faults. */
+  readonly pollerSqs: SQSClient;
   readonly dynamodb: DynamoDBClient;
   readonly credentials: LocalCredentials;
   readonly synth: SynthResult | undefined;
@@ -335,7 +405,19 @@ interface BuildInput {
 }
 
 function buildRuntime(input: BuildInput): { runtime: LocalRuntime; pollers: EventSourceMappingPoller[] } {
-  const { options, env, projectRoot, stack, provisioned, emulators, sqs, dynamodb, credentials } = input;
+  const {
+    options,
+    env,
+    projectRoot,
+    stack,
+    provisioned,
+    emulators,
+    endpoints,
+    proxies,
+    sqs,
+    dynamodb,
+    credentials,
+  } = input;
   const region = provisioned.region;
   const warnings = [...provisioned.warnings];
   const defaultConcurrency = options.defaultMaximumConcurrency ?? DEFAULT_MAPPING_CONCURRENCY;
@@ -417,10 +499,7 @@ function buildRuntime(input: BuildInput): { runtime: LocalRuntime; pollers: Even
     for (const [key, vars] of Object.entries(options.functionEnvironment ?? {})) {
       if (matchesFunction(fn, key)) Object.assign(overrides, vars);
     }
-    fnEnvs.set(
-      fn.logicalId,
-      functionEnvironment({ fn, region, endpoints: emulators.endpoints, credentials, overrides }),
-    );
+    fnEnvs.set(fn.logicalId, functionEnvironment({ fn, region, endpoints, credentials, overrides }));
     stats.set(fn.logicalId, emptyStats());
     faults.set(fn.logicalId, new LostResponseFault(rateFor(fn), seededRandom(seed + 7919 * index++)));
   }
@@ -465,6 +544,7 @@ function buildRuntime(input: BuildInput): { runtime: LocalRuntime; pollers: Even
       maxEnvironments: Math.max(1, Math.min(wanted, fn.reservedConcurrency ?? wanted)),
       onLog,
       prewarm: options.prewarm,
+      killOnFaultHeader: options.killOnFaultHeader,
     });
     fnHosts.set(fn.logicalId, host);
     input.hosts.push(host);
@@ -475,7 +555,7 @@ function buildRuntime(input: BuildInput): { runtime: LocalRuntime; pollers: Even
           functionLogicalId: fn.logicalId,
           queue: { url: w.queueUrl, arn: w.queueArn },
           host,
-          sqs,
+          sqs: input.pollerSqs,
           region,
           batchSize: w.batchSize,
           maximumBatchingWindowSeconds: w.maximumBatchingWindowSeconds,
@@ -547,7 +627,9 @@ function buildRuntime(input: BuildInput): { runtime: LocalRuntime; pollers: Even
       await Promise.all([...fnHosts.values()].map((h) => h.stop()));
       await pollersDone;
       sqs.destroy();
+      if (input.pollerSqs !== sqs) input.pollerSqs.destroy();
       dynamodb.destroy();
+      await Promise.all(proxies.map((p) => p.close()));
       await emulators.stop();
     })();
     return stopping;
@@ -567,7 +649,7 @@ function buildRuntime(input: BuildInput): { runtime: LocalRuntime; pollers: Even
     stackName: provisioned.stackName,
     region,
     accountId: provisioned.accountId,
-    endpoints: emulators.endpoints,
+    endpoints,
     credentials,
     sqs,
     dynamodb,
@@ -605,6 +687,14 @@ function buildRuntime(input: BuildInput): { runtime: LocalRuntime; pollers: Even
           ? [...faults.values()]
           : [faults.get(functionFor(functionSelector).logicalId)];
       for (const f of targets) f?.setRate(rate);
+    },
+    awsFaultStats() {
+      return proxies.length === 0 ? undefined : sumFaultProxyStats(proxies.map((p) => p.stats()));
+    },
+    setAwsFaultRates(rates) {
+      if (proxies.length === 0)
+        throw new RangeError('the runtime was started without awsFaults: no fault proxy');
+      for (const p of proxies) p.setRates(rates);
     },
     async waitUntilDrained(drain = {}) {
       const timeoutMs = drain.timeoutMs ?? 60_000;

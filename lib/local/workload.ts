@@ -16,6 +16,12 @@
  *   table, the workers' metrics.
  */
 import type { ExternalServiceOptions, ExternalServiceStats, FaultRates } from './external-service.ts';
+import {
+  AWS_FAULT_KINDS,
+  AWS_FAULT_LABELS,
+  type AwsFaultRates,
+  type FaultProxyStats,
+} from './fault-proxy.ts';
 import { buildReport, type ReportFacts, type RunReport } from './report.ts';
 import type { RuntimeStats, startLocalRuntime } from './runtime.ts';
 import { type RunWorkloadOptions, runWorkload, type WorkloadResult } from './workload/run.ts';
@@ -23,6 +29,12 @@ import { startSampleStack } from './workload/stack.ts';
 
 export { type CollectedDeadLetter, collectDeadLetters } from './workload/dead-letters.ts';
 export { addEmfMetrics } from './workload/emf-metrics.ts';
+export {
+  finalIdempotencyScan,
+  type IdempotencyRecordSummary,
+  scanIdempotencyRecords,
+  summariseIdempotencyRecords,
+} from './workload/idempotency-records.ts';
 export {
   type ResolvedWorkloadOptions,
   resolveWorkloadOptions,
@@ -55,6 +67,11 @@ export { targetOf, type WorkloadTarget } from './workload/target.ts';
 export interface LocalRunOptions extends Omit<RunWorkloadOptions, 'faultsByReference'> {
   /** Fault rates of the fake external service. */
   readonly faults?: Partial<FaultRates>;
+  /**
+   * Faults at the AWS API boundary (a fault proxy in front of SQS and DynamoDB, see
+   * lib/local/fault-proxy.ts), met by the functions, the pollers and the producer; undefined: none.
+   */
+  readonly awsFaults?: Partial<AwsFaultRates>;
   /** Probability that a successful invocation's response is lost (the batch comes back). @default 0 */
   readonly lostResponseRate?: number;
   /**
@@ -90,6 +107,8 @@ export interface LocalRunResult {
   readonly service: ExternalServiceStats;
   /** The local runtime's invocation counters at the end. */
   readonly runtime: RuntimeStats;
+  /** The fault proxies' counters at the end; undefined without `awsFaults`. */
+  readonly awsFaults: FaultProxyStats | undefined;
   /** Sums of the workers' EMF metrics (`JobCompleted`, `JobRetried`, ...). */
   readonly metrics: Readonly<Record<string, number>>;
   /** Differences from AWS noted by the local runtime, and local overrides. */
@@ -118,6 +137,10 @@ export async function runLocal(options: LocalRunOptions = {}): Promise<LocalRunR
     });
     const serviceStats = service.stats();
     const runtimeStats = runtime.stats();
+    const awsFaults = runtime.awsFaultStats();
+    const awsFaultCounts = Object.fromEntries(
+      awsFaults ? AWS_FAULT_KINDS.map((kind) => [AWS_FAULT_LABELS[kind], awsFaults.faults[kind]]) : [],
+    );
     const facts: ReportFacts = {
       startedAtMs: workload.startedAtMs,
       finishedAtMs: workload.finishedAtMs,
@@ -133,6 +156,9 @@ export async function runLocal(options: LocalRunOptions = {}): Promise<LocalRunR
         'API 503': serviceStats.faults.unavailable,
         'API 400': serviceStats.faults.badRequest,
         'API slow': serviceStats.faults.slow,
+        'API overrun (past the job time limit)': serviceStats.faults.overrun,
+        'worker killed after side effect': stack.killedInvocations(),
+        ...awsFaultCounts,
         'lost response': runtimeStats.totals.lostResponses,
         'producer resend': workload.ledger.resent,
         'malformed message': workload.plan.badMessages.length,
@@ -141,6 +167,9 @@ export async function runLocal(options: LocalRunOptions = {}): Promise<LocalRunR
       duplicatesAbsorbed: metrics.JobDuplicateAbsorbed ?? 0,
       duplicatesSource: 'JobDuplicateAbsorbed metric of the workers',
       workerMetrics: { ...metrics },
+      requireDeadLetterEvidence: true,
+      ...(workload.idempotency ? { idempotency: workload.idempotency } : {}),
+      producerRetries: workload.producerRetries,
     };
     return {
       facts,
@@ -148,6 +177,7 @@ export async function runLocal(options: LocalRunOptions = {}): Promise<LocalRunR
       workload,
       service: serviceStats,
       runtime: runtimeStats,
+      awsFaults,
       metrics: { ...metrics },
       notes,
     };

@@ -21,7 +21,14 @@ import { jobKey, type WorkloadPlan } from './plan.ts';
 import type { SentLedger } from './send.ts';
 
 /** Transient reasons that an injected fault produces (retries used up on injected faults only). */
-const INJECTED_TRANSIENT_REASONS = new Set(['HTTP 429', 'HTTP 503', 'TimeoutError', 'AbortError']);
+const INJECTED_TRANSIENT_REASONS = new Set([
+  'HTTP 429',
+  'HTTP 503',
+  'TimeoutError',
+  'AbortError',
+  // An `overrun` (or a `timeout` past the job's limit): the job's own time limit fired.
+  'JobTimeoutError',
+]);
 
 /** What {@link reconcile} produces. */
 export interface Reconciliation {
@@ -246,7 +253,10 @@ function matchDeadLetter(dl: CollectedDeadLetter, ledger: SentLedger): string | 
       return jobKey(body.type, body.data.bookingId);
     }
   } catch {
-    // Not JSON: only the SourceMessageId can match it.
+    // Not JSON: the SourceMessageId, or the id of a malformed message cut short (a copy sent
+    // again by the SDK after a lost response has a MessageId the workload never saw).
+    const bad = /^\{"specversion":"1\.0","id":"(bad:\d+)",/.exec(dl.body)?.[1];
+    if (bad) return bad;
   }
   return undefined;
 }

@@ -6,6 +6,7 @@ import { JobClient } from '../../client/job-client.ts';
 import { DomainRepository, type DomainSnapshot } from '../../sample/domain.ts';
 import type { FaultKind } from '../external-service.ts';
 import { type CollectedDeadLetter, collectDeadLetters } from './dead-letters.ts';
+import { finalIdempotencyScan, type IdempotencyRecordSummary } from './idempotency-records.ts';
 import type { WorkloadOptions } from './options.ts';
 import { plannedJobs, planWorkload, type WorkloadPlan } from './plan.ts';
 import { ProgressReporter, type WorkloadProgress } from './progress.ts';
@@ -29,6 +30,11 @@ export interface RunWorkloadOptions extends WorkloadOptions {
    * every check scans the domain table, which competes with the workers for the emulator.
    */
   readonly completedSoFar?: () => number;
+  /**
+   * Scan the idempotency tables at the end ({@link finalIdempotencyScan}); when records are still
+   * leased, wait up to this many ms for their lease to pass. 0 skips the scan. @default 60000
+   */
+  readonly idempotencyScanMaxWaitMs?: number;
 }
 
 /** What {@link runWorkload} found. */
@@ -43,6 +49,10 @@ export interface WorkloadResult {
   /** All final (or the deadline), epoch ms. */
   readonly finishedAtMs: number;
   readonly timedOut: boolean;
+  /** The idempotency tables at the end; undefined when not scanned. */
+  readonly idempotency?: IdempotencyRecordSummary;
+  /** Producer send retries (JobClient retrying a SendMessageBatch SQS did not take). */
+  readonly producerRetries: number;
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -63,7 +73,25 @@ export async function runWorkload(
 
   progress.report('seeding');
   await seedDomain(repository, plan);
-  const client = new JobClient({ source: WORKLOAD_SOURCE, queueUrls: target.queueUrls, sqs: target.sqs });
+  let producerRetries = 0;
+  const quiet = () => {};
+  const client = new JobClient({
+    source: WORKLOAD_SOURCE,
+    queueUrls: target.queueUrls,
+    sqs: target.producerSqs,
+    // A producer that keeps trying through injected SQS faults, and counts its retries.
+    retry: { maxAttempts: 8, baseDelayMs: 200 },
+    logger: {
+      debug: quiet,
+      info: quiet,
+      warn: (message, extra) => {
+        if (message.startsWith('SQS did not take some jobs')) producerRetries += 1;
+        else process.stderr.write(`producer: ${message} ${JSON.stringify(extra ?? {})}\n`);
+      },
+      error: (message, extra) =>
+        process.stderr.write(`producer: ${message} ${JSON.stringify(extra ?? {})}\n`),
+    },
+  });
   const startedAtMs = Date.now();
   progress.report('sending');
   const ledger = await sendWorkload(client, target, plan, (n) => {
@@ -72,7 +100,7 @@ export async function runWorkload(
   });
 
   const faults = options.faultsByReference ?? (() => ({}));
-  let quiet = 0;
+  let quietChecks = 0;
   let timedOut = false;
   for (;;) {
     const activity = await Promise.all(
@@ -106,8 +134,8 @@ export async function runWorkload(
         inQueues,
       });
     }
-    quiet = inQueues === 0 ? quiet + 1 : 0;
-    if (quiet >= 2) break;
+    quietChecks = inQueues === 0 ? quietChecks + 1 : 0;
+    if (quietChecks >= 2) break;
     if (Date.now() - startedAtMs > timeoutMs) {
       timedOut = true;
       break;
@@ -124,6 +152,13 @@ export async function runWorkload(
   }
   const deadLetters = await collectDeadLetters(target.sqs, target.dlqUrls, dlqCounts);
   const snapshot = await repository.snapshot();
+  const scanWaitMs = options.idempotencyScanMaxWaitMs ?? 60_000;
+  const idempotency =
+    scanWaitMs > 0 && target.idempotencyTables.length > 0
+      ? await finalIdempotencyScan(target.dynamodb, target.idempotencyTables, {
+          maxWaitMs: timedOut ? 0 : scanWaitMs,
+        })
+      : undefined;
   const reconciliation = reconcile({
     plan,
     ledger,
@@ -138,5 +173,16 @@ export async function runWorkload(
     deadLettered: reconciliation.deadLettered,
     total: reconciliation.jobs.length,
   });
-  return { plan, ledger, reconciliation, snapshot, deadLetters, startedAtMs, finishedAtMs, timedOut };
+  return {
+    plan,
+    ledger,
+    reconciliation,
+    snapshot,
+    deadLetters,
+    startedAtMs,
+    finishedAtMs,
+    timedOut,
+    ...(idempotency ? { idempotency } : {}),
+    producerRetries,
+  };
 }

@@ -132,7 +132,9 @@ export async function sendWorkload(
     const url = target.queueUrls[bad.queue];
     if (!url) throw new Error(`no URL for queue ${bad.queue}`);
     const at = Date.now();
-    const out = await target.sqs.send(
+    // The producer's client: with injected SQS faults, a lost response makes the SDK send it
+    // again (two malformed messages, one job key: both are matched to it by their body's id).
+    const out = await target.producerSqs.send(
       new SendMessageCommand({
         QueueUrl: url,
         MessageBody: badMessageBody(bad),

@@ -1,6 +1,7 @@
 /** The sample stack started locally for a workload: the local runtime and the fake external service. */
 import { SetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { DomainRepository } from '../../sample/domain.ts';
+import { SAMPLE_JOB_TIMEOUT_SECONDS } from '../../sample/jobs.ts';
 import { type ExternalService, startExternalService } from '../external-service.ts';
 import { type LocalRuntime, type LocalRuntimeOptions, RUNTIME_ENV, startLocalRuntime } from '../runtime.ts';
 import type { LocalRunOptions } from '../workload.ts';
@@ -18,6 +19,7 @@ export type SampleStackOptions = Pick<
   | 'projectRoot'
   | 'externalTimeoutMs'
   | 'externalService'
+  | 'awsFaults'
   | 'onStep'
 > & {
   /** Called after each invocation is settled (see {@link LocalRuntimeOptions.onInvocation}). */
@@ -35,6 +37,8 @@ export interface SampleStack {
   readonly metrics: Readonly<Record<string, number>>;
   /** The runtime's warnings and the local overrides applied. */
   readonly notes: readonly string[];
+  /** Invocations that ended because their execution environment was killed by the `kill` fault. */
+  killedInvocations(): number;
   /** Stops the runtime and the fake service. Idempotent. */
   stop(): Promise<void>;
 }
@@ -53,6 +57,9 @@ export async function startSampleStack(options: SampleStackOptions = {}): Promis
   const externalTimeoutMs = options.externalTimeoutMs ?? 5_000;
   const service = await startExternalService({
     hangMs: externalTimeoutMs + 1_000,
+    // Past the sample jobs' time limit: an `overrun` call is cut by the job's limit (when the
+    // client timeout is longer) while its side effect still happens.
+    overrunMs: SAMPLE_JOB_TIMEOUT_SECONDS * 1000 + 1_000,
     ...options.externalService,
     faults: options.faults,
     seed,
@@ -61,6 +68,7 @@ export async function startSampleStack(options: SampleStackOptions = {}): Promis
   const showLogs =
     process.env[RUNTIME_ENV.functionLogs] === '1' || process.env[RUNTIME_ENV.functionLogs] === 'true';
   let runtime: LocalRuntime | undefined;
+  let killed = 0;
   try {
     step('synthesizing (or reusing) cdk.out and starting the local runtime');
     runtime = await startLocalRuntime({
@@ -71,13 +79,25 @@ export async function startSampleStack(options: SampleStackOptions = {}): Promis
       seed,
       // Execution environments initialised during boot, so cold starts do not stall the first jobs.
       prewarm: true,
-      onInvocation: options.onInvocation,
+      // The fake service's `kill` fault names its caller by a response header.
+      killOnFaultHeader: true,
+      ...(options.awsFaults ? { awsFaults: options.awsFaults } : {}),
+      onInvocation: (report) => {
+        if (report.outcome === 'error' && report.error?.errorMessage.includes('(fault injection)'))
+          killed += 1;
+        options.onInvocation?.(report);
+      },
       functionLogs: (line) => {
         if (line.stream === 'stdout') addEmfMetrics(line.line, metrics);
         if (showLogs) process.stderr.write(`[${line.functionLogicalId}] ${line.line}\n`);
       },
     });
     notes.push(...runtime.warnings);
+    if (options.awsFaults) {
+      notes.push(
+        `fault injection: SQS and DynamoDB are reached through a fault proxy (SQS ${runtime.endpoints.sqs}, DynamoDB ${runtime.endpoints.dynamodb}); the functions, the pollers and the producer meet its faults, the run's own reads are exempt`,
+      );
+    }
     const target = targetOf(runtime);
     if (options.visibilityTimeoutSeconds !== undefined) {
       for (const url of Object.values(target.queueUrls)) {
@@ -101,8 +121,10 @@ export async function startSampleStack(options: SampleStackOptions = {}): Promis
       repository: new DomainRepository({ tableName: target.appTableName, client: target.dynamo }),
       metrics,
       notes,
+      killedInvocations: () => killed,
       stop: () => {
         stopped ??= (async () => {
+          if (target.producerSqs !== running.sqs) target.producerSqs.destroy();
           await running.stop();
           await service.close();
         })();

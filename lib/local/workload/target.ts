@@ -1,5 +1,7 @@
 /** Where a workload runs: the sample queues, their DLQs and the domain table of a running local stack. */
-import type { SQSClient } from '@aws-sdk/client-sqs';
+
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { SAMPLE_QUEUES } from '../../sample/topology.ts';
 import type { LocalRuntime } from '../runtime.ts';
@@ -12,8 +14,18 @@ export interface WorkloadTarget {
   readonly dlqUrls: Readonly<Record<string, string>>;
   /** Name of the sample app's domain table (`APP_TABLE`). */
   readonly appTableName: string;
+  /** The harness's client: exempt from injected AWS faults (queue depths, dead letters). */
   readonly sqs: SQSClient;
+  /**
+   * The producer's client: on the endpoints the functions use, so it meets the injected AWS
+   * faults when the runtime has a fault proxy (else the same as `sqs`).
+   */
+  readonly producerSqs: SQSClient;
   readonly dynamo: DynamoDBDocumentClient;
+  /** The harness's DynamoDB client (exempt from injected faults), for plain-API reads. */
+  readonly dynamodb: DynamoDBClient;
+  /** Names of the idempotency tables the workers use (`JOBS_IDEMPOTENCY_TABLE`). */
+  readonly idempotencyTables: readonly string[];
 }
 
 /** The workload's view of a running local stack: the sample queues by logical name, their DLQs, the domain table. */
@@ -28,11 +40,26 @@ export function targetOf(runtime: LocalRuntime): WorkloadTarget {
   const appTableName =
     runtime.outputs.AppTableName ?? runtime.workers.find((w) => w.env.APP_TABLE)?.env.APP_TABLE ?? '';
   if (!appTableName) throw new Error('the stack has no AppTableName output and no worker has APP_TABLE');
+  const faulty = runtime.awsFaultStats() !== undefined;
   return {
     queueUrls,
     dlqUrls,
     appTableName,
     sqs: runtime.sqs,
+    producerSqs: faulty
+      ? new SQSClient({
+          endpoint: runtime.endpoints.sqs,
+          region: runtime.region,
+          credentials: runtime.credentials,
+          maxAttempts: 3,
+        })
+      : runtime.sqs,
+    idempotencyTables: [
+      ...new Set(
+        runtime.workers.flatMap((w) => (w.env.JOBS_IDEMPOTENCY_TABLE ? [w.env.JOBS_IDEMPOTENCY_TABLE] : [])),
+      ),
+    ],
+    dynamodb: runtime.dynamodb,
     dynamo: DynamoDBDocumentClient.from(runtime.dynamodb, {
       marshallOptions: { removeUndefinedValues: true },
     }),
