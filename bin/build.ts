@@ -7,10 +7,16 @@
  *   runtime), so they are not dependencies a Lambda worker or a producer installs. Packages the
  *   library declares (package.json dependencies and peerDependencies) stay external; the local
  *   runtime's function thread is a second entry beside the CLI (lib/local/function-host.ts).
+ * - The web console's page (`sqs-jobs console`) → dist/console/: its HTML, script and stylesheet
+ *   as written, and the browser libraries it loads (htm's Preact standalone build, uPlot, which is
+ *   minified here); the CLI bundle serves them from there (lib/console/assets.ts). No build step
+ *   for users: plain ES modules.
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { build } from 'esbuild';
+import { CONSOLE_ASSET_SOURCES } from '../lib/console/assets.ts';
 
 const root = new URL('../', import.meta.url);
 const pkg = JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as {
@@ -45,3 +51,23 @@ await build({
   },
   logLevel: 'warning',
 });
+
+// The console's page: copied as it is, except uPlot (145 KB as published), minified.
+for (const [file, source] of Object.entries(CONSOLE_ASSET_SOURCES)) {
+  const target = new URL(`dist/console/${file}`, root);
+  mkdirSync(dirname(target.pathname), { recursive: true });
+  if (file === 'vendor/uplot.js') {
+    await build({
+      absWorkingDir: new URL('.', root).pathname,
+      entryPoints: [source],
+      outfile: target.pathname,
+      bundle: false,
+      minify: true,
+      format: 'esm',
+      target: 'es2022',
+      logLevel: 'warning',
+    });
+  } else {
+    copyFileSync(new URL(source, root), target);
+  }
+}

@@ -8,6 +8,7 @@
  */
 import { Command } from 'commander';
 import { CommandRunner } from './common.ts';
+import { addConsoleCommand } from './console.ts';
 import { addDlqCommand } from './dlq.ts';
 import { CLI_EXIT, type CliIo } from './io.ts';
 import { addLocalCommand } from './local.ts';
@@ -54,6 +55,7 @@ export async function runSqsJobsCli(argv: readonly string[], io: CliIo): Promise
   addSendCommand(program, runner);
   addDlqCommand(program, runner);
   addLocalCommand(program, runner);
+  addConsoleCommand(program, runner);
 
   try {
     await program.parseAsync([...argv], { from: 'user' });

@@ -6,10 +6,20 @@
  * emulated event source mapping.
  */
 import { type Command, InvalidArgumentError } from 'commander';
+import { ConsoleBackend } from '../../console/backend.ts';
+import { EmfCompletions, localRuntimeSetup } from '../../console/local.ts';
+import { startConsoleServer } from '../../console/server.ts';
 import { ENDPOINT_ENV } from '../../local/emulators.ts';
 import { LocalRuntimeError } from '../../local/errors.ts';
-import { serveLocal } from '../../local/serve.ts';
-import type { CommandRunner } from './common.ts';
+import { startLocalRuntime } from '../../local/runtime.ts';
+import {
+  describeLocalRuntime,
+  renderLocalRuntime,
+  type ServeLocalOptions,
+  serveLocal,
+} from '../../local/serve.ts';
+import { type CommandRunner, integer } from './common.ts';
+import { DEFAULT_CONSOLE_HOST, untilAborted } from './console.ts';
 import { CLI_EXIT } from './io.ts';
 
 interface LocalFlags {
@@ -21,6 +31,10 @@ interface LocalFlags {
   readonly region?: string;
   readonly functionLogs: boolean;
   readonly json: boolean;
+  readonly console: boolean;
+  readonly consoleHost: string;
+  readonly consolePort: number;
+  readonly readOnly: boolean;
 }
 
 const HELP_AFTER = `
@@ -33,8 +47,12 @@ Prints the endpoints, every queue with its dead-letter queue, the tables, and co
 into another terminal (stats, dlq list, send). Local differences from AWS are printed as notes
 (e.g. DynamoDB TTL does not run).
 
+Console: --console also serves the web console (queues, dead letters, jobs; see sqs-jobs console
+--help) for this stack and prints its URL, which carries this start's access token.
+
 Examples:
   npx sqs-jobs local
+  npx sqs-jobs local --console
   npx sqs-jobs local --project-root infra --stack Jobs --function-logs
   npx sqs-jobs local --endpoint http://localhost:5000 --json
 
@@ -76,6 +94,10 @@ export function addLocalCommand(program: Command, runner: CommandRunner): void {
     .option('--region <region>', 'region of the local stack (default: the stack region, else us-east-1)')
     .option('--function-logs', "print the workers' logs on stderr", false)
     .option('--json', 'print where everything is as one JSON object', false)
+    .option('--console', 'also serve the web console for this stack (its URL is printed)', false)
+    .option('--console-host <address>', 'address the console listens on', DEFAULT_CONSOLE_HOST)
+    .option('--console-port <n>', 'port of the console (0: any free port)', integer(0, 65_535), 0)
+    .option('--read-only', 'console without redrive', false)
     .addHelpText('after', HELP_AFTER)
     .action(async (flags: LocalFlags) => {
       const { io } = runner;
@@ -87,7 +109,7 @@ export function addLocalCommand(program: Command, runner: CommandRunner): void {
       }
       await runner.run(async () => {
         try {
-          await serveLocal({
+          const options: ServeLocalOptions = {
             projectRoot: flags.projectRoot,
             assemblyDir: flags.assembly,
             stackName: flags.stack,
@@ -99,7 +121,9 @@ export function addLocalCommand(program: Command, runner: CommandRunner): void {
             json: flags.json,
             stdout: io.stdout,
             signal: io.signal ?? new AbortController().signal,
-          });
+          };
+          if (flags.console) await serveWithConsole(options, flags, io.stderr);
+          else await serveLocal(options);
           return CLI_EXIT.ok;
         } catch (error) {
           if (!(error instanceof LocalRuntimeError)) throw error;
@@ -108,4 +132,48 @@ export function addLocalCommand(program: Command, runner: CommandRunner): void {
         }
       });
     });
+}
+
+/**
+ * `local --console`: the stack as {@link serveLocal} runs it, and the console beside it in this
+ * process, so that it sees what only this process knows: the emulator's age of the oldest message
+ * and the workers' completions (their `JobCompleted` metric, read from their logs).
+ */
+async function serveWithConsole(
+  options: ServeLocalOptions,
+  flags: LocalFlags,
+  stderr: { write(text: string): unknown },
+): Promise<void> {
+  const emf = new EmfCompletions();
+  const rt = await startLocalRuntime({
+    ...options,
+    functionLogs: (line) => {
+      if (line.stream === 'stdout') emf.add(line.line);
+      if (flags.functionLogs) stderr.write(`[${line.functionLogicalId}] ${line.line}\n`);
+    },
+  });
+  try {
+    const server = await startConsoleServer({
+      backend: new ConsoleBackend(localRuntimeSetup(rt, { emf }), { readOnly: flags.readOnly }),
+      host: flags.consoleHost,
+      port: flags.consolePort,
+    });
+    try {
+      const description = describeLocalRuntime(rt);
+      if (options.json) {
+        options.stdout.write(`${JSON.stringify({ ...description, console: { url: server.url } })}\n`);
+      } else {
+        const text = renderLocalRuntime(description).replace(/\nCtrl-C stops it\.\n$/, '');
+        options.stdout.write(
+          `${text}\nConsole${flags.readOnly ? ' (read-only)' : ''}: ${server.url}\n` +
+            '  (the token in the URL is the key to it until Ctrl-C: do not share it)\n\nCtrl-C stops it.\n',
+        );
+      }
+      await untilAborted(options.signal);
+    } finally {
+      await server.close();
+    }
+  } finally {
+    await rt.stop();
+  }
 }
