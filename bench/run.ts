@@ -97,8 +97,8 @@ async function heapGrowthPerInvocationBytes(handler: WorkerHandler, invocations:
   return (measure() - before) / invocations;
 }
 
-const FULL: ComparisonOptions = { rounds: 9, batchesPerRound: 1000, storeBatches: 50 };
-const SHORT: ComparisonOptions = { rounds: 5, batchesPerRound: 500, storeBatches: 20 };
+const FULL: ComparisonOptions = { rounds: 9, batchesPerRound: 1000, warmupBatches: 2000, storeBatches: 50 };
+const SHORT: ComparisonOptions = { rounds: 5, batchesPerRound: 500, warmupBatches: 1500, storeBatches: 20 };
 
 async function main(): Promise<void> {
   const args = new Set(process.argv.slice(2));

@@ -7,7 +7,7 @@
  * - CPU per record (`process.cpuUsage`, user + system) with default settings and no store:
  *   standard batch of 10, FIFO batch of 10 in 10 groups, FIFO batch of 10 in 1 group. Each round
  *   runs both sides on the same pre-built events, the order flipped every round; the figure is
- *   the median over rounds, with the spread (min–max). Logs and EMF are produced as in Lambda
+ *   the median over rounds, with the spread (min–max), after an untimed warm-up of both sides. Logs and EMF are produced as in Lambda
  *   (formatted and written) into a stdout that drops them.
  * - DynamoDB per new record (fresh ids, standard batch of 10, each side its own table on
  *   dynalite): requests, request bytes and response bytes, counted by a client middleware
@@ -61,6 +61,8 @@ export interface ComparisonOptions {
   readonly rounds: number;
   /** Batches of 10 per side and round. */
   readonly batchesPerRound: number;
+  /** Untimed batches of 10 per side before the rounds (JIT warm-up). */
+  readonly warmupBatches: number;
   /** Batches of 10 new records per side for the DynamoDB counts. */
   readonly storeBatches: number;
 }
@@ -189,15 +191,17 @@ async function cpuRow(
   const fifo = queue.endsWith('.fifo');
   const ours = oursHandler(queue, false);
   const theirs = powertoolsHandler(fifo, async ({ data }) => compute(data));
-  // Warm both (JIT, lazy imports), untimed.
-  const warm = events(Math.max(20, options.batchesPerRound / 4), queue, groups);
+  // Warm both until the JIT has settled (about 10,000 records here; fewer leaves either side
+  // half-compiled and the figure then measures the compiler), untimed.
+  const warm = events(options.warmupBatches, queue, groups);
   await cpuPerRecordUs(ours, warm);
   await cpuPerRecordUs(theirs, warm);
   const oursUs: number[] = [];
   const theirsUs: number[] = [];
   for (let round = 0; round < options.rounds; round++) {
+    // No forced GC between rounds: a warm Lambda never gets one, and a forced full GC shrinks the
+    // heap so that the side that allocates more pays for it twice.
     const batches = events(options.batchesPerRound, queue, groups);
-    (globalThis as { gc?: () => void }).gc?.();
     if (round % 2 === 0) {
       oursUs.push(await cpuPerRecordUs(ours, batches));
       theirsUs.push(await cpuPerRecordUs(theirs, batches));

@@ -51,7 +51,6 @@ export async function runBatch(
   schedule: BatchSchedule,
 ): Promise<RecordOutcome[]> {
   const outcomes: RecordOutcome[] = new Array(records.length);
-  const limit = pLimit(schedule.maxConcurrency);
 
   const settle = async (index: number, outcome: RecordOutcome): Promise<RecordOutcome> => {
     outcomes[index] = outcome;
@@ -62,9 +61,8 @@ export async function runBatch(
 
   const fifo = records.length > 0 && records.every(isFifoRecord);
   if (!fifo) {
-    await Promise.all(
-      records.map((record, index) => limit(async () => settle(index, await schedule.process(record)))),
-    );
+    const one = async (record: SQSRecord, index: number) => settle(index, await schedule.process(record));
+    await Promise.all(withinLimit(records, schedule.maxConcurrency, one));
     return outcomes;
   }
 
@@ -77,20 +75,31 @@ export async function runBatch(
     groups.set(group, list);
   });
 
-  await Promise.all(
-    [...groups.values()].map((indexes) =>
-      limit(async () => {
-        let blockedFor: number | undefined;
-        for (const index of indexes) {
-          if (blockedFor !== undefined) {
-            await settle(index, { status: 'retry', delaySeconds: blockedFor, reason: 'group-blocked' });
-            continue;
-          }
-          const outcome = await settle(index, await schedule.process(records[index] as SQSRecord));
-          if (outcome.status === 'retry') blockedFor = outcome.delaySeconds;
-        }
-      }),
-    ),
-  );
+  const runGroup = async (indexes: readonly number[]) => {
+    let blockedFor: number | undefined;
+    for (const index of indexes) {
+      if (blockedFor !== undefined) {
+        await settle(index, { status: 'retry', delaySeconds: blockedFor, reason: 'group-blocked' });
+        continue;
+      }
+      const outcome = await settle(index, await schedule.process(records[index] as SQSRecord));
+      if (outcome.status === 'retry') blockedFor = outcome.delaySeconds;
+    }
+  };
+  await Promise.all(withinLimit([...groups.values()], schedule.maxConcurrency, runGroup));
   return outcomes;
+}
+
+/**
+ * Starts `run` for every item, at most `maxConcurrency` at once. When every item fits (a batch
+ * of 10 under the default limit of 10, the usual case) they all start at once without a queue.
+ */
+function withinLimit<T>(
+  items: readonly T[],
+  maxConcurrency: number,
+  run: (item: T, index: number) => Promise<unknown>,
+): Promise<unknown>[] {
+  if (items.length <= maxConcurrency) return items.map(run);
+  const limit = pLimit(maxConcurrency);
+  return items.map((item, index) => limit(() => run(item, index)));
 }

@@ -55,6 +55,8 @@ const MAX_ID_CHARS = 256;
 const RFC3339 =
   /^(\d{4})-(\d{2})-(\d{2})[Tt]([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d+)?([Zz]|[+-]([01]\d|2[0-3]):[0-5]\d)$/;
 
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31] as const;
+
 /** RFC 3339 §5.7: the day must exist in its month (29 February only in leap years). */
 function isRfc3339DateTime(value: string): boolean {
   const match = RFC3339.exec(value);
@@ -64,7 +66,7 @@ function isRfc3339DateTime(value: string): boolean {
   const day = Number(match[3]);
   if (month < 1 || month > 12 || day < 1) return false;
   const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
-  const daysInMonth = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1] ?? 0;
+  const daysInMonth = month === 2 && leap ? 29 : (DAYS_IN_MONTH[month - 1] ?? 0);
   return day <= daysInMonth && !Number.isNaN(Date.parse(value));
 }
 
@@ -96,7 +98,8 @@ function requireString(
   if (value === undefined) throw new EnvelopeError(field, 'is missing');
   if (typeof value !== 'string') throw new EnvelopeError(field, `must be a string, got ${typeof value}`);
   if (value.length === 0) throw new EnvelopeError(field, 'must not be empty');
-  if (codePointLength(value) > maxChars) {
+  // A string has at most as many code points as UTF-16 units: count only when it could be over.
+  if (value.length > maxChars && codePointLength(value) > maxChars) {
     throw new EnvelopeError(field, `must be at most ${maxChars} characters`);
   }
   return value;

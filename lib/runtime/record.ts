@@ -82,6 +82,11 @@ export interface RecordDeps {
   readonly remainingMs: () => number;
   /** Milliseconds kept free before the Lambda deadline. */
   readonly deadlineMarginMs: number;
+  /**
+   * Level of the per-record success line (`job completed`), or undefined for none: failures are
+   * always logged, and the worker writes one summary line per batch (docs/contracts.md, "Logs").
+   */
+  readonly completedLogLevel: 'info' | 'debug' | undefined;
 }
 
 /** Per-record state threaded through the stages. */
@@ -155,11 +160,14 @@ async function pipeline(run: RecordRun): Promise<RecordOutcome> {
     return deadLetter(run, { error, reason: classifyError(error).reason, attempts: run.receiveCount });
   }
   run.jobType = envelope.type;
-  run.identity = {
-    jobType: envelope.type,
-    jobId: envelope.id,
-    pks: jobIdentityPks(envelope.type, undefined, envelope.source, envelope.id),
-  };
+  // Only a parking worker needs who the job is (what a park names, what recognises a blocker).
+  if (deps.parking) {
+    run.identity = {
+      jobType: envelope.type,
+      jobId: envelope.id,
+      pks: jobIdentityPks(envelope.type, undefined, envelope.source, envelope.id),
+    };
+  }
   run.logger = withKeys(deps.logger, {
     messageId: record.messageId,
     jobType: envelope.type,
@@ -193,7 +201,9 @@ async function pipeline(run: RecordRun): Promise<RecordOutcome> {
   } catch (error) {
     return failed(run, job, error, undefined, undefined);
   }
-  run.identity = { ...run.identity, pks: jobIdentityPks(job.type, key, envelope.source, envelope.id) };
+  if (run.identity) {
+    run.identity = { ...run.identity, pks: jobIdentityPks(job.type, key, envelope.source, envelope.id) };
+  }
   const parked = await checkParkedGroup(run, job);
   if (parked) return parked;
 
@@ -333,7 +343,8 @@ async function runJob(
     jobId: envelope.id,
     attempt,
   });
-  const children = new ChildCollector({ source: envelope.source, id: envelope.id, partitionKey });
+  // Made on the first enqueue: most runs enqueue nothing.
+  let children: ChildCollector | undefined;
   const limit = startRunLimit(job.type, jobTimeoutMs, lambdaBudgetMs);
   const ctx: JobContext = {
     signal: limit.signal,
@@ -342,7 +353,10 @@ async function runJob(
     source: envelope.source,
     partitionKey,
     logger: run.logger,
-    enqueue: (child, childData, options) => children.add(child, childData, options),
+    enqueue: (child, childData, options) => {
+      children ??= new ChildCollector({ source: envelope.source, id: envelope.id, partitionKey });
+      children.add(child, childData, options);
+    },
     once: lease ? (step, fn) => lease.once(step, fn) : (_step, fn) => fn(),
     idempotencyKey: lease
       ? (step) => lease.idempotencyKey(step)
@@ -352,11 +366,7 @@ async function runJob(
   const startedAt = deps.now();
   let result: unknown;
   try {
-    // `then` turns a synchronous throw inside `run` into a rejection.
-    result = await raceAbort(
-      Promise.resolve().then(() => job.run(data, ctx)),
-      limit.signal,
-    );
+    result = await raceAbort(startRun(job, data, ctx), limit.signal);
   } catch (error) {
     // When the limit fired, its JobTimeoutError says more than the AbortError the job rethrew.
     const failure = limit.signal.aborted ? limit.signal.reason : error;
@@ -366,13 +376,12 @@ async function runJob(
   }
 
   let sentChildren = 0;
-  try {
-    sentChildren = await sendChildren(
-      children.entries.length > 0 ? deps.childSender() : NO_CHILDREN,
-      children.entries,
-    );
-  } catch (error) {
-    return failed(run, job, error, lease, deps.now() - startedAt);
+  if (children !== undefined && children.entries.length > 0) {
+    try {
+      sentChildren = await sendChildren(deps.childSender(), children.entries);
+    } catch (error) {
+      return failed(run, job, error, lease, deps.now() - startedAt);
+    }
   }
   const durationMs = deps.now() - startedAt;
 
@@ -393,7 +402,13 @@ async function runJob(
   }
   deps.metrics.add(job.type, 'JobCompleted');
   deps.metrics.add(job.type, 'JobDuration', durationMs);
-  run.logger.info('job completed', { outcome: 'completed', durationMs, children: sentChildren });
+  if (deps.completedLogLevel !== undefined) {
+    run.logger[deps.completedLogLevel]('job completed', {
+      outcome: 'completed',
+      durationMs,
+      children: sentChildren,
+    });
+  }
   return (await unparkAfterCompletion(run, job)) ?? { status: 'completed' };
 }
 
@@ -476,9 +491,14 @@ async function unparkAfterCompletion(run: RecordRun, job: AnyJob): Promise<Recor
   }
 }
 
-const NO_CHILDREN: ChildSender = {
-  sendBatch: async () => ({ sent: [], failed: [] }),
-};
+/** Starts a job's run; a synchronous throw inside `run` becomes a rejection. */
+function startRun(job: AnyJob, data: unknown, ctx: JobContext): Promise<unknown> {
+  try {
+    return Promise.resolve(job.run(data, ctx));
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
 
 /** A run (or a stage after routing) failed: retry with backoff, or dead-letter. */
 async function failed(

@@ -145,13 +145,30 @@ export function fromPowertools(logger: Logger): WorkerLogger {
 /**
  * A logger that adds the same keys (job type, id, messageId, attempt) to every entry, without
  * mutating the shared logger: records of one batch run concurrently, so `appendKeys` on the
- * shared instance would mix their keys.
+ * shared instance would mix their keys. One small object per call (methods on the prototype):
+ * it is made several times per record.
  */
 export function withKeys(logger: WorkerLogger, keys: Record<string, unknown>): WorkerLogger {
-  return {
-    debug: (message, extra) => logger.debug(message, { ...keys, ...extra }),
-    info: (message, extra) => logger.info(message, { ...keys, ...extra }),
-    warn: (message, extra) => logger.warn(message, { ...keys, ...extra }),
-    error: (message, extra) => logger.error(message, { ...keys, ...extra }),
-  };
+  return new KeyedLogger(logger, keys);
+}
+
+class KeyedLogger implements WorkerLogger {
+  readonly #logger: WorkerLogger;
+  readonly #keys: Record<string, unknown>;
+  constructor(logger: WorkerLogger, keys: Record<string, unknown>) {
+    this.#logger = logger;
+    this.#keys = keys;
+  }
+  debug(message: string, extra?: Record<string, unknown>): void {
+    this.#logger.debug(message, { ...this.#keys, ...extra });
+  }
+  info(message: string, extra?: Record<string, unknown>): void {
+    this.#logger.info(message, { ...this.#keys, ...extra });
+  }
+  warn(message: string, extra?: Record<string, unknown>): void {
+    this.#logger.warn(message, { ...this.#keys, ...extra });
+  }
+  error(message: string, extra?: Record<string, unknown>): void {
+    this.#logger.error(message, { ...this.#keys, ...extra });
+  }
 }

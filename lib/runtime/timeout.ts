@@ -22,11 +22,34 @@ export interface RunLimit {
  * @returns a signal aborted with a {@link JobTimeoutError} naming the limit that fired.
  */
 export function startRunLimit(jobType: string, jobTimeoutMs: number, lambdaBudgetMs: number): RunLimit {
-  const controller = new AbortController();
-  const limit = jobTimeoutMs <= lambdaBudgetMs ? 'job' : 'lambda';
-  const budgetMs = Math.max(0, Math.min(jobTimeoutMs, lambdaBudgetMs));
-  const timer = setTimeout(() => controller.abort(new JobTimeoutError(jobType, budgetMs, limit)), budgetMs);
-  return { signal: controller.signal, budgetMs, dispose: () => clearTimeout(timer) };
+  return new TimedRunLimit(jobType, jobTimeoutMs, lambdaBudgetMs);
+}
+
+// One object per run, no closures: this is paid for every record.
+class TimedRunLimit implements RunLimit {
+  readonly #controller = new AbortController();
+  readonly #timer: ReturnType<typeof setTimeout>;
+  readonly budgetMs: number;
+  constructor(jobType: string, jobTimeoutMs: number, lambdaBudgetMs: number) {
+    const limit = jobTimeoutMs <= lambdaBudgetMs ? 'job' : 'lambda';
+    this.budgetMs = Math.max(0, Math.min(jobTimeoutMs, lambdaBudgetMs));
+    this.#timer = setTimeout(abortRun, this.budgetMs, this.#controller, jobType, this.budgetMs, limit);
+  }
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+  dispose(): void {
+    clearTimeout(this.#timer);
+  }
+}
+
+function abortRun(
+  controller: AbortController,
+  jobType: string,
+  budgetMs: number,
+  limit: 'job' | 'lambda',
+): void {
+  controller.abort(new JobTimeoutError(jobType, budgetMs, limit));
 }
 
 /**
@@ -37,25 +60,48 @@ export function startRunLimit(jobType: string, jobTimeoutMs: number, lambdaBudge
  */
 export function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   if (signal.aborted) {
-    work.catch(() => {});
+    work.catch(ignore);
     return Promise.reject(signal.reason);
   }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => {
-      // The abandoned run may still reject later: keep that from becoming an unhandled rejection.
-      work.catch(() => {});
-      reject(signal.reason);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(
+  return new Promise<T>((resolve, reject) => new AbortRace(work, signal, resolve, reject).start());
+}
+
+function ignore(): void {}
+
+/** The state of one {@link raceAbort}; its handlers are methods bound once, not closures per step. */
+class AbortRace<T> {
+  readonly #work: Promise<T>;
+  readonly #signal: AbortSignal;
+  readonly #resolve: (value: T) => void;
+  readonly #reject: (reason: unknown) => void;
+  constructor(
+    work: Promise<T>,
+    signal: AbortSignal,
+    resolve: (value: T) => void,
+    reject: (reason: unknown) => void,
+  ) {
+    this.#work = work;
+    this.#signal = signal;
+    this.#resolve = resolve;
+    this.#reject = reject;
+  }
+  start(): void {
+    this.#signal.addEventListener('abort', this, { once: true });
+    this.#work.then(
       (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
+        this.#signal.removeEventListener('abort', this);
+        this.#resolve(value);
       },
       (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
+        this.#signal.removeEventListener('abort', this);
+        this.#reject(error);
       },
     );
-  });
+  }
+  /** The abort event (EventListener object form). */
+  handleEvent(): void {
+    // The abandoned run may still reject later: keep that from becoming an unhandled rejection.
+    this.#work.catch(ignore);
+    this.#reject(this.#signal.reason);
+  }
 }

@@ -11,7 +11,7 @@
  * the current event; the mapping must have `FunctionResponseTypes: [ReportBatchItemFailures]`.
  */
 
-import type { Logger } from '@aws-lambda-powertools/logger';
+import { type Logger, LogLevelThreshold } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { SQSClient } from '@aws-sdk/client-sqs';
@@ -26,7 +26,7 @@ import { createDefaultIdempotencyGuard } from './default-guard.ts';
 import { BatchParking } from './group-park.ts';
 import { type GroupParkStore, type IdempotencyGuard, isGroupParkStore } from './idempotency/guard.ts';
 import { type DeadLetterPolicy, deadLetterPolicyProblem } from './job.ts';
-import { type AnyJob, processRecord, type RecordDeps } from './record.ts';
+import { type AnyJob, processRecord, type RecordDeps, type RecordOutcome } from './record.ts';
 import type { SqsSender } from './sqs-port.ts';
 import {
   BatchMetrics,
@@ -99,6 +99,14 @@ export interface WorkerOptions {
    * this, leaving time to dead-letter or release it. >= 0. @default 3000
    */
   readonly deadlineMarginMs?: number;
+  /**
+   * Log a line for every completed record (`job completed` at INFO, with the job's identity).
+   * Otherwise a completed record is logged only at DEBUG (the Powertools log level,
+   * `POWERTOOLS_LOG_LEVEL=DEBUG`, or its debug sampling), and every batch writes one summary
+   * line at INFO; failures, retries and dead letters are always logged one by one
+   * (docs/contracts.md, "Logs"). @default env `JOBS_LOG_EACH_RECORD` is `true`, else false
+   */
+  readonly logEachRecord?: boolean;
   /** Powertools Logger. @default a Logger with service `POWERTOOLS_SERVICE_NAME` or `sqs-jobs-<queue>` */
   readonly logger?: Logger;
   /**
@@ -146,6 +154,7 @@ export function createWorker(options: WorkerOptions): WorkerHandler {
   const sqs = options.sqs ?? new SQSClient({});
   const now = options.now ?? Date.now;
   const random = options.random ?? Math.random;
+  const logEachRecord = options.logEachRecord ?? env.JOBS_LOG_EACH_RECORD?.trim().toLowerCase() === 'true';
   const setup = resolveSetup(options, env, sqs, logger, parks);
   // The Queue dimension of BatchFailed: known even when the rest of the configuration is not.
   const queueName = setup.ok
@@ -156,6 +165,7 @@ export function createWorker(options: WorkerOptions): WorkerHandler {
     if (!setup.ok) throw setup.error;
     const { config } = setup.value;
     const records = event.Records;
+    const startedAt = now();
     const batchMetrics = new BatchMetrics();
     const deps: RecordDeps = {
       jobs,
@@ -172,6 +182,12 @@ export function createWorker(options: WorkerOptions): WorkerHandler {
       random,
       remainingMs: () => context.getRemainingTimeInMillis?.() ?? Number.POSITIVE_INFINITY,
       deadlineMarginMs,
+      // Read per invocation: the level may change (debug sampling, setLogLevel).
+      completedLogLevel: logEachRecord
+        ? 'info'
+        : powertoolsLogger.level <= LogLevelThreshold.DEBUG
+          ? 'debug'
+          : undefined,
     };
     try {
       const outcomes = await runBatch(records, {
@@ -184,6 +200,11 @@ export function createWorker(options: WorkerOptions): WorkerHandler {
       const batchItemFailures = records
         .filter((_record, index) => outcomes[index]?.status === 'retry')
         .map((record) => ({ itemIdentifier: record.messageId }));
+      logger.info('batch processed', {
+        outcome: 'batch',
+        ...countOutcomes(outcomes),
+        durationMs: now() - startedAt,
+      });
       return { batchItemFailures };
     } finally {
       try {
@@ -197,6 +218,24 @@ export function createWorker(options: WorkerOptions): WorkerHandler {
   return middy(handleBatch)
     .use(injectLambdaContext(powertoolsLogger, { resetKeys: true }))
     .use(failWholeBatchOnError(logger, metrics, queueName));
+}
+
+/** The summary of one batch: records, then how many ended each way. */
+function countOutcomes(outcomes: readonly RecordOutcome[]): {
+  records: number;
+  completed: number;
+  duplicates: number;
+  deadLettered: number;
+  retried: number;
+} {
+  const counts = { records: outcomes.length, completed: 0, duplicates: 0, deadLettered: 0, retried: 0 };
+  for (const outcome of outcomes) {
+    if (outcome.status === 'completed') counts.completed += 1;
+    else if (outcome.status === 'duplicate') counts.duplicates += 1;
+    else if (outcome.status === 'dead-lettered') counts.deadLettered += 1;
+    else counts.retried += 1;
+  }
+  return counts;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

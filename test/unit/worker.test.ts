@@ -2,6 +2,7 @@
  * createWorker on standard queues: response shape, malformed records, classified failures,
  * backoff visibility, dead-lettering with evidence, logs and metrics.
  */
+import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -327,21 +328,92 @@ describe('permanent failure → dead-lettered at once with evidence', () => {
 });
 
 describe('logs and metrics', () => {
-  it('logs one structured entry per record with type, id, messageId, attempt and outcome', async () => {
-    const h = workerHarness({ jobs: [captureJob(async () => 'ok')] });
-    const record = sqsRecord({
-      body: jobBody('orders.capture', { orderId: 'o1' }, { id: 'job-77' }),
-      receiveCount: 2,
+  // The default changed on purpose (issue 10): a success line per record was 38 % of the
+  // worker's CPU per record; a batch summary at INFO plus every failure is the default, the
+  // per-record line is one setting away (logEachRecord / JOBS_LOG_EACH_RECORD, or DEBUG).
+  it('logs one summary line per batch at INFO by default, and no line per completed record', async () => {
+    const h = workerHarness({
+      jobs: [
+        captureJob(async ({ orderId }) => {
+          if (orderId === 'fail') throw new TransientError('503');
+          if (orderId === 'perm') throw new PermanentError('gone');
+          return 'ok';
+        }),
+      ],
+      logger: new Logger({ serviceName: 'sqs-jobs-test', logLevel: 'INFO' }),
     });
+    const { logs } = await h.invoke([good('a'), good('b'), good('fail'), good('perm')]);
+    expect(logs.filter((line) => line.message === 'job completed')).toEqual([]);
+    expect(logs.filter((line) => line.message === 'batch processed')).toEqual([
+      expect.objectContaining({
+        level: 'INFO',
+        outcome: 'batch',
+        records: 4,
+        completed: 2,
+        duplicates: 0,
+        deadLettered: 1,
+        retried: 1,
+        durationMs: expect.any(Number),
+      }),
+    ]);
+    // Failures are still logged one by one, with the job's identity.
+    expect(logs).toContainEqual(
+      expect.objectContaining({
+        level: 'WARN',
+        outcome: 'retry',
+        jobType: 'orders.capture',
+        jobId: expect.any(String),
+      }),
+    );
+    expect(logs).toContainEqual(
+      expect.objectContaining({ level: 'ERROR', outcome: 'dead-lettered', jobType: 'orders.capture' }),
+    );
+  });
+
+  for (const [how, extra] of [
+    ['logEachRecord: true', { logEachRecord: true }],
+    ['JOBS_LOG_EACH_RECORD=true', { env: { JOBS_LOG_EACH_RECORD: 'true' } }],
+  ] as const) {
+    it(`logs one structured entry per completed record at INFO with ${how}`, async () => {
+      const h = workerHarness({
+        jobs: [captureJob(async () => 'ok')],
+        logger: new Logger({ serviceName: 'sqs-jobs-test', logLevel: 'INFO' }),
+        ...extra,
+      });
+      const record = sqsRecord({
+        body: jobBody('orders.capture', { orderId: 'o1' }, { id: 'job-77' }),
+        receiveCount: 2,
+      });
+      const { logs } = await h.invoke([record]);
+      expect(logs).toContainEqual(
+        expect.objectContaining({
+          level: 'INFO',
+          message: 'job completed',
+          jobType: 'orders.capture',
+          jobId: 'job-77',
+          messageId: record.messageId,
+          attempt: 2,
+          outcome: 'completed',
+        }),
+      );
+    });
+  }
+
+  it('logs the entry per completed record at DEBUG when the log level is DEBUG', async () => {
+    const h = workerHarness({
+      jobs: [captureJob(async () => 'ok')],
+      logger: new Logger({ serviceName: 'sqs-jobs-test', logLevel: 'DEBUG' }),
+    });
+    const record = sqsRecord({ body: jobBody('orders.capture', { orderId: 'o1' }, { id: 'job-78' }) });
     const { logs } = await h.invoke([record]);
     expect(logs).toContainEqual(
       expect.objectContaining({
-        level: 'INFO',
+        level: 'DEBUG',
         message: 'job completed',
         jobType: 'orders.capture',
-        jobId: 'job-77',
+        jobId: 'job-78',
         messageId: record.messageId,
-        attempt: 2,
+        attempt: 1,
         outcome: 'completed',
       }),
     );
