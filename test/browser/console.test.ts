@@ -122,7 +122,7 @@ describe('the console in a browser, on a local run with faults', () => {
       payments.map((b) => ({
         job: sampleJobs.capturePayment,
         data: { userId: b.userId, bookingId: b.bookingId },
-        options: { id: `capture-${b.bookingId}`, delaySeconds: 4 },
+        options: { id: `capture-${b.bookingId}`, delaySeconds: 8 },
       })),
     );
     // Faults: two malformed messages, two bookings of a sold-out SKU.
@@ -151,11 +151,15 @@ describe('the console in a browser, on a local run with faults', () => {
     }
 
     // Fill: the page shows payments waiting.
-    await page.waitForFunction(() => {
-      const row = document.querySelector('tr[data-queue="payments"]');
-      const n = (f: string) => Number(row?.querySelector(`td[data-field="${f}"]`)?.textContent ?? 0);
-      return n('visible') + n('inFlight') + n('delayed') > 0;
-    });
+    await page.waitForFunction(
+      () => {
+        const row = document.querySelector('tr[data-queue="payments"]');
+        const n = (f: string) => Number(row?.querySelector(`td[data-field="${f}"]`)?.textContent ?? 0);
+        return n('visible') + n('inFlight') + n('delayed') > 0;
+      },
+      undefined,
+      { timeout: 60_000 },
+    );
     // Drain: every queue empty, the four dead letters in their DLQs.
     await page.waitForFunction(
       () => {
