@@ -26,7 +26,6 @@ import { IdempotencyConfig, makeIdempotent } from '@aws-lambda-powertools/idempo
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
@@ -135,8 +134,7 @@ function powertoolsHandler(
 }
 
 function oursHandler(queue: string, idempotency: DynamoIdempotencyStore | false): Handler {
-  const metrics = new Metrics({ namespace: 'SqsJobsBench' });
-  metrics.clearDefaultDimensions();
+  // Default settings: the worker's own Logger (INFO) and metrics, as createWorker builds them.
   return createWorker({
     jobs: [job],
     queueName: 'bench',
@@ -144,8 +142,6 @@ function oursHandler(queue: string, idempotency: DynamoIdempotencyStore | false)
     dlqUrl: queueUrl(queue.endsWith('.fifo') ? 'bench-dlq.fifo' : 'bench-dlq'),
     idempotency,
     sqs: new FakeSqs(),
-    logger: new Logger({ serviceName: 'bench-sqs-jobs' }),
-    metrics,
   });
 }
 

@@ -67,6 +67,66 @@ export function createDefaultMetrics(): Metrics {
   return metrics;
 }
 
+/** A CloudWatch unit as Powertools names it. */
+type EmfUnit = (typeof MetricUnit)[keyof typeof MetricUnit];
+
+/**
+ * The worker's own EMF writer, used when no Powertools `Metrics` is given to `createWorker`: the
+ * same blobs as {@link BatchMetrics.flush} through Powertools (namespace, dimension sets, units,
+ * value arrays, key order; tested side by side), written in one `JSON.stringify` per blob. Through
+ * Powertools every value is a separate `addMetric` call that reads the environment and counts the
+ * stored metrics, about a fifth of the worker's CPU per record at 10 records per batch (issue 10).
+ */
+export class DirectEmf {
+  /** CloudWatch namespace. */
+  readonly namespace: string;
+  /** As Powertools decides it: `POWERTOOLS_METRICS_DISABLED`, else `POWERTOOLS_DEV`. */
+  readonly disabled: boolean;
+  /** Where a blob goes (one JSON line). @default stdout, as Powertools writes it */
+  readonly #write: (line: string) => void;
+  constructor(
+    env: Readonly<Record<string, string | undefined>> = process.env,
+    write: (line: string) => void = (line) => {
+      process.stdout.write(line);
+    },
+  ) {
+    this.namespace = env.POWERTOOLS_METRICS_NAMESPACE || DEFAULT_METRICS_NAMESPACE;
+    const disabled = env.POWERTOOLS_METRICS_DISABLED;
+    this.disabled = disabled !== undefined ? isTruthy(disabled) : isTruthy(env.POWERTOOLS_DEV);
+    this.#write = write;
+  }
+
+  /** Writes one blob with dimension sets `[Queue]` and `[Queue, JobType]`. */
+  publish(
+    queueName: string,
+    jobType: string,
+    metrics: readonly { name: string; unit: EmfUnit; value: number | readonly number[] }[],
+  ): void {
+    if (this.disabled || metrics.length === 0) return;
+    const blob: Record<string, unknown> = {
+      _aws: {
+        Timestamp: Date.now(),
+        CloudWatchMetrics: [
+          {
+            Namespace: this.namespace,
+            Dimensions: [['Queue'], ['Queue', 'JobType']],
+            Metrics: metrics.map((m) => ({ Name: m.name, Unit: m.unit })),
+          },
+        ],
+      },
+      Queue: queueName,
+      JobType: jobType,
+    };
+    for (const m of metrics) blob[m.name] = m.value;
+    this.#write(`${JSON.stringify(blob)}\n`);
+  }
+}
+
+/** Powertools' reading of a boolean environment variable (`true`, `1`, `yes`, `on`). */
+function isTruthy(value: string | undefined): boolean {
+  return value !== undefined && ['true', '1', 'yes', 'on'].includes(value.trim().toLowerCase());
+}
+
 /**
  * Collects the metric values of one invocation and publishes them at its end, one EMF blob per
  * job type. One blob carries one value per dimension, and a batch can mix job types, so the
@@ -93,8 +153,12 @@ export class BatchMetrics {
    * `[Queue, JobType]`, then forgets it. Counts are summed per job type; durations keep every
    * value (EMF value arrays) so percentiles stay right.
    */
-  flush(metrics: Metrics, queueName: string): void {
+  flush(metrics: Metrics | DirectEmf, queueName: string): void {
     if (this.#values.size === 0) return;
+    if (metrics instanceof DirectEmf) {
+      this.#flushDirect(metrics, queueName);
+      return;
+    }
     // `Queue` as a default dimension plus the sets {} and {JobType} gives exactly [Queue] and
     // [Queue, JobType]; naming Queue in both sets instead makes Powertools warn on every flush.
     // Cleared first: setting it again on a warm instance would log a warning on every invocation.
@@ -120,6 +184,39 @@ export class BatchMetrics {
           metrics.addMetric('JobDuration', MetricUnit.Milliseconds, ms);
         }
         metrics.publishStoredMetrics();
+      }
+    }
+    this.#values.clear();
+  }
+
+  /** {@link flush} through the worker's own writer: the same blobs, in the same order. */
+  #flushDirect(emf: DirectEmf, queueName: string): void {
+    for (const [jobType, byName] of this.#values) {
+      const durations = byName.get('JobDuration') ?? [];
+      const blobs = Math.max(1, Math.ceil(durations.length / VALUES_PER_BLOB));
+      for (let blob = 0; blob < blobs; blob++) {
+        const metrics: { name: string; unit: EmfUnit; value: number | readonly number[] }[] = [];
+        if (blob === 0) {
+          for (const [name, values] of byName) {
+            if (name === 'JobDuration') continue;
+            let sum = 0;
+            for (const v of values) sum += v;
+            metrics.push({ name, unit: MetricUnit.Count, value: sum });
+          }
+        }
+        const part =
+          durations.length <= VALUES_PER_BLOB
+            ? durations
+            : durations.slice(blob * VALUES_PER_BLOB, (blob + 1) * VALUES_PER_BLOB);
+        // Powertools writes a single value as a number, several as an array.
+        if (part.length > 0) {
+          metrics.push({
+            name: 'JobDuration',
+            unit: MetricUnit.Milliseconds,
+            value: part.length === 1 ? (part[0] as number) : part,
+          });
+        }
+        emf.publish(queueName, jobType, metrics);
       }
     }
     this.#values.clear();
