@@ -255,30 +255,26 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
   const host = options.host ?? '127.0.0.1';
   const token = options.token ?? randomBytes(32).toString('base64url');
   const assets = await loadConsoleAssets();
-  let port = options.port ?? 0;
-  // Host check needs the port: resolved after listen, read by the middleware through this set.
-  const allowedHosts = isLoopback(host) ? new Set<string>() : undefined;
-  const cookieHolder = { name: 'sqs_jobs_console' };
+  // The app needs the port (Host check, cookie name), known once listening: built then.
   let app: Hono | undefined;
-  const server = createAdaptorServer({
-    fetch: (request, env) => (app as Hono).fetch(request, env),
-    hostname: host,
-  });
+  const server = createAdaptorServer({ fetch: (request, env) => (app as Hono).fetch(request, env) });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => {
+    server.listen(options.port ?? 0, host, () => {
       server.off('error', reject);
       resolve();
     });
   });
-  port = (server.address() as AddressInfo).port;
-  if (allowedHosts !== undefined) {
-    for (const name of ['127.0.0.1', 'localhost', '[::1]', hostForUrl(host)])
-      allowedHosts.add(`${name}:${port}`);
-  }
+  const port = (server.address() as AddressInfo).port;
+  const allowedHosts = isLoopback(host)
+    ? new Set(['127.0.0.1', 'localhost', '[::1]', hostForUrl(host)].map((name) => `${name}:${port}`))
+    : undefined;
   // Cookies are not kept apart by port: one name per console.
-  cookieHolder.name = `sqs_jobs_console_${port}`;
-  app = createConsoleApp(options.backend, assets, { token, allowedHosts, cookieName: cookieHolder.name });
+  app = createConsoleApp(options.backend, assets, {
+    token,
+    allowedHosts,
+    cookieName: `sqs_jobs_console_${port}`,
+  });
   await options.backend.start();
   const origin = `http://${hostForUrl(host)}:${port}`;
   return {
