@@ -39,7 +39,7 @@ export async function runSqsJobsCli(argv: readonly string[], io: CliIo): Promise
     .name('sqs-jobs')
     .description(
       'Operate sqs-jobs queues: queue depths and ages (stats), send a job (send), inspect and redrive ' +
-        'dead-letter queues (dlq), run your stack locally (local).',
+        'dead-letter queues (dlq), run your stack locally (local), a web console (console).',
     )
     .exitOverride()
     .configureOutput({
