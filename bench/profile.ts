@@ -1,10 +1,8 @@
 /**
- * CPU profile of warm records through createWorker, default settings, no store (issue 10):
+ * CPU profile of warm records through createWorker, default settings (logger, metrics), no store (issue 10):
  * `npx node --cpu-prof --cpu-prof-dir=.profiles --import tsx bench/profile.ts [standard|fifo10|fifo1] [records]`
  * then read the `.cpuprofile` in Chrome DevTools, or `npx tsx bench/profile-top.ts <file>` for the top self times.
  */
-import { Logger } from '@aws-lambda-powertools/logger';
-import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { SQSEvent } from 'aws-lambda';
 import { z } from 'zod';
 import { defineJob } from '../lib/runtime/job.ts';
@@ -22,8 +20,6 @@ const job = defineJob({
   schema: z.object({ orderId: z.string(), userId: z.string() }),
   run: async (data) => data.orderId.length,
 });
-const metrics = new Metrics({ namespace: 'SqsJobsBench' });
-metrics.clearDefaultDimensions();
 const handler = createWorker({
   jobs: [job],
   queueName: 'bench',
@@ -31,8 +27,6 @@ const handler = createWorker({
   dlqUrl: queueUrl(`${queue}-dlq`),
   idempotency: false,
   sqs: new FakeSqs(),
-  logger: new Logger({ serviceName: 'bench' }),
-  metrics,
 });
 // Built once and run PASSES times (no store: the same events run again), so setup stays out of the profile.
 const PASSES = Number(process.env.PASSES ?? 10);

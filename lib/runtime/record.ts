@@ -21,7 +21,7 @@ import { defaultJobKey, deriveIdempotencyKey } from './idempotency/keys.ts';
 import type { JobContext, JobDefinition } from './job.ts';
 import type { SqsSender } from './sqs-port.ts';
 import { type BatchMetrics, UNKNOWN_JOB_TYPE, type WorkerLogger, withKeys } from './telemetry.ts';
-import { raceAbort, startRunLimit } from './timeout.ts';
+import { startRunLimit } from './timeout.ts';
 import { JobDataInvalidError, LeaseExpiredError, UnknownJobTypeError } from './worker-errors.ts';
 
 /**
@@ -347,7 +347,10 @@ async function runJob(
   let children: ChildCollector | undefined;
   const limit = startRunLimit(job.type, jobTimeoutMs, lambdaBudgetMs);
   const ctx: JobContext = {
-    signal: limit.signal,
+    // A getter: the AbortController is made only for a job that reads its signal.
+    get signal() {
+      return limit.signal;
+    },
     attempt,
     jobId: envelope.id,
     source: envelope.source,
@@ -366,10 +369,10 @@ async function runJob(
   const startedAt = deps.now();
   let result: unknown;
   try {
-    result = await raceAbort(startRun(job, data, ctx), limit.signal);
+    result = await limit.race(startRun(job, data, ctx));
   } catch (error) {
     // When the limit fired, its JobTimeoutError says more than the AbortError the job rethrew.
-    const failure = limit.signal.aborted ? limit.signal.reason : error;
+    const failure = limit.reason ?? error;
     return failed(run, job, failure, lease, deps.now() - startedAt);
   } finally {
     limit.dispose();
