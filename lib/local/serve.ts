@@ -34,6 +34,8 @@ export interface LocalRuntimeDescription {
   }[];
   /** Differences from AWS met while starting. */
   readonly warnings: readonly string[];
+  /** Whether cdk.out was synthesized for this run or reused, and why; absent with `--synth never`. */
+  readonly synth?: { readonly synthesized: boolean; readonly reason: string };
 }
 
 /** Describes a running local stack: endpoints, queues with their DLQs, tables and workers. */
@@ -59,6 +61,7 @@ export function describeLocalRuntime(rt: LocalRuntime): LocalRuntimeDescription 
       enabled: w.enabled,
     })),
     warnings: rt.warnings,
+    ...(rt.synth ? { synth: { synthesized: rt.synth.synthesized, reason: rt.synth.reason } } : {}),
   };
 }
 
@@ -68,12 +71,20 @@ function shellArg(value: string): string {
 }
 
 /**
- * The description as text: endpoints, queues (FIFO marked) with DLQ, tables, then commands to
- * paste in another terminal (`npx sqs-jobs stats`, `dlq list`, `send`) with `--endpoint` and
- * `--region` filled in.
+ * The description as text: endpoints, queues (FIFO marked) with DLQ, tables, then what to paste
+ * in another terminal: one `export` of the endpoint, region and dummy credentials variables (the
+ * AWS SDKs and the CLI read them), and `npx sqs-jobs stats`, `dlq list`, `send` commands.
  */
 export function renderLocalRuntime(d: LocalRuntimeDescription): string {
-  const lines = [`stack ${d.stackName} running locally (region ${d.region})`, ''];
+  const lines = [`stack ${d.stackName} running locally (region ${d.region})`];
+  if (d.synth) {
+    lines.push(
+      d.synth.synthesized
+        ? `cdk.out synthesized for this run (${d.synth.reason})`
+        : `cdk.out reused: ${d.synth.reason} (--synth always to rebuild anyway)`,
+    );
+  }
+  lines.push('');
   lines.push(`SQS endpoint       ${d.endpoints.sqs}`, `DynamoDB endpoint  ${d.endpoints.dynamodb}`, '');
   for (const q of d.queues) {
     const label = q.jobQueueName ?? q.logicalId;
@@ -83,19 +94,24 @@ export function renderLocalRuntime(d: LocalRuntimeDescription): string {
   if (d.tables.length > 0) lines.push('');
   for (const t of d.tables) lines.push(`table ${t.logicalId}  ${t.name}`);
   for (const w of d.warnings) lines.push(`note: ${w}`);
-  const common = `--endpoint ${shellArg(d.endpoints.sqs)} --region ${shellArg(d.region)}`;
   const first = d.queues[0];
   if (first !== undefined) {
-    lines.push('', 'Try, in another terminal:');
+    // One export line serves the CLI, JobClient, boto3 and the AWS CLI alike: they all read the
+    // service endpoints and credentials from these variables (the emulators take any keys).
+    lines.push('', 'In another terminal (the emulators accept any credentials):');
+    lines.push(
+      `  export AWS_ENDPOINT_URL_SQS=${shellArg(d.endpoints.sqs)} AWS_ENDPOINT_URL_DYNAMODB=${shellArg(d.endpoints.dynamodb)} AWS_REGION=${shellArg(d.region)} AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local`,
+    );
     const urls = d.queues.map((q) => `--queue-url ${shellArg(q.url)}`).join(' ');
-    lines.push(`  npx sqs-jobs stats ${urls} ${common} --watch`);
+    lines.push(`  npx sqs-jobs stats ${urls} --watch`);
     if (first.deadLetterQueueUrl !== undefined) {
-      lines.push(`  npx sqs-jobs dlq list --dlq-url ${shellArg(first.deadLetterQueueUrl)} ${common}`);
+      lines.push(`  npx sqs-jobs dlq list --dlq-url ${shellArg(first.deadLetterQueueUrl)}`);
     }
     const partition = first.fifo ? ' --partition-key user-1' : '';
     lines.push(
-      `  npx sqs-jobs send --queue-url ${shellArg(first.url)} --type <job type> --data '{"id":"1"}'${partition} ${common}`,
+      `  npx sqs-jobs send --queue-url ${shellArg(first.url)} --type <job type> --data '{"id":"1"}'${partition}`,
     );
+    lines.push('Producers (JobClient, boto3, the AWS CLI) reach the queues with the same variables.');
   }
   lines.push('', 'Ctrl-C stops it.');
   return `${lines.join('\n')}\n`;

@@ -6,7 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -18,9 +18,14 @@ export interface EnsureSynthesizedOptions {
   readonly projectRoot?: string;
   /** Cloud assembly directory. @default `<projectRoot>/cdk.out` */
   readonly outdir?: string;
-  /** Directories (relative to the root) whose files the assembly is built from. @default ['bin', 'lib', 'functions'] */
+  /**
+   * Paths (relative to the root) whose files the assembly is built from.
+   * @default the directories of cdk.json's `watch.include` (what `cdk watch` watches; this repo:
+   *   bin, lib, functions), else the whole project (node_modules, the output directory and dot
+   *   entries left out) — see {@link sourcePaths}
+   */
   readonly sourceDirs?: readonly string[];
-  /** Single files (relative to the root) the assembly depends on. @default ['package-lock.json', 'cdk.json'] */
+  /** Single files (relative to the root) the assembly depends on. @default the lock files present, package.json, cdk.json, tsconfig.json */
   readonly sourceFiles?: readonly string[];
   /**
    * Synthesizes into `outdir`. @default in this process through lib/stacks (`synthesizeApp`
@@ -46,19 +51,57 @@ export interface SynthResult {
   readonly durationMs: number;
 }
 
-const DEFAULT_SOURCE_DIRS = ['bin', 'lib', 'functions'] as const;
-const DEFAULT_SOURCE_FILES = ['package-lock.json', 'cdk.json'] as const;
+const PROJECT_FILES = [
+  'package-lock.json',
+  'yarn.lock',
+  'pnpm-lock.yaml',
+  'package.json',
+  'cdk.json',
+  'tsconfig.json',
+] as const;
 const SKIPPED_DIRS = new Set(['node_modules', 'cdk.out']);
 
-/** Newest modification time (epoch ms) of the files under `path`; 0 when it does not exist. */
-function newestMtimeMs(path: string): number {
-  if (!existsSync(path)) return 0;
+/**
+ * What a project's assembly is built from, as {@link isAssemblyFresh} checks it: the directories
+ * named by cdk.json's `watch.include` globs (the part before the first wildcard: `bin/**` → `bin`,
+ * `**` → the whole project), else the whole project; and the project files (lock files,
+ * package.json, cdk.json, tsconfig.json). A user's jobs and workers can live anywhere (`jobs/`,
+ * `workers/`): a fixed list of directories missed them and ran old code without saying so.
+ * Excludes are not applied: at worst a change there synthesizes once more.
+ */
+export function sourcePaths(projectRoot: string): { dirs: string[]; files: string[] } {
+  let include: unknown;
+  try {
+    include = (
+      JSON.parse(readFileSync(join(projectRoot, 'cdk.json'), 'utf8')) as { watch?: { include?: unknown } }
+    ).watch?.include;
+  } catch {
+    include = undefined;
+  }
+  const patterns = (Array.isArray(include) ? include : [include]).filter(
+    (p): p is string => typeof p === 'string',
+  );
+  const dirs = patterns.map((pattern) => {
+    const fixed = pattern.split(/[*?[{]/)[0] ?? '';
+    const dir = fixed.includes('/')
+      ? fixed.slice(0, fixed.lastIndexOf('/'))
+      : fixed.endsWith('*')
+        ? ''
+        : fixed;
+    return dir.replace(/^\.\/?/, '') || '.';
+  });
+  return { dirs: dirs.length > 0 ? [...new Set(dirs)] : ['.'], files: [...PROJECT_FILES] };
+}
+
+/** Newest modification time (epoch ms) of the files under `path`, `skip` (absolute paths) left out; 0 when it does not exist. */
+function newestMtimeMs(path: string, skip: ReadonlySet<string>): number {
+  if (!existsSync(path) || skip.has(resolve(path))) return 0;
   const stat = statSync(path);
   if (!stat.isDirectory()) return stat.mtimeMs;
   let newest = 0;
   for (const entry of readdirSync(path, { withFileTypes: true })) {
     if (entry.name.startsWith('.') || SKIPPED_DIRS.has(entry.name)) continue;
-    newest = Math.max(newest, newestMtimeMs(join(path, entry.name)));
+    newest = Math.max(newest, newestMtimeMs(join(path, entry.name), skip));
   }
   return newest;
 }
@@ -70,14 +113,21 @@ function newestMtimeMs(path: string): number {
 export function isAssemblyFresh(
   outdir: string,
   projectRoot: string,
-  sourceDirs: readonly string[] = DEFAULT_SOURCE_DIRS,
-  sourceFiles: readonly string[] = DEFAULT_SOURCE_FILES,
+  sourceDirs: readonly string[] = sourcePaths(projectRoot).dirs,
+  sourceFiles: readonly string[] = sourcePaths(projectRoot).files,
 ): { fresh: boolean; reason: string } {
   const manifest = join(outdir, 'manifest.json');
   if (!existsSync(manifest)) return { fresh: false, reason: `${manifest} does not exist` };
   const builtAt = statSync(manifest).mtimeMs;
-  for (const source of [...sourceDirs, ...sourceFiles]) {
-    const newest = newestMtimeMs(join(projectRoot, source));
+  const skip = new Set([resolve(outdir)]);
+  // The whole project ('.') is checked entry by entry, so the reason names what changed.
+  const expanded = sourceDirs.flatMap((dir) =>
+    dir === '.'
+      ? readdirSync(projectRoot).filter((name) => !name.startsWith('.') && !SKIPPED_DIRS.has(name))
+      : [dir],
+  );
+  for (const source of [...new Set([...expanded, ...sourceFiles])]) {
+    const newest = newestMtimeMs(join(projectRoot, source), skip);
     if (newest > builtAt) return { fresh: false, reason: `${source} changed after the last synthesis` };
   }
   return { fresh: true, reason: 'cdk.out is newer than every source' };
@@ -201,8 +251,9 @@ export async function ensureSynthesized(options: EnsureSynthesizedOptions = {}):
   const started = Date.now();
   const projectRoot = resolve(options.projectRoot ?? process.cwd());
   const outdir = resolve(options.outdir ?? join(projectRoot, 'cdk.out'));
-  const sourceDirs = options.sourceDirs ?? DEFAULT_SOURCE_DIRS;
-  const sourceFiles = options.sourceFiles ?? DEFAULT_SOURCE_FILES;
+  const defaults = sourcePaths(projectRoot);
+  const sourceDirs = options.sourceDirs ?? defaults.dirs;
+  const sourceFiles = options.sourceFiles ?? defaults.files;
   const check = () => isAssemblyFresh(outdir, projectRoot, sourceDirs, sourceFiles);
   const first = check();
   if (first.fresh && !options.force) {

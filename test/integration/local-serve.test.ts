@@ -67,9 +67,11 @@ describe('serveLocal', () => {
     expect(urls.length).toBe(5);
     expect(printed).toMatch(/table StateTableA1B2C3D4 {2}\S+/);
     expect(printed).toContain(`npx sqs-jobs stats --queue-url ${urls[0]}`);
-    expect(printed).toMatch(
-      /npx sqs-jobs dlq list --dlq-url http\S+ --endpoint http:\/\/127\.0\.0\.1:\d+ --region us-east-1/,
+    expect(printed).toContain(
+      `export AWS_ENDPOINT_URL_SQS=${endpoint} AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:`,
     );
+    expect(printed).toMatch(/AWS_REGION=us-east-1 AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local\n/);
+    expect(printed).toMatch(/npx sqs-jobs dlq list --dlq-url http\S+\n/);
     // Stopped: the embedded SQS emulator no longer answers.
     const after = sqsOn(endpoint);
     await expect(after.send(new GetQueueAttributesCommand({ QueueUrl: urls[0] }))).rejects.toThrow();

@@ -16,7 +16,7 @@ import {
   UnsupportedIntrinsicError,
 } from '../../lib/local/errors.ts';
 import { interpretBatchResponse, toSqsRecord } from '../../lib/local/sqs-event.ts';
-import { ensureSynthesized, isAssemblyFresh } from '../../lib/local/synth.ts';
+import { ensureSynthesized, isAssemblyFresh, sourcePaths } from '../../lib/local/synth.ts';
 import {
   type CfnTemplate,
   dependencyOrder,
@@ -281,6 +281,50 @@ describe('SQS records and batch responses', () => {
   it('ignores returned failures when ReportBatchItemFailures is not set', () => {
     expect(interpretBatchResponse({ batchItemFailures: [{ itemIdentifier: 'a' }] }, ids, false)).toEqual({
       kind: 'success',
+    });
+  });
+});
+
+describe('what an assembly is built from (sourcePaths)', () => {
+  let root: string | undefined;
+  afterEach(() => {
+    if (root) rmSync(root, { recursive: true, force: true });
+  });
+
+  it("follows cdk.json's watch.include, else the whole project: a user's jobs/ and workers/ count", () => {
+    root = mkdtempSync(join(tmpdir(), 'sqs-jobs-sources-'));
+    expect(sourcePaths(root).dirs).toEqual(['.']);
+    writeFileSync(
+      join(root, 'cdk.json'),
+      JSON.stringify({ watch: { include: ['bin/**', 'lib/**/*.ts', '**'] } }),
+    );
+    expect(sourcePaths(root).dirs).toEqual(['bin', 'lib', '.']);
+    writeFileSync(join(root, 'cdk.json'), JSON.stringify({ watch: { include: 'src/*.ts' } }));
+    expect(sourcePaths(root).dirs).toEqual(['src']);
+    expect(sourcePaths(root).files).toEqual(
+      expect.arrayContaining(['package-lock.json', 'cdk.json', 'package.json']),
+    );
+  });
+
+  it('a change in a directory of the project that no fixed list names (jobs/) makes cdk.out stale; its own output never does', () => {
+    root = mkdtempSync(join(tmpdir(), 'sqs-jobs-sources-'));
+    for (const dir of ['jobs', 'workers', 'cdk.out', 'custom.out']) mkdirSync(join(root, dir));
+    writeFileSync(join(root, 'jobs', 'invoices.ts'), 'export {};');
+    writeFileSync(join(root, 'cdk.json'), JSON.stringify({ app: 'npx tsx bin/app.ts' }));
+    const outdir = join(root, 'custom.out');
+    writeFileSync(join(outdir, 'manifest.json'), '{}');
+    const later = new Date(Date.now() + 5_000);
+    utimesSync(join(outdir, 'manifest.json'), later, later);
+    expect(isAssemblyFresh(outdir, root).fresh).toBe(true);
+    // Files written into the output directory after the manifest (assets) do not count.
+    writeFileSync(join(outdir, 'asset.txt'), 'x');
+    const evenLater = new Date(Date.now() + 10_000);
+    utimesSync(join(outdir, 'asset.txt'), evenLater, evenLater);
+    expect(isAssemblyFresh(outdir, root).fresh).toBe(true);
+    utimesSync(join(root, 'jobs', 'invoices.ts'), evenLater, evenLater);
+    expect(isAssemblyFresh(outdir, root)).toEqual({
+      fresh: false,
+      reason: 'jobs changed after the last synthesis',
     });
   });
 });
