@@ -39,7 +39,8 @@ interface LocalFlags {
 
 const HELP_AFTER = `
 Needs, in your project: npm install --save-dev fauxqs dynalite (the embedded SQS and DynamoDB
-emulators; not needed with --endpoint), and Node >= 22.15 (the functions' module loader hooks).
+emulators; not needed with --endpoint), and Node >= 22.15 (the functions' module loader hooks;
+on an older system Node: npm install --save-dev node@24, then npx runs the CLI on it).
 Synthesis: --synth auto runs \`npx cdk synth\` in --project-root when cdk.out is missing or older
 than bin/, lib/, functions/, package-lock.json or cdk.json; use --synth always after other changes.
 
@@ -103,7 +104,7 @@ export function addLocalCommand(program: Command, runner: CommandRunner): void {
       const { io } = runner;
       if (!(await hasModuleHooks())) {
         runner.refuse(
-          `sqs-jobs local needs Node >= 22.15 (module.registerHooks), this is ${process.version}: run it with a newer Node`,
+          `sqs-jobs local needs Node >= 22.15 (module.registerHooks), this is ${process.version}: install a newer Node, or add one to the project (npm install --save-dev node@24) and run it through npx`,
         );
         return;
       }
