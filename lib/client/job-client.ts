@@ -336,7 +336,9 @@ export class JobClient {
    * @throws {JobClientError} `InvalidEntries` naming every problem: envelope rules of
    *   {@link parseEnvelope} (= envelope.schema.json; the first problem only), unknown queue,
    *   FIFO queue without a `partitionkey` or with one that is not a valid `MessageGroupId`
-   *   (SendMessage API), delay on a FIFO queue, a character SQS refuses in a body, a message
+   *   (SendMessage API), delay on a FIFO queue, a character SQS refuses in a body, a number in a
+   *   text body that JavaScript would not read as written (`1e400` → Infinity; an integer beyond
+   *   `Number.MAX_SAFE_INTEGER` that would lose precision: send it as a string), a message
    *   over `maxMessageBytes`.
    */
   checkEnvelope(

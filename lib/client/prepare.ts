@@ -14,6 +14,7 @@ import {
   parseEnvelope,
 } from '../runtime/envelope.ts';
 import { firstRefusedCharacter, stringifyForSqs } from '../sqs/characters.ts';
+import { jsonNumberProblems } from '../sqs/json-numbers.ts';
 import { appendPath, jsonFormOf, jsonValueProblems } from '../sqs/json-value.ts';
 import { isValidMessageGroupId, MAX_DELAY_SECONDS } from '../sqs/message-parameters.ts';
 import { messageSizeBytes, utf8Bytes } from '../sqs/message-size.ts';
@@ -345,7 +346,9 @@ function bodyCharacterProblem(body: string): string | undefined {
  * and the producer rules of the queue (FIFO: `partitionkey` required and valid as
  * `MessageGroupId`; delay only on standard queues; size limit), and encodes it. A body given as
  * text is sent exactly as given (extension attributes, number spelling and whitespace included),
- * so a character SQS refuses in it is a problem; an object is serialized with `JSON.stringify`,
+ * so a character SQS refuses in it is a problem, and so is a number the worker's `JSON.parse`
+ * would not read as written (`1e400` → Infinity, an integer beyond `Number.MAX_SAFE_INTEGER` that
+ * would lose precision: lib/sqs/json-numbers.ts); an object is serialized with `JSON.stringify`,
  * U+FFFE and U+FFFF written as JSON escapes (`stringifyForSqs`, lib/sqs/characters.ts).
  */
 export function prepareEnvelopeEntry(
@@ -378,6 +381,10 @@ export function prepareEnvelopeEntry(
     return { type: undefined, problems: [describeError(error)] };
   }
   const problems: string[] = [];
+  // Text can spell numbers the worker's JSON.parse cannot hold (1e400, 2^64): refuse, not round.
+  if (typeof envelope === 'string') {
+    for (const problem of jsonNumberProblems(body)) problems.push(`${problem.path}: ${problem.message}`);
+  }
   const characterProblem = bodyCharacterProblem(body);
   if (characterProblem !== undefined) problems.push(characterProblem);
   const { queueUrl, problem: queueProblem } = resolveQueue(queue, settings);

@@ -64,7 +64,7 @@ async function depth(queue: EmulatedQueue): Promise<number> {
   );
 }
 
-/** Written by hand, as another service would: spacing, a precise decimal and a 20-digit id, an extension attribute. */
+/** Written by hand, as another service would: spacing, a precise decimal and the largest safe integer, an extension attribute. */
 const ENVELOPE_TEXT = `{
   "specversion": "1.0",
   "id": "job-7",
@@ -73,7 +73,7 @@ const ENVELOPE_TEXT = `{
   "time": "2026-11-30T09:00:00Z",
   "datacontenttype": "application/json",
   "traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
-  "data": { "paymentId": "p-1", "amount": 10.50, "ledgerRef": 12345678901234567890 }
+  "data": { "paymentId": "p-1", "amount": 10.50, "ledgerRef": 9007199254740991 }
 }`;
 
 describe('sqs-jobs send', () => {
@@ -113,7 +113,7 @@ describe('sqs-jobs send', () => {
 
   it('--type/--data builds a valid envelope with the data exactly as written', async () => {
     const queue = await emulator.createQueue('send-type', false);
-    const data = '{"bookingId":"b-42","amount":10.50,"ledgerRef":12345678901234567890}';
+    const data = '{"bookingId":"b-42","amount":10.50,"ledgerRef":9007199254740991}';
     const { code, stdout } = await send([
       '--queue-url',
       queue.url,

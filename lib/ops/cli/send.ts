@@ -75,7 +75,7 @@ class InputError extends Error {
 
 /**
  * The envelope text of `--type`/`--data`: the attributes built and checked by `createEnvelope`,
- * then the data text exactly as given (no JSON round trip, so `1.50` and 2^53+1 stay as written).
+ * then the data text exactly as given (no JSON round trip, so `1.50` and `1.0e3` stay as written; numbers JavaScript cannot read as written are refused by the client).
  */
 function envelopeFromFlags(flags: SendFlags, dataText: string): string {
   try {

@@ -1,0 +1,70 @@
+/**
+ * The `sqs-jobs` CLI against input a user gets wrong: numbers the worker cannot read as written,
+ * stdin that is not UTF-8, a file path given where JSON is expected, an endpoint without a scheme;
+ * and `--version`. No emulator: `--dry-run` and refusals send nothing.
+ */
+import { describe, expect, it } from 'vitest';
+import { type CliIo, runSqsJobsCli } from '../../lib/ops/cli/index.ts';
+
+async function run(argv: readonly string[], io: Partial<CliIo> = {}) {
+  let stdout = '';
+  let stderr = '';
+  const code = await runSqsJobsCli(argv, {
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: { write: (text: string) => (stderr += text) },
+    stdinIsTTY: false,
+    env: {},
+    createSqs: () => ({
+      send: async () => {
+        throw new Error('nothing may be sent in these tests');
+      },
+    }),
+    ...io,
+  });
+  return { code, stdout, stderr };
+}
+
+const QUEUE = 'https://sqs.eu-west-1.amazonaws.com/123456789012/payments';
+
+const ENVELOPE = (data: string) =>
+  '{"specversion":"1.0","id":"job-1","source":"/php","type":"payments.capture",' +
+  `"time":"2026-11-29T07:00:00Z","datacontenttype":"application/json","data":${data}}`;
+
+describe('sqs-jobs send: numbers the worker cannot read as written', () => {
+  it.each([
+    ['--data', ['--type', 'payments.capture', '--data', '{"amount":1e400}'], 'Infinity'],
+    [
+      '--data',
+      ['--type', 'payments.capture', '--data', '{"ref":12345678901234567890}'],
+      '12345678901234567000',
+    ],
+    ['--envelope', ['--envelope', ENVELOPE('{"amount":1e400}')], 'Infinity'],
+    ['--envelope', ['--envelope', ENVELOPE('{"ref":12345678901234567890}')], '12345678901234567000'],
+  ])('%s is refused with one line naming the number (exit 2)', async (_, flags, reads) => {
+    for (const dryRun of [[], ['--dry-run']]) {
+      const { code, stdout, stderr } = await run(['send', '--queue-url', QUEUE, ...flags, ...dryRun]);
+      expect(code).toBe(2);
+      expect(stdout).toBe('');
+      expect(stderr).toMatch(/^error: data\.(amount|ref): the (number|integer) /);
+      expect(stderr).toContain(`would read ${reads}`);
+      expect(stderr).toContain('send it as a string');
+      expect(stderr.trim().split('\n')).toHaveLength(1);
+    }
+  });
+
+  it('a number JavaScript reads as written goes through as written', async () => {
+    const { code, stdout } = await run([
+      'send',
+      '--queue-url',
+      QUEUE,
+      '--type',
+      'payments.capture',
+      '--data',
+      '{"amount":10.50,"ref":9007199254740991}',
+      '--dry-run',
+      '--json',
+    ]);
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout).body).toContain('"data":{"amount":10.50,"ref":9007199254740991}}');
+  });
+});
