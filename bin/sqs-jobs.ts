@@ -6,8 +6,9 @@
  * themselves when their visibility timeout runs out.
  */
 import { createInterface } from 'node:readline/promises';
-import { text } from 'node:stream/consumers';
 import { runSqsJobsCli } from '../lib/ops/cli/index.ts';
+import { readUtf8 } from '../lib/ops/cli/io.ts';
+import packageJson from '../package.json' with { type: 'json' };
 
 const argv = process.argv.slice(2);
 const interrupt = new AbortController();
@@ -27,10 +28,12 @@ process.once('SIGINT', () => {
 process.exitCode = await runSqsJobsCli(argv, {
   stdout: process.stdout,
   stderr: process.stderr,
+  version: packageJson.version,
   stdinIsTTY: process.stdin.isTTY === true,
   env: process.env,
   signal: interrupt.signal,
-  readStdin: () => text(process.stdin),
+  // Fatal UTF-8: a Latin-1 file piped in is refused, not sent with U+FFFD in place of its é.
+  readStdin: () => readUtf8(process.stdin),
   async ask(question) {
     const rl = createInterface({ input: process.stdin, output: process.stderr });
     try {

@@ -3,8 +3,9 @@
  * stdin that is not UTF-8, a file path given where JSON is expected, an endpoint without a scheme;
  * and `--version`. No emulator: `--dry-run` and refusals send nothing.
  */
+import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { type CliIo, runSqsJobsCli } from '../../lib/ops/cli/index.ts';
+import { type CliIo, readUtf8, runSqsJobsCli, StdinError } from '../../lib/ops/cli/index.ts';
 
 async function run(argv: readonly string[], io: Partial<CliIo> = {}) {
   let stdout = '';
@@ -66,5 +67,48 @@ describe('sqs-jobs send: numbers the worker cannot read as written', () => {
     ]);
     expect(code).toBe(0);
     expect(JSON.parse(stdout).body).toContain('"data":{"amount":10.50,"ref":9007199254740991}}');
+  });
+});
+
+describe('stdin must be UTF-8', () => {
+  const latin1 = Buffer.from(ENVELOPE('{"name":"café"}'), 'latin1');
+
+  it('readUtf8 decodes UTF-8 (split across chunks, BOM dropped) and refuses anything else', async () => {
+    const utf8 = Buffer.from(`\uFEFF${ENVELOPE('{"name":"café 🎉"}')}`, 'utf8');
+    const at = utf8.indexOf(0xa9); // inside the two bytes of é
+    expect(await readUtf8(Readable.from([utf8.subarray(0, at), utf8.subarray(at)]))).toBe(
+      ENVELOPE('{"name":"café 🎉"}'),
+    );
+    const utf16WithBom = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(ENVELOPE('{}'), 'utf16le')]);
+    const loneSurrogate = Buffer.from([0x22, 0xed, 0xa0, 0x80, 0x22]); // CESU-8, not UTF-8
+    for (const bytes of [latin1, utf16WithBom, loneSurrogate, utf8.subarray(0, at)]) {
+      await expect(readUtf8(Readable.from([bytes]))).rejects.toThrow(
+        new StdinError('stdin is not valid UTF-8: convert it, e.g. iconv -f latin1 -t utf-8'),
+      );
+    }
+  });
+
+  it.each([
+    ['--envelope', ['--envelope', '-']],
+    ['--data', ['--type', 'payments.capture', '--data', '-']],
+  ])('send %s - with a Latin-1 file: one line, exit 2, nothing sent', async (flag, flags) => {
+    const { code, stdout, stderr } = await run(['send', '--queue-url', QUEUE, ...flags], {
+      readStdin: () => readUtf8(Readable.from([latin1])),
+    });
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr).toBe(
+      `error: ${flag} -: stdin is not valid UTF-8: convert it, e.g. iconv -f latin1 -t utf-8\n`,
+    );
+  });
+});
+
+describe('sqs-jobs --version', () => {
+  it('prints the version it is given, exit 0; listed in --help', async () => {
+    for (const flag of ['--version', '-V']) {
+      expect(await run([flag], { version: '1.2.3' })).toEqual({ code: 0, stdout: '1.2.3\n', stderr: '' });
+    }
+    const help = await run(['--help'], { version: '1.2.3' });
+    expect(help.stdout).toMatch(/-V, --version\s+print the sqs-jobs version/);
   });
 });

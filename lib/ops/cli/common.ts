@@ -7,7 +7,7 @@ import { type Command, InvalidArgumentError } from 'commander';
 import { createOpsSqsClient, type OpsClientInput } from '../client.ts';
 import { OpsError } from '../errors.ts';
 import type { OpsSqs } from '../queue.ts';
-import { CLI_EXIT, type CliIo } from './io.ts';
+import { CLI_EXIT, type CliIo, StdinError } from './io.ts';
 
 /** Flags every command has. */
 export interface ConnectionFlags {
@@ -88,14 +88,14 @@ export class CommandRunner {
   }
 
   /**
-   * Runs `body`; its result is the exit code. An {@link OpsError} or `RangeError` becomes one
+   * Runs `body`; its result is the exit code. An {@link OpsError}, `RangeError` or {@link StdinError} becomes one
    * `error:` line and exit code 2; anything else is reported with its stack, exit code 2.
    */
   async run(body: () => Promise<number>): Promise<void> {
     try {
       this.exitCode = await body();
     } catch (error) {
-      if (error instanceof OpsError || error instanceof RangeError) {
+      if (error instanceof OpsError || error instanceof RangeError || error instanceof StdinError) {
         this.err(`error: ${error.message}\n`);
       } else {
         this.err(

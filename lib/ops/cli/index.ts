@@ -15,7 +15,7 @@ import { addLocalCommand } from './local.ts';
 import { addSendCommand } from './send.ts';
 import { addStatsCommand } from './stats.ts';
 
-export { CLI_EXIT, type CliIo } from './io.ts';
+export { CLI_EXIT, type CliIo, readUtf8, StdinError } from './io.ts';
 export { DEFAULT_CLI_SOURCE } from './send.ts';
 export { DEFAULT_WATCH_SECONDS } from './stats.ts';
 
@@ -50,6 +50,7 @@ export async function runSqsJobsCli(argv: readonly string[], io: CliIo): Promise
         write(`${text.trim().replace(/\s*\n\s*/g, ' ')} (add --help for usage)\n`),
     })
     .addHelpText('after', HELP_AFTER);
+  if (io.version !== undefined) program.version(io.version, '-V, --version', 'print the sqs-jobs version');
 
   addStatsCommand(program, runner);
   addSendCommand(program, runner);

@@ -11,12 +11,17 @@ import type { OpsSqs } from '../queue.ts';
 export interface CliIo {
   readonly stdout: { write(text: string): unknown; readonly isTTY?: boolean };
   readonly stderr: { write(text: string): unknown; readonly isTTY?: boolean };
+  /** The package version, printed by `sqs-jobs --version`. @default none: no --version flag */
+  readonly version?: string;
   /** Whether a person can answer the redrive confirmation. */
   readonly stdinIsTTY: boolean;
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Asks a question on the terminal and resolves to the answer. */
   readonly ask?: (question: string) => Promise<string>;
-  /** Reads all of stdin (`send --envelope -`, `--data -`). @default none: `-` is refused */
+  /**
+   * Reads all of stdin (`send --envelope -`, `--data -`) as UTF-8 text ({@link readUtf8}).
+   * @throws {StdinError} when stdin is not valid UTF-8. @default none: `-` is refused
+   */
   readonly readStdin?: () => Promise<string>;
   /** Makes the SQS client. @default createOpsSqsClient */
   readonly createSqs?: (input: OpsClientInput) => OpsSqs & { destroy?(): void };
@@ -31,6 +36,30 @@ export interface CliIo {
   readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** The clock, ms since the epoch. @default Date.now */
   readonly nowMs?: () => number;
+}
+
+/** Stdin cannot be used as it is (not UTF-8): one `error:` line, exit code 2. */
+export class StdinError extends Error {
+  override readonly name = 'StdinError';
+}
+
+/**
+ * All of `stream` as text, decoded as UTF-8 (RFC 3629) with a fatal decoder: a byte sequence
+ * that is not UTF-8 (a Latin-1 `é`, a UTF-16 file) is refused instead of being replaced by
+ * U+FFFD and sent on. A leading byte order mark is dropped.
+ * @throws {StdinError} when the bytes are not valid UTF-8, saying how to convert them.
+ */
+export async function readUtf8(stream: AsyncIterable<Uint8Array | string>): Promise<string> {
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of stream) {
+    chunks.push(typeof chunk === 'string' ? new TextEncoder().encode(chunk) : chunk);
+  }
+  const bytes = Buffer.concat(chunks);
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new StdinError('stdin is not valid UTF-8: convert it, e.g. iconv -f latin1 -t utf-8');
+  }
 }
 
 /** Exit codes of `sqs-jobs`. */

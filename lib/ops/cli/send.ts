@@ -20,7 +20,7 @@ import { translateSqsError } from '../errors.ts';
 import type { OpsSqs } from '../queue.ts';
 import { validateQueueUrl } from '../queue.ts';
 import { addConnectionOptions, type CommandRunner, type ConnectionFlags, integer } from './common.ts';
-import { CLI_EXIT, type CliIo } from './io.ts';
+import { CLI_EXIT, type CliIo, StdinError } from './io.ts';
 
 /** Envelope `source` of jobs built from `--type` without `--source`. */
 export const DEFAULT_CLI_SOURCE = '/sqs-jobs/cli';
@@ -62,7 +62,13 @@ function inFlagTerms(problem: string, fromType: boolean): string {
 async function readValue(flag: string, value: string, io: CliIo): Promise<string> {
   if (value !== '-') return value.trim();
   if (io.readStdin === undefined) throw new InputError(`${flag} -: stdin cannot be read here`);
-  const text = (await io.readStdin()).trim();
+  let text: string;
+  try {
+    text = (await io.readStdin()).trim();
+  } catch (error) {
+    if (error instanceof StdinError) throw new InputError(`${flag} -: ${error.message}`);
+    throw error;
+  }
   if (text === '')
     throw new InputError(`${flag} -: stdin was empty; pipe the JSON in, e.g. ${flag} - < job.json`);
   return text;
@@ -75,7 +81,8 @@ class InputError extends Error {
 
 /**
  * The envelope text of `--type`/`--data`: the attributes built and checked by `createEnvelope`,
- * then the data text exactly as given (no JSON round trip, so `1.50` and `1.0e3` stay as written; numbers JavaScript cannot read as written are refused by the client).
+ * then the data text exactly as given (no JSON round trip, so `1.50` and `1.0e3` stay as written;
+ * a number JavaScript cannot read as written, such as `1e400`, is refused by the client).
  */
 function envelopeFromFlags(flags: SendFlags, dataText: string): string {
   try {
