@@ -22,6 +22,33 @@ export interface EnqueueOptions {
   readonly delaySeconds?: number;
 }
 
+/**
+ * The compile-time side of the rule for `ctx.once` step values: `T` itself when it is a JSON value
+ * type (strings, numbers, booleans, `null`, `undefined`, arrays and objects of these), `never`
+ * where it holds what JSON would change (a `Date` or anything else with `toJSON()`, a `Map`, a
+ * `Set`, a function, a bigint, a symbol). `once` takes `() => Promise<T & StepValue<T>>` so that
+ * `ctx.once('x', async () => new Date())` does not compile. Types cannot tell `NaN` from a number,
+ * nor a class instance from a plain object of the same shape: the runtime check catches those
+ * (faithful-json.ts). `unknown` and `any` pass (checked at run time only).
+ */
+export type StepValue<T> = unknown extends T
+  ? T
+  : // biome-ignore lint/suspicious/noConfusingVoidType: a step that returns nothing is typed Promise<void>.
+    T extends string | number | boolean | null | undefined | void
+    ? T
+    : T extends
+          | bigint
+          | symbol
+          | ((...args: never[]) => unknown)
+          | { toJSON(...args: never[]): unknown }
+          | ReadonlyMap<unknown, unknown>
+          | ReadonlySet<unknown>
+          | WeakMap<object, unknown>
+          | WeakSet<object>
+          | Promise<unknown>
+      ? never
+      : { [K in keyof T]: StepValue<T[K]> };
+
 /** What `run` gets besides its data. */
 export interface JobContext {
   /** Aborted when the job's `timeoutSeconds` or the Lambda deadline is reached: pass it to I/O. */
@@ -45,8 +72,23 @@ export interface JobContext {
    * Runs a side-effect step at most once per job: on a retry of a half-done job, a step that
    * completed returns its stored value instead of running again. `stepName` must be unique
    * within the job. Without an idempotency store it simply runs `fn`.
+   *
+   * The value must be a JSON value: plain objects, arrays, strings, finite numbers, booleans,
+   * `null` (or `undefined`), because a retry gets it back from its stored JSON text, not the
+   * object itself (docs/contracts.md, "Idempotency table", steps). Return ids and ISO strings:
+   * `{ chargeId }`, `date.toISOString()`, `[...map]`. A value JSON would change (a `Date` or any
+   * object with `toJSON()`, a `Map`, a `Set`, a class instance, `NaN`, `±Infinity`, `undefined` or
+   * a hole in an array, a bigint, a function, a cycle) is never handed to a retry changed: the step
+   * is recorded as done but its value is not stored (marker `not-json`), this run logs a WARN
+   * naming the step, the kind and the path (`step 'charge' returned a Map at value.items: ...`),
+   * and a retry that reaches the step throws the permanent `StepValueNotStoredError` (the job is
+   * dead-lettered with that evidence; the side effect is not repeated). The same holds for a value
+   * over the store's `maxResultBytes`. The type {@link StepValue} refuses what types can tell
+   * (`Date`, `Map`, `Set`, functions, bigints) at compile time.
+   * @throws whatever `fn` throws (nothing is recorded), `StepValueNotStoredError` (permanent),
+   *   `IdempotencyStoreError` (transient).
    */
-  once<T>(stepName: string, fn: () => Promise<T>): Promise<T>;
+  once<T>(stepName: string, fn: () => Promise<T & StepValue<T>>): Promise<T>;
   /** A stable key for an external API's `Idempotency-Key` header, per job and step. */
   idempotencyKey(stepName: string): string;
 }

@@ -16,6 +16,7 @@ import { type DeadLetterEvidence, GROUP_PARKED_REASON, sendToDeadLetterQueue } f
 import { type JobEnvelope, parseEnvelope } from './envelope.ts';
 import { classifyError } from './errors.ts';
 import { type BatchParking, type JobIdentity, jobIdentityPks, parkingGroupOf } from './group-park.ts';
+import { type StoredValueSubject, unfaithfulJsonReason } from './idempotency/faithful-json.ts';
 import type { GroupPark, IdempotencyGuard, Lease } from './idempotency/guard.ts';
 import { defaultJobKey, deriveIdempotencyKey } from './idempotency/keys.ts';
 import type { JobContext, JobDefinition } from './job.ts';
@@ -360,7 +361,7 @@ async function runJob(
       children ??= new ChildCollector({ source: envelope.source, id: envelope.id, partitionKey });
       children.add(child, childData, options);
     },
-    once: lease ? (step, fn) => lease.once(step, fn) : (_step, fn) => fn(),
+    once: lease ? (step, fn) => onceUnderLease(run, lease, step, fn) : (_step, fn) => fn(),
     idempotencyKey: lease
       ? (step) => lease.idempotencyKey(step)
       : (step) => deriveIdempotencyKey(job.type, key, step),
@@ -389,6 +390,7 @@ async function runJob(
   const durationMs = deps.now() - startedAt;
 
   if (lease) {
+    warnIfNotStored(run, result, { kind: 'result', jobType: job.type });
     try {
       const write = await lease.complete(result);
       if (write === 'fenced') {
@@ -413,6 +415,41 @@ async function runJob(
     });
   }
   return (await unparkAfterCompletion(run, job)) ?? { status: 'completed' };
+}
+
+/**
+ * `ctx.once` under a lease: the step runs at most once per job key. A value the step function
+ * returned in this run that would not read back the same from its JSON text (a `Date`, a `Map`,
+ * `NaN`...) is not stored by the store (marker `not-json`): said here at WARN, on the run that
+ * produced it, before any retry meets `StepValueNotStoredError`.
+ */
+async function onceUnderLease<T>(
+  run: RecordRun,
+  lease: Lease,
+  stepName: string,
+  fn: () => Promise<T>,
+): Promise<T> {
+  const value = await lease.once(stepName, fn);
+  warnIfNotStored(run, value, { kind: 'step', stepName });
+  return value;
+}
+
+/** What the store does instead of storing a value that would not read back the same. */
+const NOT_STORED_CONSEQUENCE = {
+  step: "the step's value is not stored (marker not-json): a retry of this job that reaches the step is dead-lettered with StepValueNotStoredError instead of running it again; return a JSON value from the step",
+  result:
+    'the result is not stored (marker not-json): a duplicate delivery is absorbed with resultStored false; return a JSON value from the job',
+} as const;
+
+/** Logs at WARN, with the sentence the store records, when `value` would not read back the same. */
+function warnIfNotStored(run: RecordRun, value: unknown, subject: StoredValueSubject): void {
+  const reason = unfaithfulJsonReason(value, subject);
+  if (reason === undefined) return;
+  run.logger.warn(reason, {
+    notStored: subject.kind,
+    ...(subject.kind === 'step' ? { stepName: subject.stepName } : {}),
+    consequence: NOT_STORED_CONSEQUENCE[subject.kind],
+  });
 }
 
 /**

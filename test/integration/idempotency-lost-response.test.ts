@@ -419,7 +419,8 @@ describe('a lost response of a once step PutItem', () => {
         let made: unknown;
         const value = await ctx.once('charge', async () => {
           charges += 1;
-          made = { chargeId: `ch-${charges}`, at: new Date('2026-11-30T10:00:00.000Z') };
+          // A JSON value: a Date here would not be stored at all (worker-step-values.test.ts).
+          made = { chargeId: `ch-${charges}`, at: '2026-11-30T10:00:00.000Z' };
           return made;
         });
         seen.push({ attempt: ctx.attempt, value, own: value === made });
@@ -434,9 +435,8 @@ describe('a lost response of a once step PutItem', () => {
     const first = await emulator.deliver(s.queue, s.handler);
     expect(s.lossy.dropped).toEqual(['PutItem']);
     expect(first.response.batchItemFailures).toHaveLength(1);
-    // The first run gets the step function's own value (a Date stays a Date), as documented.
+    // The first run gets the step function's own value (the very object), as documented.
     expect(seen[0]).toMatchObject({ attempt: 1, own: true });
-    expect((seen[0]?.value as { at: unknown } | undefined)?.at).toBeInstanceOf(Date);
 
     const stepItem = await db.client.send(
       new GetItemCommand({

@@ -22,9 +22,13 @@ export class IdempotencyStoreError extends TransientError {}
 export class PayloadMismatchError extends PermanentError {}
 
 /**
- * A `once` step completed on an earlier run but its value was over the size cap, so it cannot be
- * returned to this retry. Permanent: keep step values small (ids), or store them elsewhere and
- * return the reference. `context` has `pk`, `stepName`, `valueBytes`, `maxResultBytes`.
+ * A `once` step completed on an earlier run but its value was not stored, so it cannot be returned
+ * to this retry, and the step is not run again (its side effect happened): the value was over the
+ * size cap (keep step values small: ids, or store them elsewhere and return the reference), or it
+ * was not a JSON value that reads back the same (a `Date`, a `Map`, `NaN`...; the first run logged
+ * that at WARN). Permanent: the job is dead-lettered with this evidence. `context` has `pk`,
+ * `stepName`, `valueBytes`, `maxResultBytes`, `reason` (`over-size-cap` or `not-json`) and `detail`
+ * (for `not-json`: what was found where, e.g. `step 'charge' returned a Map at value.items: ...`).
  */
 export class StepValueNotStoredError extends PermanentError {}
 

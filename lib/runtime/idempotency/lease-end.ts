@@ -28,6 +28,10 @@ export function completionWrite(record: JobRecord, stored: Storable, now: number
   if (stored.json !== undefined) sets.push(`${expr.n('result')} = ${expr.v(S(stored.json))}`);
   if (stored.reason !== undefined)
     sets.push(`${expr.n('resultOmittedReason')} = ${expr.v(S(stored.reason))}`);
+  if (stored.detail !== undefined)
+    sets.push(
+      `${expr.n('resultOmittedDetail')} = ${expr.v(S(truncateUtf8(stored.detail, MAX_ERROR_BYTES)))}`,
+    );
   const condition = fencingCondition(expr, record.leaseToken);
   return { update: `SET ${sets.join(', ')}`, expr, condition };
 }

@@ -32,9 +32,11 @@ export class DynamoLease implements Lease {
 
   /**
    * Marks the key COMPLETED (conditional UpdateItem on this lease's token). The result is
-   * stored as JSON text when it is at most `maxResultBytes`; otherwise (or when it has no JSON
-   * form) the record keeps `resultStored: false`, `resultBytes` and `resultOmittedReason`
-   * instead, and duplicates get `resultStored: false` with `result: undefined`.
+   * stored as JSON text when it is at most `maxResultBytes` and reads back the same from it;
+   * otherwise (over the cap: `over-size-cap`; a `Date`, `Map`, `NaN`... or no JSON form at all:
+   * `not-json`, with `resultOmittedDetail` naming the kind and the path) the record keeps
+   * `resultStored: false`, `resultBytes` and `resultOmittedReason` instead, and duplicates get
+   * `resultStored: false` with `result: undefined`, never a changed value.
    * @returns `ok`, or `fenced` when another run took the lease over (nothing was written).
    * @throws {IdempotencyStoreError} when DynamoDB fails.
    */
@@ -59,14 +61,18 @@ export class DynamoLease implements Lease {
    * then returns the recorded value without running `fn`. Cost: one consistent GetItem, plus
    * one conditional PutItem of the step record (`<jobPk>#step#<stepName>`) when `fn` runs.
    *
-   * - Values pass through JSON on retries (a `Date` comes back as a string); the first run
-   *   gets `fn`'s own value.
+   * - The first run gets `fn`'s own value; a retry gets `JSON.parse` of the stored text. So only
+   *   a value that reads back the same is stored (JSON values: plain objects, arrays, strings,
+   *   finite numbers, booleans, null; faithful-json.ts). Any other (a `Date`, a `Map`, `NaN`,
+   *   `undefined` in an array, a class instance...) is recorded as done but not stored (marker
+   *   `not-json`, `valueOmittedDetail` naming the kind and the path): the retry then throws
+   *   {@link StepValueNotStoredError} rather than return a changed value or run the step again.
    * - A crash between `fn`'s side effect and the step record re-runs the step on the retry:
    *   pass {@link idempotencyKey} to the external API to close that gap where it can.
    * - When two runs record the same step (a fenced run still going), the first record wins and
    *   the later run gets its value.
-   * - A value over `maxResultBytes` is recorded as done but not stored: the retry then throws
-   *   {@link StepValueNotStoredError} (permanent) rather than run the step again.
+   * - A value over `maxResultBytes` is recorded as done but not stored (`over-size-cap`): the
+   *   retry then throws {@link StepValueNotStoredError} (permanent) rather than run the step again.
    * @throws whatever `fn` throws (nothing is recorded), {@link StepValueNotStoredError},
    *   {@link IdempotencyStoreError}.
    */

@@ -77,18 +77,26 @@ export function winningStepValue<T>(
   return winner.valueStored ? (parseStoredJson(winner.value, winner.pk, 'value') as T) : value;
 }
 
-/** The stored value of a completed step. @throws {StepValueNotStoredError} when it was over the cap. */
+/**
+ * The stored value of a completed step.
+ * @throws {StepValueNotStoredError} when it was not stored: over the cap, or not a JSON value that
+ *   reads back the same (the message then carries the recorded `valueOmittedDetail`).
+ */
 export function stepValue(step: StepRecord, maxResultBytes: number): unknown {
   if (step.valueStored) return parseStoredJson(step.value, step.pk, 'value');
-  throw new StepValueNotStoredError(
-    `step ${JSON.stringify(step.stepName)} of ${step.pk} completed on an earlier run but its value (${step.valueBytes} bytes, ${step.valueOmittedReason ?? 'not stored'}) was not stored, so this retry cannot return it; keep step values small`,
-    {
-      context: {
-        pk: step.pk,
-        stepName: step.stepName,
-        valueBytes: step.valueBytes,
-        maxResultBytes,
-      },
+  const name = JSON.stringify(step.stepName);
+  const message =
+    step.valueOmittedReason === 'not-json'
+      ? `step ${name} of ${step.pk} completed on an earlier run but its value was not stored (${step.valueOmittedDetail ?? 'it has no JSON form that reads back the same'}), so this retry cannot return it and does not run the step again: make the step return a JSON value (an id, an ISO string, a plain object), then redrive; the step stays recorded as done, so delete its record first only if running it again is safe`
+      : `step ${name} of ${step.pk} completed on an earlier run but its value (${step.valueBytes} bytes, ${step.valueOmittedReason ?? 'not stored'}) was not stored, so this retry cannot return it; keep step values small`;
+  throw new StepValueNotStoredError(message, {
+    context: {
+      pk: step.pk,
+      stepName: step.stepName,
+      valueBytes: step.valueBytes,
+      maxResultBytes,
+      reason: step.valueOmittedReason,
+      detail: step.valueOmittedDetail,
     },
-  );
+  });
 }

@@ -21,7 +21,11 @@ export type JobRecordStatus = 'IN_PROGRESS' | 'COMPLETED' | 'RELEASED' | 'FAILED
 
 const STATUSES: ReadonlySet<string> = new Set(['IN_PROGRESS', 'COMPLETED', 'RELEASED', 'FAILED']);
 
-/** Why a result or step value was not stored whole (the marker left in its place). */
+/**
+ * Why a result or step value was not stored whole (the marker left in its place): `over-size-cap`,
+ * or `not-json` when its JSON text would not read back the same value (a `Date`, a `Map`, `NaN`...:
+ * faithful-json.ts) or it has none; the record's `...OmittedDetail` then says what and where.
+ */
 export type OmittedReason = 'over-size-cap' | 'not-json';
 
 /** A job record as read from the table. Attribute names are the property names. */
@@ -67,6 +71,12 @@ export interface JobRecord {
   readonly resultBytes: number | undefined;
   /** COMPLETED only: the marker saying why the result was not stored. */
   readonly resultOmittedReason: OmittedReason | undefined;
+  /**
+   * COMPLETED only, with `resultOmittedReason` `not-json`: the sentence naming what was not a JSON
+   * value and where (`job 'x' returned a Date at result.at: ...`), at most {@link MAX_ERROR_BYTES}.
+   * Absent on records written before it existed.
+   */
+  readonly resultOmittedDetail?: string | undefined;
   /** `Name: message` of the last failure, truncated to {@link MAX_ERROR_BYTES}. */
   readonly lastError: string | undefined;
   /** `transient`, `permanent` or `lease-expired`: how the last failure ended its run. */
@@ -99,6 +109,12 @@ export interface StepRecord {
   /** UTF-8 bytes of the value's JSON text. */
   readonly valueBytes: number;
   readonly valueOmittedReason: OmittedReason | undefined;
+  /**
+   * With `valueOmittedReason` `not-json`: the sentence naming what was not a JSON value and where
+   * (`step 'charge' returned a Map at value.items: ...`), at most {@link MAX_ERROR_BYTES}. Absent on
+   * records written before it existed.
+   */
+  readonly valueOmittedDetail?: string | undefined;
   /** TTL, epoch seconds. */
   readonly expiresAt: number;
   /** When the step completed, epoch ms. */
@@ -222,6 +238,8 @@ export function jobRecordToItem(record: JobRecord): Record<string, AttributeValu
   if (record.resultStored !== undefined) item.resultStored = BOOL(record.resultStored);
   if (record.result !== undefined) item.result = S(record.result);
   if (record.resultOmittedReason !== undefined) item.resultOmittedReason = S(record.resultOmittedReason);
+  if (record.resultOmittedDetail !== undefined)
+    item.resultOmittedDetail = S(truncateUtf8(record.resultOmittedDetail, MAX_ERROR_BYTES));
   if (record.lastError !== undefined) item.lastError = S(truncateUtf8(record.lastError, MAX_ERROR_BYTES));
   if (record.lastErrorKind !== undefined) item.lastErrorKind = S(record.lastErrorKind);
   return item;
@@ -245,6 +263,8 @@ export function stepRecordToItem(record: StepRecord): Record<string, AttributeVa
   if (record.writeId !== undefined) item.writeId = S(record.writeId);
   if (record.value !== undefined) item.value = S(record.value);
   if (record.valueOmittedReason !== undefined) item.valueOmittedReason = S(record.valueOmittedReason);
+  if (record.valueOmittedDetail !== undefined)
+    item.valueOmittedDetail = S(truncateUtf8(record.valueOmittedDetail, MAX_ERROR_BYTES));
   return item;
 }
 
@@ -365,6 +385,7 @@ export function parseJobRecord(item: Record<string, AttributeValue>): JobRecord 
     result: optS(item, 'result'),
     resultBytes: optN(item, 'resultBytes', J),
     resultOmittedReason: optReason(item, 'resultOmittedReason'),
+    resultOmittedDetail: optS(item, 'resultOmittedDetail'),
     lastError: optS(item, 'lastError'),
     lastErrorKind: optS(item, 'lastErrorKind'),
     firstFailureAtMs: optN(item, 'firstFailureAtMs', J),
@@ -393,6 +414,7 @@ export function parseStepRecord(item: Record<string, AttributeValue>): StepRecor
     value: optS(item, 'value'),
     valueBytes: optN(item, 'valueBytes', St) ?? 0,
     valueOmittedReason: optReason(item, 'valueOmittedReason'),
+    valueOmittedDetail: optS(item, 'valueOmittedDetail'),
     expiresAt: reqN(item, 'expiresAt', St),
     completedAtMs: optN(item, 'completedAtMs', St) ?? 0,
     attempt: optN(item, 'attempt', St) ?? 0,

@@ -34,6 +34,7 @@ export function stepWrite(
     value: stored.json,
     valueBytes: stored.bytes,
     valueOmittedReason: stored.reason,
+    valueOmittedDetail: stored.detail,
     expiresAt: nowS + ttlSeconds,
     completedAtMs: now,
     attempt: record.attempt,

@@ -214,7 +214,10 @@ export class DynamoIdempotencyStore implements IdempotencyGuard, GroupParkStore 
   /** Completes a lease: conditional UpdateItem, fenced by the lease token. */
   async #completeLease(record: JobRecord, result: unknown): Promise<LeaseWrite> {
     const now = this.#now();
-    const stored = storable(result, record, this.#limits.maxResultBytes);
+    const stored = storable(result, record, this.#limits.maxResultBytes, {
+      kind: 'result',
+      jobType: record.jobType,
+    });
     const { update, expr, condition } = completionWrite(record, stored, now);
     const written = await this.#table.update('complete', record.pk, update, expr, condition);
     const outcome = written.ok ? 'ok' : await this.#afterFencedWrite(record, written, 'COMPLETED');
@@ -258,7 +261,7 @@ export class DynamoIdempotencyStore implements IdempotencyGuard, GroupParkStore 
     }
     const value = await fn();
     const now = this.#now();
-    const stored = storable(value, undefined, this.#limits.maxResultBytes);
+    const stored = storable(value, undefined, this.#limits.maxResultBytes, { kind: 'step', stepName });
     const { step, expr, condition } = stepWrite(
       record,
       stepName,
