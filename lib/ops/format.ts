@@ -163,12 +163,25 @@ export function listJson(read: DeadLetterRead, summary: DeadLetterSummary, filte
   };
 }
 
-function prettyBody(body: string): string {
+/** JSON text without the whitespace between tokens (strings kept as they are). */
+function compactJson(text: string): string {
+  return text.replace(/"(?:[^"\\]|\\.)*"|[ \t\n\r]+/g, (token) => (token.startsWith('"') ? token : ''));
+}
+
+/**
+ * The body as received, indented when that changes nothing but whitespace: `JSON.parse` then
+ * `JSON.stringify` respells what binary64 cannot hold (`12345678901234567890` →
+ * `12345678901234567000`, `1e400` → `null`), numbers (`1.50` → `1.5`), escapes (`\u00e9` → `é`)
+ * and duplicate keys; then the body is shown exactly as received instead.
+ */
+export function prettyBody(body: string): string {
+  let parsed: unknown;
   try {
-    return JSON.stringify(JSON.parse(body), null, 2);
+    parsed = JSON.parse(body);
   } catch {
     return body;
   }
+  return JSON.stringify(parsed) === compactJson(body) ? JSON.stringify(parsed, null, 2) : body;
 }
 
 /** Text of `show` for one message: where it is, its evidence, stack and body. */
