@@ -20,6 +20,7 @@ import type { JobLogger } from '../runtime/job.ts';
 import { chunkByCountAndBytes } from '../sqs/chunk.ts';
 import { SQS_MAX_BATCH_ENTRIES, SQS_MAX_MESSAGE_BYTES } from '../sqs/message-size.ts';
 import { type EntryProblem, JobClientError } from './job-client-error.ts';
+import { describeValue, isPlainObject, unknownKeyProblems } from './option-keys.ts';
 import {
   type BatchEntry,
   type PreparedEntry,
@@ -50,7 +51,8 @@ export interface JobClientOptions {
   readonly source: string;
   /**
    * Logical queue name → queue URL, e.g. `{ booking: 'https://sqs.eu-west-1.amazonaws.com/123/booking.fifo' }`.
-   * A URL ending in `.fifo` is a FIFO queue. Inside Lambda use {@link queueUrlsFromEnv}.
+   * A URL ending in `.fifo` is a FIFO queue; trailing slashes are dropped; a plain object only
+   * (not an array or a Map). Inside Lambda use {@link queueUrlsFromEnv}.
    */
   readonly queueUrls: Readonly<Record<string, string>>;
   /** @default `new SQSClient({})`, created on first send (region and endpoint from the environment) */
@@ -166,19 +168,99 @@ interface Settings {
   readonly retry: ClientRetryOptions;
 }
 
+/** The keys of {@link JobClientOptions}. */
+const CLIENT_OPTION_KEYS = [
+  'source',
+  'queueUrls',
+  'sqs',
+  'logger',
+  'payloadWarnBytes',
+  'maxMessageBytes',
+  'retry',
+] as const satisfies readonly (keyof JobClientOptions)[];
+
+/** What to write instead of keys other SDKs and clients take. */
+const CLIENT_OPTION_HINTS: Readonly<Record<string, string>> = {
+  region: 'sqs: new SQSClient({ region }) (or set AWS_REGION)',
+  endpoint: 'sqs: new SQSClient({ endpoint }) (or set AWS_ENDPOINT_URL_SQS)',
+  credentials: 'sqs: new SQSClient({ credentials }) (or AWS_PROFILE)',
+  maxattempts: 'retry: { maxAttempts }',
+  queueurl: 'queueUrls: { <name>: <url> }',
+  queues: 'queueUrls: { <name>: <url> }',
+};
+
+const RETRY_OPTION_KEYS = [
+  'maxAttempts',
+  'baseDelayMs',
+] as const satisfies readonly (keyof ClientRetryOptions)[];
+
+/**
+ * The queue URLs of the options, checked: a plain object of logical name → http(s) URL with a
+ * queue path and no query or fragment; trailing slashes are dropped (`…/booking.fifo/` is the
+ * FIFO queue `…/booking.fifo`), so the URL sent and the FIFO rules see the same queue.
+ */
+function checkQueueUrls(queueUrls: unknown, problems: string[]): Record<string, string> {
+  const example = "e.g. { booking: 'https://sqs.eu-west-1.amazonaws.com/123456789012/booking.fifo' }";
+  if (!isPlainObject(queueUrls)) {
+    const got = describeValue(queueUrls);
+    problems.push(
+      `queueUrls must be an object of logical queue name → queue URL (${example}), got ${got}${queueUrls instanceof Map ? ': pass Object.fromEntries(map)' : ''}`,
+    );
+    return {};
+  }
+  const checked: Record<string, string> = {};
+  for (const [name, url] of Object.entries(queueUrls)) {
+    let parsed: URL | undefined;
+    try {
+      parsed = typeof url === 'string' ? new URL(url) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    if (typeof url !== 'string' || !parsed || (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')) {
+      problems.push(`queueUrls.${name} must be an http(s) queue URL, got ${JSON.stringify(url)}`);
+    } else if (/\s/.test(url) || parsed.search !== '' || parsed.hash !== '') {
+      problems.push(
+        `queueUrls.${name} must be a queue URL without spaces, query or fragment (https://sqs.<region>.amazonaws.com/<account-id>/<queue-name>), got ${JSON.stringify(url)}`,
+      );
+    } else if (parsed.pathname.replace(/\/+$/, '') === '') {
+      problems.push(
+        `queueUrls.${name} has no queue in its path (https://sqs.<region>.amazonaws.com/<account-id>/<queue-name>), got ${JSON.stringify(url)}`,
+      );
+    } else {
+      checked[name] = url.replace(/\/+$/, '');
+    }
+  }
+  return checked;
+}
+
 function checkOptions(options: JobClientOptions): Settings {
   const problems: string[] = [];
+  if (!isPlainObject(options)) {
+    throw new JobClientError(
+      `invalid JobClient options: expected an object { source, queueUrls, ... }, got ${describeValue(options)}`,
+      { code: 'InvalidOptions', senderFault: true },
+    );
+  }
+  problems.push(...unknownKeyProblems(options, CLIENT_OPTION_KEYS, '', CLIENT_OPTION_HINTS));
   const source = options?.source;
   if (typeof source !== 'string' || source.length === 0) problems.push('source must be a non-empty string');
-  const queueUrls = options?.queueUrls;
-  if (typeof queueUrls !== 'object' || queueUrls === null) {
-    problems.push('queueUrls must be an object of logical queue name → queue URL');
-  } else {
-    for (const [name, url] of Object.entries(queueUrls)) {
-      if (typeof url !== 'string' || !/^https?:\/\/\S+$/.test(url)) {
-        problems.push(`queueUrls.${name} must be an http(s) queue URL, got ${JSON.stringify(url)}`);
-      }
+  const queueUrls = checkQueueUrls(options.queueUrls, problems);
+  if (options.retry !== undefined) {
+    if (!isPlainObject(options.retry)) {
+      problems.push(
+        `retry must be an object { maxAttempts, baseDelayMs }, got ${describeValue(options.retry)}`,
+      );
+    } else {
+      problems.push(...unknownKeyProblems(options.retry, RETRY_OPTION_KEYS, 'retry'));
     }
+  }
+  if (
+    options.logger !== undefined &&
+    (typeof options.logger !== 'object' ||
+      options.logger === null ||
+      typeof options.logger.warn !== 'function')
+  ) {
+    problems.push('logger must have warn(message, extra) and error(message, extra), e.g. console');
   }
   const payloadWarnBytes = options?.payloadWarnBytes ?? DEFAULT_PAYLOAD_WARN_BYTES;
   if (typeof payloadWarnBytes !== 'number' || Number.isNaN(payloadWarnBytes) || payloadWarnBytes < 0) {
@@ -209,7 +291,7 @@ function checkOptions(options: JobClientOptions): Settings {
       senderFault: true,
     });
   }
-  return { source, queueUrls: { ...queueUrls }, payloadWarnBytes, maxMessageBytes, retry };
+  return { source, queueUrls, payloadWarnBytes, maxMessageBytes, retry };
 }
 
 function refusal(problems: readonly EntryProblem[], total: number): JobClientError {
@@ -297,7 +379,8 @@ function singleResult({ sent, failed }: BatchResult, type: string): SendResult {
  * const client = new JobClient({ source: '/services/checkout', queueUrls: queueUrlsFromEnv() });
  * await client.send(reserveInventory, { bookingId }, { partitionKey: userId });
  *
- * @throws {JobClientError} `InvalidOptions` from the constructor, listing every bad option.
+ * @throws {JobClientError} `InvalidOptions` from the constructor, listing every bad option (an
+ *   unknown key too, with the nearest known one: options from plain JavaScript are not typed).
  */
 export class JobClient {
   readonly #settings: Settings;
@@ -413,10 +496,17 @@ export class JobClient {
    * failure can land after later entries of its own group that were accepted in the same request.
    *
    * @returns every entry exactly once: `sent.length + failed.length === entries.length`.
-   * @throws {JobClientError} `InvalidEntries` when any entry is refused before sending, listing every
+   * @throws {JobClientError} `InvalidEntries` when `entries` is not an array, or when any entry is
+   *   refused before sending (unknown keys of an entry or its options included), listing every
    *   problem of every bad entry by index; then nothing at all is sent.
    */
   async sendBatch(entries: ReadonlyArray<BatchEntry>): Promise<BatchResult> {
+    if (!Array.isArray(entries)) {
+      throw new JobClientError(
+        `sendBatch takes an array of entries [{ job, data, options }, ...], got ${describeValue(entries)}; to send one job use send(job, data, options)`,
+        { code: 'InvalidEntries', senderFault: true },
+      );
+    }
     const { entries: prepared, problems } = await prepareEntries(entries, this.#settings);
     if (problems.length > 0) throw refusal(problems, entries.length);
     return this.#sendPrepared(prepared);

@@ -20,6 +20,7 @@ import { isValidMessageGroupId, MAX_DELAY_SECONDS } from '../sqs/message-paramet
 import { messageSizeBytes, utf8Bytes } from '../sqs/message-size.ts';
 import { isFifoQueueUrl } from '../sqs/queue-urls.ts';
 import type { EntryProblem } from './job-client-error.ts';
+import { describeValue, isPlainObject, unknownKeyProblems } from './option-keys.ts';
 
 /** What the client needs of a job definition: a {@link JobDefinition} has it. */
 export interface SendableJob<Data = unknown> {
@@ -43,6 +44,22 @@ export interface SendOptions {
   /** Seconds before the message becomes visible, integer 0–900. Standard queues only. @default the queue's delay */
   readonly delaySeconds?: number;
 }
+
+/** The keys of {@link SendOptions}. */
+const SEND_OPTION_KEYS = [
+  'partitionKey',
+  'id',
+  'delaySeconds',
+] as const satisfies readonly (keyof SendOptions)[];
+
+/** What to write instead of SQS parameter names and other clients' spellings. */
+const SEND_OPTION_HINTS: Readonly<Record<string, string>> = {
+  messagegroupid: 'partitionKey (it becomes the MessageGroupId)',
+  groupid: 'partitionKey (it becomes the MessageGroupId)',
+  messagededuplicationid: 'id (the MessageDeduplicationId is derived from the client source + id)',
+  deduplicationid: 'id (the MessageDeduplicationId is derived from the client source + id)',
+  delay: 'delaySeconds',
+};
 
 /** One entry of `sendBatch`. */
 export interface BatchEntry {
@@ -248,6 +265,13 @@ function encodeEntry(
   };
 }
 
+/** The keys of {@link BatchEntry}. */
+const BATCH_ENTRY_KEYS = ['job', 'data', 'options'] as const satisfies readonly (keyof BatchEntry)[];
+
+const BATCH_ENTRY_HINTS: Readonly<Record<string, string>> = Object.fromEntries(
+  SEND_OPTION_KEYS.map((key) => [key.toLowerCase(), `options: { ${key} }`]),
+);
+
 async function prepareOne(
   entry: BatchEntry,
   index: number,
@@ -260,8 +284,18 @@ async function prepareOne(
       problems: ['job must be a job definition (from defineJob) with type, queue and schema'],
     };
   }
-  const options: SendOptions = entry.options ?? {};
-  const problems: string[] = [];
+  const problems: string[] = [
+    ...unknownKeyProblems(entry, BATCH_ENTRY_KEYS, 'entry', BATCH_ENTRY_HINTS, 'a key of a sendBatch entry'),
+  ];
+  const given: unknown = entry.options ?? {};
+  if (!isPlainObject(given)) {
+    problems.push(
+      `options must be an object { partitionKey, id, delaySeconds }, got ${describeValue(given)}${typeof given === 'string' ? ' (a partition key goes in { partitionKey })' : ''}`,
+    );
+  } else {
+    problems.push(...unknownKeyProblems(given, SEND_OPTION_KEYS, 'options', SEND_OPTION_HINTS));
+  }
+  const options: SendOptions = isPlainObject(given) ? given : {};
   const { queueUrl, problem: queueProblem } = resolveQueue(job.queue, settings);
   if (queueProblem !== undefined) problems.push(queueProblem);
   const fifo = queueUrl !== undefined && isFifoQueueUrl(queueUrl);
@@ -326,6 +360,15 @@ export interface SendEnvelopeOptions {
   readonly delaySeconds?: number;
 }
 
+/** The keys of {@link SendEnvelopeOptions}. */
+const ENVELOPE_OPTION_KEYS = ['delaySeconds'] as const satisfies readonly (keyof SendEnvelopeOptions)[];
+
+const ENVELOPE_OPTION_HINTS: Readonly<Record<string, string>> = {
+  partitionkey: 'the envelope field partitionkey (a ready envelope carries its own)',
+  id: 'the envelope field id (a ready envelope carries its own)',
+  delay: 'delaySeconds',
+};
+
 /** How the envelope checks name the fields a producer wrote. */
 const ENVELOPE_OPTION_NAMES: OptionNames = {
   partitionKey: 'partitionkey',
@@ -357,6 +400,14 @@ export function prepareEnvelopeEntry(
   options: SendEnvelopeOptions,
   settings: PrepareSettings,
 ): { prepared?: PreparedEntry; envelope?: JobEnvelope; problems: string[]; type: string | undefined } {
+  if (!isPlainObject(options as unknown)) {
+    return {
+      type: undefined,
+      problems: [`options must be an object { delaySeconds }, got ${describeValue(options)}`],
+    };
+  }
+  const keyProblems = unknownKeyProblems(options, ENVELOPE_OPTION_KEYS, 'options', ENVELOPE_OPTION_HINTS);
+  if (keyProblems.length > 0) return { type: undefined, problems: keyProblems };
   if (typeof envelope === 'object' && envelope !== null) {
     // An object travels as its JSON: refuse what JSON would change silently (NaN → null, Map → {}).
     const jsonProblems = jsonValueProblems(envelope, 'envelope');

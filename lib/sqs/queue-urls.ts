@@ -41,7 +41,12 @@ export function queueUrlsFromEnv(
 /**
  * Whether a queue URL names a FIFO queue: FIFO queue names end in `.fifo`
  * (Amazon SQS Developer Guide, "Amazon SQS FIFO queue key terms" / CreateQueue API, QueueName).
+ * The name is the last segment of the path: trailing slashes, a query and a fragment are not
+ * part of it (`…/booking.fifo/` is the FIFO queue `booking.fifo`).
  */
 export function isFifoQueueUrl(url: string): boolean {
-  return url.endsWith('.fifo');
+  return url
+    .replace(/[?#].*$/s, '')
+    .replace(/\/+$/, '')
+    .endsWith('.fifo');
 }

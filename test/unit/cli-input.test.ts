@@ -112,3 +112,21 @@ describe('sqs-jobs --version', () => {
     expect(help.stdout).toMatch(/-V, --version\s+print the sqs-jobs version/);
   });
 });
+
+describe('sqs-jobs send to a FIFO queue URL with a trailing slash', () => {
+  const FIFO = 'https://sqs.eu-west-1.amazonaws.com/123456789012/booking.fifo/';
+
+  it('is FIFO: the partition key is required, and the dry run shows the MessageGroupId', async () => {
+    const base = ['send', '--queue-url', FIFO, '--type', 'booking.reserve', '--data', '{}', '--dry-run'];
+    const missing = await run(base);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/^error: --partition-key is required on FIFO queue "booking\.fifo"/);
+    const ok = await run([...base, '--partition-key', 'user-7', '--json']);
+    expect(ok.code).toBe(0);
+    expect(JSON.parse(ok.stdout)).toMatchObject({
+      queueUrl: FIFO.slice(0, -1),
+      messageGroupId: 'user-7',
+      messageDeduplicationId: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
+  });
+});

@@ -133,3 +133,118 @@ describe('envelope text: numbers the worker cannot read as written', () => {
     expect(error.problems[0]!.message).toContain('envelope.data.amount: Infinity has no JSON form');
   });
 });
+
+describe('plain JavaScript: option keys, batch shape, queue URLs', () => {
+  const anyClient = (sqs: FakeSqs) =>
+    client(sqs) as unknown as Record<string, (...args: unknown[]) => unknown>;
+
+  it('send refuses a misspelled option key with the known ones and the nearest, and sends nothing', async () => {
+    const sqs = new FakeSqs();
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [
+        { delay: 30 },
+        'options.delay is not an option (known: delaySeconds, id, partitionKey); did you mean delaySeconds?',
+      ],
+      [{ delaySecond: 30 }, 'did you mean delaySeconds?'],
+      [{ partition_key: 'u-1' }, 'did you mean partitionKey?'],
+      [{ MessageGroupId: 'u-1' }, 'did you mean partitionKey (it becomes the MessageGroupId)?'],
+      [{ zzz: 1 }, 'options.zzz is not an option (known: delaySeconds, id, partitionKey)'],
+    ];
+    for (const [options, says] of cases) {
+      const error = await errorOf(() => anyClient(sqs).send!.call(client(sqs), job(), { a: 1 }, options));
+      expect(error.code).toBe('InvalidEntries');
+      expect(error.problems.map((p) => p.message)).toEqual([expect.stringContaining(says)]);
+    }
+    const notObject = await errorOf(() => anyClient(sqs).send!.call(client(sqs), job(), { a: 1 }, 'user-7'));
+    expect(notObject.problems[0]!.message).toBe(
+      'options must be an object { partitionKey, id, delaySeconds }, got a string ("user-7") (a partition key goes in { partitionKey })',
+    );
+    expect(sqs.requests).toHaveLength(0);
+  });
+
+  it('sendBatch refuses unknown keys of an entry, and sendEnvelope unknown keys of its options', async () => {
+    const sqs = new FakeSqs();
+    const c = client(sqs);
+    const batch = await errorOf(() =>
+      c.sendBatch([
+        { job: job(), data: {}, partitionKey: 'u-1' } as unknown as Parameters<typeof c.sendBatch>[0][0],
+      ]),
+    );
+    expect(batch.problems[0]!.message).toBe(
+      'entry.partitionKey is not a key of a sendBatch entry (known: data, job, options); did you mean options: { partitionKey }?',
+    );
+    const envelope = await errorOf(() =>
+      c.sendEnvelope('payments', envelopeText('{}'), { delay: 5 } as unknown as { delaySeconds: number }),
+    );
+    expect(envelope.problems[0]!.message).toBe(
+      'options.delay is not an option (known: delaySeconds); did you mean delaySeconds?',
+    );
+    expect(sqs.requests).toHaveLength(0);
+  });
+
+  it('sendBatch with a non-array is a JobClientError saying what it takes, not a TypeError', async () => {
+    for (const input of [{ job: job(), data: {} }, undefined, 'x', new Set()]) {
+      const error = await errorOf(() =>
+        client().sendBatch(input as unknown as Parameters<JobClient['sendBatch']>[0]),
+      );
+      expect(error.code).toBe('InvalidEntries');
+      expect(error.message).toMatch(
+        /^sendBatch takes an array of entries \[\{ job, data, options \}, \.\.\.\], got .+; to send one job use send\(job, data, options\)$/,
+      );
+    }
+  });
+
+  it('JobClient refuses unknown option keys (nearest named), queueUrls that are not a plain object, and a bad retry', () => {
+    const make = (options: Record<string, unknown>) => () =>
+      new JobClient({ source: '/s', queueUrls: URLS, sqs: new FakeSqs(), ...options } as JobClientOptions);
+    expect(make({ payloadWarnByte: 1 })).toThrow(
+      'payloadWarnByte is not an option (known: logger, maxMessageBytes, payloadWarnBytes, queueUrls, retry, source, sqs); did you mean payloadWarnBytes?',
+    );
+    expect(make({ region: 'eu-west-1' })).toThrow(
+      'region is not an option (known: logger, maxMessageBytes, payloadWarnBytes, queueUrls, retry, source, sqs); did you mean sqs: new SQSClient({ region }) (or set AWS_REGION)?',
+    );
+    expect(make({ retry: { attempts: 5 } })).toThrow(
+      'retry.attempts is not an option (known: baseDelayMs, maxAttempts); did you mean maxAttempts?',
+    );
+    expect(make({ queueUrls: [URLS.payments] })).toThrow(
+      "queueUrls must be an object of logical queue name → queue URL (e.g. { booking: 'https://sqs.eu-west-1.amazonaws.com/123456789012/booking.fifo' }), got an array",
+    );
+    expect(make({ queueUrls: new Map([['payments', URLS.payments]]) })).toThrow(
+      'got a Map: pass Object.fromEntries(map)',
+    );
+    expect(make({ queueUrls: { payments: `${URLS.payments}?x=1` } })).toThrow(
+      'queueUrls.payments must be a queue URL without spaces, query or fragment',
+    );
+    expect(make({ queueUrls: { payments: 'https://sqs.eu-west-1.amazonaws.com/' } })).toThrow(
+      'queueUrls.payments has no queue in its path',
+    );
+    expect(make({ logger: {} })).toThrow('logger must have warn(message, extra)');
+    for (const bad of [make({ delay: 1 }), make({ queueUrls: [] })]) {
+      try {
+        bad();
+      } catch (error) {
+        expect(error).toBeInstanceOf(JobClientError);
+        expect((error as JobClientError).code).toBe('InvalidOptions');
+      }
+    }
+  });
+
+  it('a FIFO queue URL with a trailing slash is FIFO: MessageGroupId and dedup id sent, URL without the slash', async () => {
+    const sqs = new FakeSqs();
+    const fifo = new JobClient({
+      source: '/services/checkout',
+      queueUrls: { booking: `${URLS.booking}/` },
+      sqs,
+      logger: quiet,
+    });
+    const missing = await errorOf(() => fifo.send(job('booking'), { a: 1 }));
+    expect(missing.problems[0]!.message).toContain(
+      'options.partitionKey is required on FIFO queue "booking"',
+    );
+    const sent = await fifo.send(job('booking'), { a: 1 }, { partitionKey: 'user-7' });
+    expect(sent.sequenceNumber).toBe('42');
+    expect(sqs.requests[0]!.QueueUrl).toBe(URLS.booking);
+    expect(sqs.requests[0]!.Entries![0]!.MessageGroupId).toBe('user-7');
+    expect(sqs.requests[0]!.Entries![0]!.MessageDeduplicationId).toMatch(/^[0-9a-f]{64}$/);
+  });
+});
