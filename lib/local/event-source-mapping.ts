@@ -121,7 +121,23 @@ export interface EventSourceMappingPollerOptions {
   readonly onError?: (error: unknown) => void;
   /** Long-poll wait per ReceiveMessage, in seconds. @default 20 */
   readonly waitTimeSeconds?: number;
+  /**
+   * Receive from a FIFO queue one call at a time across this mapping's pollers, one message per
+   * call, with short polls (`WaitTimeSeconds` 0, every {@link SERIALIZED_POLL_INTERVAL_MS})
+   * standing in for the long poll, so no group ever has more than one message in flight. For an
+   * emulator whose FIFO group lock does not hold otherwise; moto 5.2.1 (moto/sqs/models.py
+   * `receive_message`) breaks group order twice: (1) it computes the groups in flight once, at
+   * the start of a ReceiveMessage, so a long poll that began before a group's message went in
+   * flight hands out the group's next message as well; (2) when two messages of a group are in
+   * flight and their visibility timeouts pass (a failed batch), it skips the first (its group
+   * still looks in flight) and hands out the second. SQS does neither. Standard queues are
+   * received as usual. @default false
+   */
+  readonly serializeFifoReceives?: boolean;
 }
+
+/** Interval of the short polls of {@link EventSourceMappingPollerOptions.serializeFifoReceives}, ms. */
+export const SERIALIZED_POLL_INTERVAL_MS = 200;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -131,6 +147,8 @@ export class EventSourceMappingPoller {
   private readonly abort = new AbortController();
   private loops: Promise<void>[] = [];
   private active = 0;
+  /** Tail of the serialized receives (see `serializeFifoReceives`). */
+  private receiveTail: Promise<unknown> = Promise.resolve();
 
   constructor(options: EventSourceMappingPollerOptions) {
     if (!Number.isInteger(options.concurrency) || options.concurrency < 1) {
@@ -178,6 +196,29 @@ export class EventSourceMappingPoller {
   }
 
   private async receive(max: number, waitTimeSeconds: number): Promise<Message[]> {
+    if (this.options.serializeFifoReceives && this.options.queue.url.endsWith('.fifo')) {
+      const deadline = Date.now() + waitTimeSeconds * 1000;
+      for (;;) {
+        const turn = this.receiveTail.then(() => this.receiveOnce(1, 0));
+        this.receiveTail = turn.catch(() => {});
+        const messages = await turn;
+        if (messages.length > 0 || this.stopped || Date.now() >= deadline) return messages;
+        await new Promise<void>((resolve) => {
+          const signal = this.abort.signal;
+          const done = () => {
+            clearTimeout(timer);
+            signal.removeEventListener('abort', done);
+            resolve();
+          };
+          const timer = setTimeout(done, SERIALIZED_POLL_INTERVAL_MS);
+          signal.addEventListener('abort', done, { once: true });
+        });
+      }
+    }
+    return this.receiveOnce(max, waitTimeSeconds);
+  }
+
+  private async receiveOnce(max: number, waitTimeSeconds: number): Promise<Message[]> {
     const out = await this.options.sqs.send(
       new ReceiveMessageCommand({
         QueueUrl: this.options.queue.url,

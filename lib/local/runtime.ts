@@ -15,12 +15,13 @@
  */
 import { resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { GetQueueAttributesCommand, SetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { type AssemblyStack, readStack } from './cloud-assembly.ts';
 import { type EndpointOptions, type Endpoints, type RunningEmulators, startEmulators } from './emulators.ts';
 import { DrainTimeoutError, LocalRuntimeError } from './errors.ts';
 import {
   EventSourceMappingPoller,
+  type EventSourceMappingPollerOptions,
   emptyStats,
   type FunctionStats,
   type InvocationReport,
@@ -145,6 +146,19 @@ export interface LocalRuntimeOptions {
    * @default false
    */
   readonly killOnFaultHeader?: boolean;
+  /**
+   * Receive from each FIFO queue one call at a time, short polls standing in for long polls
+   * (see {@link EventSourceMappingPollerOptions.serializeFifoReceives}): for an SQS emulator whose
+   * FIFO group lock does not hold under concurrent long polls (moto 5.2.1). @default false
+   */
+  readonly serializeFifoReceives?: boolean;
+  /**
+   * `VisibilityTimeout` of every queue an enabled event source mapping reads, in seconds (a local
+   * override of the template's), set before polling starts: an emulator may take a long poll's
+   * visibility timeout from the queue when the poll begins (moto does), so a change made later
+   * would miss the first batches. Undefined keeps the template's. @default undefined
+   */
+  readonly visibilityTimeoutSeconds?: number;
 }
 
 /** A queue of the stack as it runs locally. */
@@ -370,6 +384,16 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       synth,
       hosts,
     });
+    if (options.visibilityTimeoutSeconds !== undefined) {
+      for (const url of new Set(runtime.workers.filter((w) => w.enabled).map((w) => w.queueUrl))) {
+        await sqs.send(
+          new SetQueueAttributesCommand({
+            QueueUrl: url,
+            Attributes: { VisibilityTimeout: String(options.visibilityTimeoutSeconds) },
+          }),
+        );
+      }
+    }
     if (options.prewarm) await Promise.all(hosts.map((h) => h.warmUp()));
     for (const p of pollers) p.start();
     return runtime;
@@ -566,6 +590,7 @@ function buildRuntime(input: BuildInput): { runtime: LocalRuntime; pollers: Even
           onInvocation: options.onInvocation,
           onError: options.onError,
           waitTimeSeconds: options.receiveWaitTimeSeconds,
+          serializeFifoReceives: options.serializeFifoReceives,
         }),
       );
     }

@@ -1,7 +1,7 @@
 /** The sample stack started locally for a workload: the local runtime and the fake external service. */
-import { SetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { DomainRepository } from '../../sample/domain.ts';
 import { SAMPLE_JOB_TIMEOUT_SECONDS } from '../../sample/jobs.ts';
+import { resolveEndpointOptions } from '../emulators.ts';
 import { type ExternalService, startExternalService } from '../external-service.ts';
 import { type LocalRuntime, type LocalRuntimeOptions, RUNTIME_ENV, startLocalRuntime } from '../runtime.ts';
 import type { LocalRunOptions } from '../workload.ts';
@@ -81,6 +81,14 @@ export async function startSampleStack(options: SampleStackOptions = {}): Promis
       prewarm: true,
       // The fake service's `kill` fault names its caller by a response header.
       killOnFaultHeader: true,
+      // An external SQS endpoint may be moto, whose FIFO group lock fails under concurrent long
+      // polls (a later message of a group in flight is handed out): receive FIFO queues one at a time.
+      ...(options.visibilityTimeoutSeconds !== undefined
+        ? { visibilityTimeoutSeconds: options.visibilityTimeoutSeconds }
+        : {}),
+      serializeFifoReceives:
+        resolveEndpointOptions(options.endpointUrl ? { endpointUrl: options.endpointUrl } : {}).sqs !==
+        undefined,
       ...(options.awsFaults ? { awsFaults: options.awsFaults } : {}),
       onInvocation: (report) => {
         if (report.outcome === 'error' && report.error?.errorMessage.includes('(fault injection)'))
@@ -100,14 +108,6 @@ export async function startSampleStack(options: SampleStackOptions = {}): Promis
     }
     const target = targetOf(runtime);
     if (options.visibilityTimeoutSeconds !== undefined) {
-      for (const url of Object.values(target.queueUrls)) {
-        await runtime.sqs.send(
-          new SetQueueAttributesCommand({
-            QueueUrl: url,
-            Attributes: { VisibilityTimeout: String(options.visibilityTimeoutSeconds) },
-          }),
-        );
-      }
       notes.push(
         `local override: visibility timeout of the main queues set to ${options.visibilityTimeoutSeconds} s (deployed: 6 × function timeout) so lost responses come back within the run`,
       );
