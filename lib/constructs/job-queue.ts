@@ -66,6 +66,9 @@ export type { JobDefinitionLike, JobQueueAlarms, JobQueueProps } from './job-que
  * - quotas-messages: https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/quotas-messages.html
  *
  * Worker environment (docs/contracts.md): `JOBS_QUEUE_NAME`, `JOBS_QUEUE_URL`, `JOBS_DLQ_URL`,
+ * `JOBS_MAX_ATTEMPTS` and `JOBS_JOB_TIMEOUT_SECONDS` (the effective `maxAttempts` and
+ * `jobTimeoutSeconds`: the worker refuses to run a job that needs more attempts or time than the
+ * queue was built for, so every job it runs must be in `jobs` or within these props),
  * `JOBS_IDEMPOTENCY_TABLE` (unless `idempotencyTable` is `false`), `JOBS_QUEUE_URL_<NAME>` per enqueue target,
  * `JOBS_HANDLER_VERSION`, `POWERTOOLS_SERVICE_NAME` (`sqs-jobs-<name>`),
  * `POWERTOOLS_METRICS_NAMESPACE` (`SqsJobs`), plus `environment`.
@@ -253,6 +256,9 @@ export class JobQueue extends Construct {
         JOBS_QUEUE_NAME: props.name,
         JOBS_QUEUE_URL: this.queue.queueUrl,
         JOBS_DLQ_URL: this.deadLetterQueue.queueUrl,
+        // What the queue was built for: the worker refuses jobs that need more (docs/contracts.md).
+        JOBS_MAX_ATTEMPTS: String(this.maxAttempts),
+        JOBS_JOB_TIMEOUT_SECONDS: String(this.jobTimeoutSeconds),
         POWERTOOLS_SERVICE_NAME: `sqs-jobs-${props.name}`,
         POWERTOOLS_METRICS_NAMESPACE: JOBS_METRICS_NAMESPACE,
         // Stack traces in logs and DLQ evidence point at the TypeScript sources.

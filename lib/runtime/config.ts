@@ -15,6 +15,32 @@ export interface WorkerConfig {
   readonly handlerVersion: string;
   /** Idempotency table name from `JOBS_IDEMPOTENCY_TABLE`; undefined when unset. */
   readonly idempotencyTable: string | undefined;
+  /**
+   * What the queue the worker consumes was built for (`JobQueue`), to check the worker's jobs
+   * against; each undefined when its variable is unset (older stacks, tests, other deployers):
+   * then nothing is checked.
+   */
+  readonly queueLimits: QueueLimits;
+}
+
+/**
+ * The limits of the consumed queue, set by `JobQueue` from its `jobs` (or its explicit props).
+ * A job that needs more would be cut short by the queue, without evidence: see
+ * {@link queueLimitProblems}.
+ */
+export interface QueueLimits {
+  /**
+   * The queue's `maxAttempts`, from `JOBS_MAX_ATTEMPTS`: the attempts budget below its redrive
+   * policy's `maxReceiveCount`. A job with a higher `retry.maxAttempts` would be moved to the DLQ
+   * by SQS (at `maxReceiveCount`) without the worker's evidence.
+   */
+  readonly maxAttempts: number | undefined;
+  /**
+   * The queue's job time limit in seconds, from `JOBS_JOB_TIMEOUT_SECONDS`: the function timeout
+   * and the visibility timeout are sized from it. A job with a higher `timeoutSeconds` would be
+   * stopped at the Lambda deadline on every run.
+   */
+  readonly jobTimeoutSeconds: number | undefined;
 }
 
 /** Explicit values that win over the environment. */
@@ -32,6 +58,8 @@ export const WORKER_ENV = {
   dlqUrl: 'JOBS_DLQ_URL',
   idempotencyTable: 'JOBS_IDEMPOTENCY_TABLE',
   handlerVersion: 'JOBS_HANDLER_VERSION',
+  maxAttempts: 'JOBS_MAX_ATTEMPTS',
+  jobTimeoutSeconds: 'JOBS_JOB_TIMEOUT_SECONDS',
 } as const;
 
 /** Result of {@link readWorkerConfig}: the config, or every problem found. */
@@ -61,6 +89,22 @@ export function readWorkerConfig(
   const queueName = required('queueName');
   const queueUrl = required('queueUrl');
   const dlqUrl = required('dlqUrl');
+  const limit = (field: 'maxAttempts' | 'jobTimeoutSeconds', integer: boolean): number | undefined => {
+    const raw = nonEmpty(env[WORKER_ENV[field]]);
+    if (raw === undefined) return undefined;
+    const value = Number(raw.trim());
+    if (!Number.isFinite(value) || value <= 0 || (integer && !Number.isInteger(value))) {
+      problems.push(
+        `env ${WORKER_ENV[field]} must be ${integer ? 'a whole number' : 'a number'} > 0 (set by JobQueue), got ${JSON.stringify(raw)}`,
+      );
+      return undefined;
+    }
+    return value;
+  };
+  const queueLimits: QueueLimits = {
+    maxAttempts: limit('maxAttempts', true),
+    jobTimeoutSeconds: limit('jobTimeoutSeconds', false),
+  };
   if (problems.length > 0) return { ok: false, problems };
   return {
     ok: true,
@@ -74,6 +118,44 @@ export function readWorkerConfig(
         nonEmpty(env.AWS_LAMBDA_FUNCTION_VERSION) ??
         'unknown',
       idempotencyTable: nonEmpty(env[WORKER_ENV.idempotencyTable]),
+      queueLimits,
     },
   };
+}
+
+/** What {@link queueLimitProblems} needs of a job. */
+export interface JobLimits {
+  readonly type: string;
+  readonly retry: { readonly maxAttempts: number };
+  readonly timeoutSeconds: number;
+}
+
+/**
+ * The jobs of a worker that need more than its queue was built for, one sentence each, naming
+ * the job and the fix; empty when all fit or the limits are unknown (their variables unset).
+ * Why it matters: the queue's `maxReceiveCount` sits just above its `maxAttempts`, so a job
+ * allowed more attempts is moved to the DLQ by SQS's redrive policy, without the worker's
+ * evidence; and the function timeout is sized from the queue's job time limit, so a job allowed
+ * more time is stopped at the Lambda deadline on every run.
+ */
+export function queueLimitProblems(
+  jobs: Iterable<JobLimits>,
+  limits: QueueLimits,
+  queueName: string,
+): string[] {
+  const problems: string[] = [];
+  const fix = "add it to the JobQueue's jobs (JobQueue then sizes the queue for it) and deploy";
+  for (const job of jobs) {
+    if (limits.maxAttempts !== undefined && job.retry.maxAttempts > limits.maxAttempts) {
+      problems.push(
+        `job ${job.type} has retry.maxAttempts ${job.retry.maxAttempts} but queue ${queueName} was built for ${limits.maxAttempts} (${WORKER_ENV.maxAttempts}; its maxReceiveCount would move the job to the DLQ without evidence before its attempts are used): ${fix}`,
+      );
+    }
+    if (limits.jobTimeoutSeconds !== undefined && job.timeoutSeconds > limits.jobTimeoutSeconds) {
+      problems.push(
+        `job ${job.type} has timeoutSeconds ${job.timeoutSeconds} but queue ${queueName} was built for a job time limit of ${limits.jobTimeoutSeconds} s (${WORKER_ENV.jobTimeoutSeconds}; its function timeout and visibility timeout are sized from it, so the run would be stopped at the Lambda deadline): ${fix}`,
+      );
+    }
+  }
+  return problems;
 }

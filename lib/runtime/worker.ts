@@ -21,7 +21,7 @@ import { isFifoQueueUrl } from '../sqs/queue-urls.ts';
 import { DEFAULT_MAX_CONCURRENCY, runBatch } from './batch.ts';
 import { createJobClientChildSender } from './child-sender.ts';
 import type { ChildSender } from './children.ts';
-import { readWorkerConfig, type WorkerConfig } from './config.ts';
+import { queueLimitProblems, readWorkerConfig, type WorkerConfig } from './config.ts';
 import { createDefaultIdempotencyGuard } from './default-guard.ts';
 import { BatchParking } from './group-park.ts';
 import { type GroupParkStore, type IdempotencyGuard, isGroupParkStore } from './idempotency/guard.ts';
@@ -143,7 +143,12 @@ interface WorkerSetup {
  *   `defineJob`, duplicate job types, a bad `maxConcurrency`, `deadlineMarginMs` or
  *   `onDeadLetter`, parking without an idempotency store that keeps parked groups. Mistakes in the environment (a missing queue URL,
  *   no idempotency table) do not throw here: they are logged on every invocation and every
- *   record of the event is reported failed, so nothing is deleted by accident.
+ *   record of the event is reported failed, so nothing is deleted by accident (`BatchFailed`,
+ *   whose JobQueue alarm fires). The same for a job the queue was not built for: a
+ *   `retry.maxAttempts` above `JOBS_MAX_ATTEMPTS` (SQS would dead-letter it at the queue's
+ *   `maxReceiveCount`, without evidence) or a `timeoutSeconds` above `JOBS_JOB_TIMEOUT_SECONDS`
+ *   (the Lambda timeout would stop every run); the message names the job and the fix (add it to
+ *   the JobQueue's `jobs`). Unset variables (older stacks, tests, other deployers) check nothing.
  */
 export function createWorker(options: WorkerOptions): WorkerHandler {
   const jobs = indexJobs(options);
@@ -162,7 +167,7 @@ export function createWorker(options: WorkerOptions): WorkerHandler {
   const now = options.now ?? Date.now;
   const random = options.random ?? Math.random;
   const logEachRecord = options.logEachRecord ?? env.JOBS_LOG_EACH_RECORD?.trim().toLowerCase() === 'true';
-  const setup = resolveSetup(options, env, sqs, logger, parks);
+  const setup = resolveSetup(options, jobs, env, sqs, logger, parks);
   // The Queue dimension of BatchFailed: known even when the rest of the configuration is not.
   const queueName = setup.ok
     ? setup.value.config.queueName
@@ -355,9 +360,14 @@ function parkingProblems(options: WorkerOptions, parks: readonly string[]): stri
 
 type SetupResult = { ok: true; value: WorkerSetup } | { ok: false; error: WorkerConfigError };
 
-/** Reads the environment and builds the guard once; problems are kept and raised per invocation. */
+/**
+ * Reads the environment and builds the guard once; problems are kept and raised per invocation.
+ * The jobs are checked against what the queue was built for (`JOBS_MAX_ATTEMPTS`,
+ * `JOBS_JOB_TIMEOUT_SECONDS`, set by JobQueue; nothing is checked when they are unset).
+ */
 function resolveSetup(
   options: WorkerOptions,
+  jobs: ReadonlyMap<string, AnyJob>,
   env: Readonly<Record<string, string | undefined>>,
   sqs: SqsSender,
   logger: WorkerLogger,
@@ -366,6 +376,8 @@ function resolveSetup(
   const read = readWorkerConfig(options, env);
   if (!read.ok) return { ok: false, error: new WorkerConfigError(read.problems) };
   const { config } = read;
+  const limits = queueLimitProblems(jobs.values(), config.queueLimits, config.queueName);
+  if (limits.length > 0) return { ok: false, error: new WorkerConfigError(limits) };
   let guard: IdempotencyGuard | undefined;
   try {
     guard =

@@ -8,14 +8,21 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics } from '@aws-lambda-powertools/metrics';
 import { App, Duration, Stack, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
+import type { Context, SQSEvent } from 'aws-lambda';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { AlarmTopic } from '../../lib/constructs/alarm-topic.ts';
 import { IdempotencyTable } from '../../lib/constructs/idempotency-table.ts';
 import { JobQueue } from '../../lib/constructs/job-queue.ts';
+import { defineJob } from '../../lib/runtime/job.ts';
+import type { SqsSender } from '../../lib/runtime/sqs-port.ts';
+import { createWorker } from '../../lib/runtime/worker.ts';
 import { findWorkerAssets } from '../../lib/stacks/app.ts';
 import {
   actionsOn,
@@ -164,6 +171,8 @@ describe('JobQueue: FIFO queue with table, topic and enqueue targets', () => {
       JOBS_QUEUE_NAME: 'booking',
       JOBS_QUEUE_URL: { Ref: logicalId(booking.queue) },
       JOBS_DLQ_URL: { Ref: logicalId(booking.deadLetterQueue) },
+      JOBS_MAX_ATTEMPTS: '5',
+      JOBS_JOB_TIMEOUT_SECONDS: '10',
       JOBS_IDEMPOTENCY_TABLE: { Ref: logicalId(table.table) },
       JOBS_QUEUE_URL_MAIL_OUT: { Ref: logicalId(other) },
       JOBS_QUEUE_URL_BOOKING: { Ref: logicalId(booking.queue) },
@@ -542,6 +551,109 @@ describe('JobQueue: standard and high-throughput FIFO queues with non-default se
       EventSourceArn: { 'Fn::GetAtt': [logicalId(orders.queue), 'Arn'] },
       BatchSize: 5,
     });
+  });
+});
+
+describe('JobQueue passes what it was built for to the worker (JOBS_MAX_ATTEMPTS, JOBS_JOB_TIMEOUT_SECONDS)', () => {
+  const schema = z.object({ id: z.string() });
+  const capture = defineJob({
+    type: 'payments.capture',
+    queue: 'payments',
+    schema,
+    retry: { maxAttempts: 8 },
+    timeoutSeconds: 30,
+    run: async () => {},
+  });
+  // The finding: a job added to the worker's entry only, not to the JobQueue's jobs.
+  const refund = defineJob({
+    type: 'payments.refund',
+    queue: 'payments',
+    schema,
+    retry: { maxAttempts: 20 },
+    timeoutSeconds: 120,
+    run: async () => {},
+  });
+  let outdir: string;
+  let s: ReturnType<typeof synth>;
+  let fromJobs: JobQueue;
+  let raised: JobQueue;
+
+  beforeAll(() => {
+    outdir = tempOutdir('construct-limits');
+    s = synth((stack) => {
+      fromJobs = new JobQueue(stack, 'Payments', {
+        name: 'payments',
+        entry: FIXTURE_ENTRY,
+        projectRoot: PROJECT_ROOT,
+        jobs: [capture],
+        idempotencyTable: false,
+        alarmTopic: false,
+        environment: { JOBS_MAX_ATTEMPTS: '99', JOBS_JOB_TIMEOUT_SECONDS: '900' },
+      });
+      raised = new JobQueue(stack, 'Refunds', {
+        name: 'refunds',
+        entry: FIXTURE_ENTRY,
+        projectRoot: PROJECT_ROOT,
+        jobs: [{ ...capture, queue: 'refunds' }],
+        maxAttempts: 12,
+        jobTimeoutSeconds: 45.5,
+        idempotencyTable: false,
+        alarmTopic: false,
+      });
+    }, outdir);
+  });
+  afterAll(() => removeDir(outdir));
+
+  const envOf = (queue: JobQueue) =>
+    (
+      s.json.Resources[logicalId(queue.worker)]!.Properties.Environment as {
+        Variables: Record<string, unknown>;
+      }
+    ).Variables;
+
+  it("sets the queue's maxAttempts and job time limit, derived from jobs or given; extras cannot override them", () => {
+    expect(envOf(fromJobs)).toMatchObject({ JOBS_MAX_ATTEMPTS: '8', JOBS_JOB_TIMEOUT_SECONDS: '30' });
+    expect(fromJobs.maxReceiveCount).toBe(13);
+    expect(envOf(raised)).toMatchObject({ JOBS_MAX_ATTEMPTS: '12', JOBS_JOB_TIMEOUT_SECONDS: '45.5' });
+  });
+
+  it('a worker given that environment refuses a job the queue was not built for, and runs the ones it was', async () => {
+    const env = {
+      ...(Object.fromEntries(
+        Object.entries(envOf(fromJobs)).filter(([, value]) => typeof value === 'string'),
+      ) as Record<string, string>),
+      JOBS_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/123456789012/payments',
+      JOBS_DLQ_URL: 'https://sqs.us-east-1.amazonaws.com/123456789012/payments-dlq',
+    };
+    const event = {
+      Records: [
+        { messageId: 'm-1', receiptHandle: 'r-1', body: '{}', attributes: {}, messageAttributes: {} },
+      ],
+    } as unknown as SQSEvent;
+    const context = { getRemainingTimeInMillis: () => 60_000 } as unknown as Context;
+    const logger = new Logger({ logLevel: 'SILENT' });
+    const errors: unknown[][] = [];
+    logger.error = (...args: unknown[]) => void errors.push(args);
+    const metrics = new Metrics({
+      namespace: 'SqsJobs',
+      logger: { debug() {}, info() {}, warn() {}, error() {} },
+    });
+    const both = createWorker({ jobs: [capture, refund], idempotency: false, env, logger, metrics });
+    expect(await both(event, context)).toEqual({ batchItemFailures: [{ itemIdentifier: 'm-1' }] });
+    const refused = JSON.stringify(errors);
+    expect(refused).toContain(
+      'job payments.refund has retry.maxAttempts 20 but queue payments was built for 8',
+    );
+    expect(refused).toContain(
+      'job payments.refund has timeoutSeconds 120 but queue payments was built for a job time limit of 30 s',
+    );
+    expect(refused).toContain("add it to the JobQueue's jobs");
+    errors.length = 0;
+    const sqs = { send: async () => ({}) } as unknown as SqsSender;
+    const fits = createWorker({ jobs: [capture], idempotency: false, env, logger, metrics, sqs });
+    // The malformed body is dead-lettered on its own: no batch failure, no configuration error.
+    expect(await fits(event, context)).toEqual({ batchItemFailures: [] });
+    expect(JSON.stringify(errors)).not.toContain('invalid worker configuration');
   });
 });
 

@@ -248,6 +248,7 @@ describe('configuration from the environment', () => {
         dlqUrl: 'https://dlq.example/opt',
         handlerVersion: 'v-opt',
         idempotencyTable: undefined,
+        queueLimits: { maxAttempts: undefined, jobTimeoutSeconds: undefined },
       },
     });
   });
