@@ -18,7 +18,11 @@ export interface EntryProblem {
  *   every problem of every bad entry by index; nothing of the call was sent;
  * - any other `code` (an SQS error code such as `InvalidParameterValue`, `RequestThrottled`,
  *   `QueueDoesNotExist`): `send` could not send its job; `senderFault` tells whether sending the
- *   same message again can help (`false`) or not (`true`).
+ *   same message again can help (`false`) or not (`true`);
+ * - `MissingRegion`, `InvalidRegion`, `MissingCredentials`, `InvalidEndpoint`: the SQS client is
+ *   not configured (no region, no credentials in the chain, an endpoint that is not a URL); failed
+ *   at once, without retries, the message saying what to set (AWS_REGION, AWS_PROFILE, ...);
+ *   `senderFault: true`; `cause` is the SDK's error.
  */
 export class JobClientError extends JobError {
   /** `InvalidOptions`, `InvalidEntries`, or the SQS error code of a failed send. */

@@ -98,6 +98,8 @@ export interface FailedEntry {
   readonly message: string;
   /** True when resending the same message cannot help (SQS `SenderFault`, or a permanent request error). */
   readonly senderFault: boolean;
+  /** The error of the whole request, when the request failed (not enumerable). */
+  readonly cause?: unknown;
 }
 
 /** Result of {@link JobClient.sendBatch}: every entry is in exactly one list, each sorted by index. */
@@ -319,12 +321,66 @@ function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** SDK errors of a credential or token provider (`@smithy/property-provider`). */
+const PROVIDER_ERROR_NAMES = new Set(['CredentialsProviderError', 'TokenProviderError', 'ProviderError']);
+
+/** A provider's failure that a retry can outlive: the credentials endpoint timed out or throttled. */
+const TRANSIENT_PROVIDER_MESSAGE =
+  /throttl|too many requests|timed? ?out|timeout|ECONNRESET|ECONNREFUSED|EAI_AGAIN|ETIMEDOUT|socket hang up|\b(?:429|5\d\d)\b/i;
+
+/**
+ * The setup problem of a request that failed before it was sent, or undefined. The SDK resolves
+ * the region and the credentials when a command is sent; when the client is not configured it
+ * throws a plain `Error('Region is missing')` or a `CredentialsProviderError` (no `$metadata`:
+ * the request never left), which `classifyError` would call transient. No retry can fix them:
+ * fail at once, saying what to configure. A provider error that says it timed out or was
+ * throttled (an instance or container credentials endpoint under load) stays retryable.
+ */
+export function setupProblem(error: unknown): { code: string; message: string } | undefined {
+  if (typeof error !== 'object' || error === null || '$metadata' in error) return undefined;
+  const { name, message, code } = error as { name?: unknown; message?: unknown; code?: unknown };
+  const text = typeof message === 'string' ? message : '';
+  if (/^Region is missing/i.test(text)) {
+    return {
+      code: 'MissingRegion',
+      message: `${text}: set AWS_REGION (or a region in the AWS_PROFILE profile), or pass sqs: new SQSClient({ region })`,
+    };
+  }
+  if (/^(?:Region not accepted|Invalid region)/i.test(text)) {
+    return {
+      code: 'InvalidRegion',
+      message: `${text}: set AWS_REGION (or the SQSClient region) to a region such as eu-west-1`,
+    };
+  }
+  if (typeof name === 'string' && PROVIDER_ERROR_NAMES.has(name)) {
+    const cause = (error as { cause?: unknown }).cause;
+    if (TRANSIENT_PROVIDER_MESSAGE.test(text)) return undefined;
+    if (cause !== undefined && classifyError(cause).kind === 'transient' && errorCode(cause) !== 'Error')
+      return undefined;
+    return {
+      code: 'MissingCredentials',
+      message:
+        `${text || name}: configure the AWS credentials chain: AWS_PROFILE (run aws sso login for an SSO profile), ` +
+        'or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or a role; or pass sqs: new SQSClient({ credentials })',
+    };
+  }
+  if (code === 'ERR_INVALID_URL') {
+    return {
+      code: 'InvalidEndpoint',
+      message: `${text}: the SQS endpoint is not a URL; check AWS_ENDPOINT_URL_SQS / AWS_ENDPOINT_URL or the SQSClient endpoint`,
+    };
+  }
+  return undefined;
+}
+
 /** An entry that may be retried, with what went wrong last time. */
 interface Retryable {
   readonly entry: PreparedEntry;
   readonly code: string;
   readonly message: string;
   readonly minDelayMs: number;
+  /** The error of the whole request, when it failed. */
+  readonly cause?: unknown;
 }
 
 /** Collects outcomes; every prepared entry ends in exactly one list. */
@@ -342,8 +398,18 @@ class Outcome {
     });
   }
 
-  fail(entry: PreparedEntry, code: string, message: string, senderFault: boolean): void {
-    this.failed.push({ index: entry.index, id: entry.id, queue: entry.queue, code, message, senderFault });
+  fail(entry: PreparedEntry, code: string, message: string, senderFault: boolean, cause?: unknown): void {
+    const failed: FailedEntry = {
+      index: entry.index,
+      id: entry.id,
+      queue: entry.queue,
+      code,
+      message,
+      senderFault,
+    };
+    // Not enumerable: a failed entry is logged and kept as evidence; an SDK error is large.
+    if (cause !== undefined) Object.defineProperty(failed, 'cause', { value: cause, enumerable: false });
+    this.failed.push(failed);
   }
 
   result(): BatchResult {
@@ -365,6 +431,7 @@ function singleResult({ sent, failed }: BatchResult, type: string): SendResult {
         senderFault: failure.senderFault,
         problems: [{ index: 0, type, message: `${failure.code}: ${failure.message}` }],
         context: { jobType: type, jobId: failure.id, queue: failure.queue },
+        ...(failure.cause === undefined ? {} : { cause: failure.cause }),
       },
     );
   }
@@ -402,8 +469,10 @@ export class JobClient {
    * @returns the envelope id, the SQS MessageId, the logical queue and, on FIFO, the SequenceNumber.
    * @throws {JobClientError} `InvalidEntries` when the job is refused before sending (unknown queue,
    *   schema failure naming the path, FIFO without partition key, delay on FIFO, message over
-   *   `maxMessageBytes`); otherwise the SQS error `code` when the message could not be sent after
-   *   the retries, with `senderFault`.
+   *   `maxMessageBytes`); `MissingRegion` / `MissingCredentials` / `InvalidRegion` /
+   *   `InvalidEndpoint` at once (no retries) when the SQS client is not configured, saying what to
+   *   set; otherwise the SQS error `code` when the message could not be sent after the retries,
+   *   with `senderFault`.
    */
   async send<Data>(job: SendableJob<Data>, data: NoInfer<Data>, options?: SendOptions): Promise<SendResult> {
     return singleResult(await this.sendBatch([batchEntry(job, data, options)]), job.type);
@@ -492,6 +561,10 @@ export class JobClient {
    * Entries that SQS reports failed with `SenderFault: false`, and whole requests that fail
    * with a transient error (`classifyError`), are retried up to `retry.maxAttempts` tries with
    * exponential backoff and full jitter; a retried entry keeps its envelope id and FIFO dedup id.
+   * A request that fails because the SQS client is not configured (no region, no credentials:
+   * {@link setupProblem}) is not retried: its entries are reported in `failed` at once with
+   * `MissingRegion` / `MissingCredentials` and what to set (inside a worker, its caller still
+   * retries the parent job with backoff: there a credentials failure can be passing).
    * Everything else is reported in `failed`. On a FIFO queue an entry retried after a partial
    * failure can land after later entries of its own group that were accepted in the same request.
    *
@@ -554,7 +627,8 @@ export class JobClient {
       if (retry.length === 0) return;
       const first = retry[0]!;
       if (attempt >= maxAttempts) {
-        for (const r of retry) outcome.fail(r.entry, r.code, `${r.message} (after ${attempt} tries)`, false);
+        for (const r of retry)
+          outcome.fail(r.entry, r.code, `${r.message} (after ${attempt} tries)`, false, r.cause);
         this.#logger.warn('jobs not sent: retries used up', {
           queue: first.entry.queue,
           attempts: attempt,
@@ -590,15 +664,20 @@ export class JobClient {
       );
       output = (response ?? {}) as Partial<SendMessageBatchResult>;
     } catch (error) {
+      const setup = setupProblem(error);
+      if (setup !== undefined) {
+        for (const entry of pending) outcome.fail(entry, setup.code, setup.message, true, error);
+        return [];
+      }
       const classification = classifyError(error);
       const code = errorCode(error);
       const message = errorMessage(error);
       if (classification.kind === 'permanent') {
-        for (const entry of pending) outcome.fail(entry, code, message, true);
+        for (const entry of pending) outcome.fail(entry, code, message, true, error);
         return [];
       }
       const minDelayMs = classification.minDelayMs ?? 0;
-      return pending.map((entry) => ({ entry, code, message, minDelayMs }));
+      return pending.map((entry) => ({ entry, code, message, minDelayMs, cause: error }));
     }
     const waiting = new Map(pending.map((entry) => [entry.request.Id, entry]));
     for (const success of output.Successful ?? []) {

@@ -130,3 +130,25 @@ describe('sqs-jobs send to a FIFO queue URL with a trailing slash', () => {
     });
   });
 });
+
+describe('sqs-jobs send without credentials', () => {
+  it('fails at once: one error line, no retry warnings, exit 2', async () => {
+    let calls = 0;
+    const { code, stderr } = await run(['send', '--queue-url', QUEUE, '--type', 'x', '--data', '{}'], {
+      createSqs: () => ({
+        send: async () => {
+          calls++;
+          throw Object.assign(new Error('Could not load credentials from any providers'), {
+            name: 'CredentialsProviderError',
+            tryNextLink: false,
+          });
+        },
+      }),
+    });
+    expect(code).toBe(2);
+    expect(calls).toBe(1);
+    expect(stderr).toBe(
+      'error: no AWS credentials for SendMessageBatch (Could not load credentials from any providers): set AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (any values work for an emulator)\n',
+    );
+  });
+});

@@ -248,3 +248,69 @@ describe('plain JavaScript: option keys, batch shape, queue URLs', () => {
     expect(sqs.requests[0]!.Entries![0]!.MessageDeduplicationId).toMatch(/^[0-9a-f]{64}$/);
   });
 });
+
+describe('SDK setup errors fail at once, saying what to configure', () => {
+  /** An SQS client whose every send throws `error` (as the SDK does before a request leaves). */
+  class Throwing implements SqsBatchSender {
+    calls = 0;
+    constructor(private readonly error: () => unknown) {}
+    async send(): Promise<never> {
+      this.calls++;
+      throw this.error();
+    }
+  }
+  const credentialsError = (message: string) =>
+    Object.assign(new Error(message), { name: 'CredentialsProviderError', tryNextLink: false });
+
+  it.each([
+    [
+      'no region',
+      () => new Error('Region is missing'),
+      'MissingRegion',
+      'Region is missing: set AWS_REGION (or a region in the AWS_PROFILE profile), or pass sqs: new SQSClient({ region })',
+    ],
+    [
+      'an invalid region',
+      () => new Error('Region not accepted: region="eu west 1" is not a valid hostname component.'),
+      'InvalidRegion',
+      'set AWS_REGION (or the SQSClient region) to a region such as eu-west-1',
+    ],
+    [
+      'no credentials',
+      () => credentialsError('Could not load credentials from any providers'),
+      'MissingCredentials',
+      'Could not load credentials from any providers: configure the AWS credentials chain: AWS_PROFILE',
+    ],
+    [
+      'an SSO token expired',
+      () => Object.assign(new Error('The SSO session has expired'), { name: 'TokenProviderError' }),
+      'MissingCredentials',
+      'run aws sso login',
+    ],
+  ])('%s: one try, no retry warnings, a JobClientError naming what to set', async (_, error, code, says) => {
+    const sqs = new Throwing(error);
+    const warnings: string[] = [];
+    const c = client(sqs, { logger: { ...quiet, warn: (message) => warnings.push(message) } });
+    const thrown = await errorOf(() => c.send(job(), { a: 1 }));
+    expect(thrown.code).toBe(code);
+    expect(thrown.senderFault).toBe(true);
+    expect(thrown.message).toContain(says);
+    expect(thrown.message).not.toContain('tries');
+    expect(sqs.calls).toBe(1);
+    expect(warnings).toEqual([]);
+
+    const batch = await client(sqs).sendBatch([{ job: job(), data: {} }]);
+    expect(batch.failed).toEqual([expect.objectContaining({ code, senderFault: true })]);
+    expect(JSON.parse(JSON.stringify(batch.failed[0]))).not.toHaveProperty('cause');
+  });
+
+  it('a credentials endpoint that timed out or throttled is still retried', async () => {
+    for (const message of ['Connection timed out after 1000 ms', 'Request throttled (429)']) {
+      const sqs = new Throwing(() => credentialsError(message));
+      const thrown = await errorOf(() => client(sqs).send(job(), { a: 1 }));
+      expect(sqs.calls).toBe(3);
+      expect(thrown.code).toBe('CredentialsProviderError');
+      expect(thrown.senderFault).toBe(false);
+    }
+  });
+});

@@ -291,7 +291,7 @@ export function addSendCommand(program: Command, runner: CommandRunner): Command
       // Not sent: say it in the terms of the other commands (queue missing, endpoint, credentials).
       const detail = error.problems[0]?.message.replace(`${error.code}: `, '') ?? error.message;
       const translated = translateSqsError(
-        Object.assign(new Error(detail), { name: error.code, code: error.code }),
+        error.cause ?? Object.assign(new Error(detail), { name: error.code, code: error.code }),
         'SendMessageBatch',
         flags.queueUrl,
       );
