@@ -3,6 +3,9 @@
  * stdin that is not UTF-8, a file path given where JSON is expected, an endpoint without a scheme;
  * and `--version`. No emulator: `--dry-run` and refusals send nothing.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { type CliIo, readUtf8, runSqsJobsCli, StdinError } from '../../lib/ops/cli/index.ts';
@@ -150,5 +153,48 @@ describe('sqs-jobs send without credentials', () => {
     expect(stderr).toBe(
       'error: no AWS credentials for SendMessageBatch (Could not load credentials from any providers): set AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (any values work for an emulator)\n',
     );
+  });
+});
+
+describe('flag values a user gets wrong', () => {
+  it.each([['localhost:4566'], ['4566'], ['ftp://localhost:4566']])(
+    'local --endpoint %s names the flag, not an internal option',
+    async (endpoint) => {
+      const { code, stdout, stderr } = await run(['local', '--endpoint', endpoint]);
+      expect(code).toBe(2);
+      expect(stdout).toBe('');
+      expect(stderr).toBe(
+        `error: --endpoint: "${endpoint}" is not an http(s) URL (e.g. http://localhost:4566)\n`,
+      );
+    },
+  );
+
+  it('send --envelope / --data given a file name: says how to read a file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sqs-jobs-cli-'));
+    try {
+      const file = join(dir, 'job.json');
+      writeFileSync(file, ENVELOPE('{}'));
+      const spaced = join(dir, "my job's.json");
+      writeFileSync(spaced, '{}');
+      const cases: Array<[string[], string]> = [
+        [['--envelope', file], `use --envelope - < ${file}`],
+        [['--envelope', `@${file}`], `use --envelope - < ${file}`],
+        [['--type', 'x', '--data', file], `use --data - < ${file}`],
+        [['--type', 'x', '--data', spaced], `use --data - < '${dir}/my job'\\''s.json'`],
+      ];
+      for (const [flags, says] of cases) {
+        const { code, stderr } = await run(['send', '--queue-url', QUEUE, ...flags, '--dry-run']);
+        expect(code).toBe(2);
+        expect(stderr).toMatch(/^error: --(envelope|data) is not JSON \(.+\) but names a file: /);
+        expect(stderr).toContain(`to read a file, ${says}\n`);
+        expect(stderr.trim().split('\n')).toHaveLength(1);
+      }
+      // Not a file: the JSON error as before, no hint.
+      const notFile = await run(['send', '--queue-url', QUEUE, '--envelope', join(dir, 'nope.json')]);
+      expect(notFile.code).toBe(2);
+      expect(notFile.stderr).not.toContain('to read a file');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -66,6 +66,15 @@ async function hasModuleHooks(): Promise<boolean> {
   return typeof moduleApi.registerHooks === 'function';
 }
 
+function isHttpUrl(value: string): boolean {
+  try {
+    const { protocol } = new URL(value);
+    return protocol === 'http:' || protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
 /** Adds `local` to `program`. */
 export function addLocalCommand(program: Command, runner: CommandRunner): void {
   program
@@ -102,6 +111,11 @@ export function addLocalCommand(program: Command, runner: CommandRunner): void {
     .addHelpText('after', HELP_AFTER)
     .action(async (flags: LocalFlags) => {
       const { io } = runner;
+      // Checked here to name the flag (the runtime names its option endpointUrl).
+      if (flags.endpoint !== undefined && !isHttpUrl(flags.endpoint.trim())) {
+        runner.refuse(`--endpoint: "${flags.endpoint}" is not an http(s) URL (e.g. http://localhost:4566)`);
+        return;
+      }
       if (!(await hasModuleHooks())) {
         runner.refuse(
           `sqs-jobs local needs Node >= 22.15 (module.registerHooks), this is ${process.version}: install a newer Node, or add one to the project (npm install --save-dev node@24) and run it through npx`,

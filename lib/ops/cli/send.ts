@@ -10,6 +10,7 @@
  * (after the retries: try again); 2 refused (bad input or flags, FIFO without partition key, invalid
  * envelope, missing queue, unreachable endpoint, credentials, SQS refused the message).
  */
+import { statSync } from 'node:fs';
 import { type Command, Option } from 'commander';
 import { JobClient } from '../../client/job-client.ts';
 import { JobClientError } from '../../client/job-client-error.ts';
@@ -58,9 +59,36 @@ function inFlagTerms(problem: string, fromType: boolean): string {
   return flag === undefined ? text : `${flag}${text.slice(field.length)}`;
 }
 
+/** The path a value names when it is not JSON but an existing file (`job.json`, curl's `@job.json`). */
+function fileNamed(value: string): string | undefined {
+  for (const path of [value, value.startsWith('@') ? value.slice(1) : undefined]) {
+    if (path === undefined || path === '') continue;
+    try {
+      if (statSync(path).isFile()) return path;
+    } catch {
+      // not a file: the value is meant as JSON
+    }
+  }
+  return undefined;
+}
+
 /** Reads `--envelope` / `--data`: the value itself, or stdin for `-`. */
 async function readValue(flag: string, value: string, io: CliIo): Promise<string> {
-  if (value !== '-') return value.trim();
+  if (value !== '-') {
+    const text = value.trim();
+    try {
+      JSON.parse(text);
+    } catch (error) {
+      const file = fileNamed(text);
+      if (file !== undefined) {
+        const shellPath = /^[\w./@:+-]+$/.test(file) ? file : `'${file.replaceAll("'", "'\\''")}'`;
+        throw new InputError(
+          `${flag} is not JSON (${(error as Error).message}) but names a file: ${flag} takes the JSON itself; to read a file, use ${flag} - < ${shellPath}`,
+        );
+      }
+    }
+    return text;
+  }
   if (io.readStdin === undefined) throw new InputError(`${flag} -: stdin cannot be read here`);
   let text: string;
   try {
