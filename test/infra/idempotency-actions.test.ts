@@ -64,8 +64,13 @@ describe('idempotency table grant', () => {
     expect(dynamoActionsSent().length).toBeGreaterThan(0);
   });
 
-  it('grants exactly the DynamoDB commands the runtime sends (GetItem, PutItem, UpdateItem)', () => {
+  it('grants exactly the DynamoDB commands the runtime sends (DeleteItem to unpark a FIFO group, GetItem, PutItem, UpdateItem)', () => {
     expect([...IDEMPOTENCY_TABLE_ACTIONS].sort()).toEqual(dynamoActionsSent());
-    expect(dynamoActionsSent()).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
+    expect(dynamoActionsSent()).toEqual([
+      'dynamodb:DeleteItem',
+      'dynamodb:GetItem',
+      'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
+    ]);
   });
 });

@@ -249,6 +249,7 @@ describe('JobQueue: FIFO queue with table, topic and enqueue targets', () => {
     ]);
     // Exactly the commands the runtime sends (test/infra/idempotency-actions.test.ts).
     expect(actionsOn(statements, logicalId(table.table))).toEqual([
+      'dynamodb:DeleteItem',
       'dynamodb:GetItem',
       'dynamodb:PutItem',
       'dynamodb:UpdateItem',

@@ -42,11 +42,13 @@ export const JOB_QUEUE_DEFAULTS = {
 /**
  * What a worker may do on the idempotency table: exactly the commands the runtime sends
  * (lib/runtime/idempotency/table.ts): conditional PutItem and UpdateItem (lease, completion,
- * release, step records) and a consistent GetItem. No DeleteItem (records expire by TTL), no
- * Scan, Query, batch or transaction. test/infra/idempotency-actions.test.ts keeps this list equal
+ * release, step records, parking a FIFO group), a consistent GetItem, and a conditional DeleteItem
+ * (unparking a group once its blocker completed; job and step records expire by TTL). No Scan,
+ * Query, batch or transaction. test/infra/idempotency-actions.test.ts keeps this list equal
  * to the runtime's `new XCommand(` calls of `@aws-sdk/client-dynamodb`.
  */
 export const IDEMPOTENCY_TABLE_ACTIONS = [
+  'dynamodb:DeleteItem',
   'dynamodb:GetItem',
   'dynamodb:PutItem',
   'dynamodb:UpdateItem',
