@@ -80,6 +80,7 @@ export {
   type JobLogger,
   type JobSpec,
   type LeaseExpiredPolicy,
+  type StepValue,
 } from './runtime/job.ts';
 export { DEADLINE_RELEASE_SECONDS } from './runtime/record.ts';
 export type { SqsSender } from './runtime/sqs-port.ts';
