@@ -9,7 +9,8 @@
  *
  * Exit code: 0 when every invariant holds, 1 when one fails, 2 when the run could not happen or
  * could not complete (bad flags, the stack did not start, an endpoint is unreachable, the deadline
- * was reached before every job was final).
+ * was reached before every job was final), 130 when Ctrl-C stopped the wait (the partial report is
+ * printed first).
  */
 import { connect } from 'node:net';
 import cliProgress from 'cli-progress';
@@ -509,7 +510,16 @@ export async function main(argv: readonly string[]): Promise<number> {
       preset,
       (count) => program.getOptionValueSource(count) === 'cli',
     );
+    // Ctrl-C: stop waiting for the jobs, collect and print the partial report, exit 130 (a
+    // second Ctrl-C quits at once). The stack is stopped in order either way.
+    const interrupt = new AbortController();
+    process.once('SIGINT', () => {
+      process.stderr.write('\ninterrupted: collecting a partial report (Ctrl-C again to quit at once)…\n');
+      interrupt.abort();
+      process.once('SIGINT', () => process.exit(130));
+    });
     result = await runLocal({
+      signal: interrupt.signal,
       users,
       bookingsPerUser: flags.bookingsPerUser,
       seed: flags.seed,
@@ -562,6 +572,12 @@ export async function main(argv: readonly string[]): Promise<number> {
   // A checked invariant that fails is a real failure even in an unfinished run; otherwise a run
   // that hit the deadline could not complete (exit 2), with what to do about it.
   if (result.report.failed) return 1;
+  if (result.workload.interrupted) {
+    process.stderr.write(
+      'interrupted: the report above is partial (jobs still queued or in flight are counted as not finished, not lost)\n',
+    );
+    return 130;
+  }
   const unfinished = unfinishedMessage(result.report, flags.timeoutSeconds);
   if (unfinished !== undefined) {
     if (flags.json) process.stderr.write(`error: ${unfinished}\n`);

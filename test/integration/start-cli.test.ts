@@ -12,6 +12,8 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 function start(
   args: readonly string[],
   env: Record<string, string | undefined> = {},
+  /** Sees stderr as it grows, with the child: e.g. to press Ctrl-C at a given moment. */
+  onStderr?: (stderr: string, child: ReturnType<typeof spawn>) => void,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     // process.execPath is the Node 24 of the devDependencies when the tests run through npm/npx.
@@ -35,6 +37,7 @@ function start(
     });
     child.stderr.on('data', (chunk) => {
       stderr += chunk;
+      onStderr?.(stderr, child);
     });
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
@@ -133,6 +136,29 @@ describe('npm start', () => {
       `error: not finished: the deadline of 1 s (--timeout-seconds) was reached with ${report.jobs.unfinished} jobs still queued/in flight`,
     );
     expect(stderr).toContain('Raise --timeout-seconds');
+  }, 180_000);
+
+  it('Ctrl-C while jobs run prints the partial report (pending jobs not finished, none lost) and exits 130', async () => {
+    let pressed = false;
+    const { code, stdout, stderr } = await start(
+      ['--users', '30', '--lost-response-rate', '0', '--timeout-seconds', '600', '--json'],
+      {},
+      (text, child) => {
+        // The first progress line of the waiting phase: jobs have been sent and are running.
+        if (!pressed && /\brunning\b.*sent [1-9]/.test(text)) {
+          pressed = true;
+          child.kill('SIGINT');
+        }
+      },
+    );
+    expect(pressed).toBe(true);
+    expect(code, stderr).toBe(130);
+    const { report } = JSON.parse(stdout) as { report: RunReport };
+    expect(report.jobs.lost).toBe(0);
+    expect(report.jobs.completed + report.jobs.deadLettered + report.jobs.unfinished).toBe(report.jobs.total);
+    expect(stderr).toContain('interrupted: collecting a partial report');
+    expect(stderr).toContain('interrupted: the report above is partial');
+    expect(stderr).not.toMatch(/Database is closed|Error: /);
   }, 180_000);
 
   it('runs a small faulty workload end to end and exits 0 with a passing JSON report', async () => {

@@ -35,6 +35,11 @@ export interface RunWorkloadOptions extends WorkloadOptions {
    * leased, wait up to this many ms for their lease to pass. 0 skips the scan. @default 60000
    */
   readonly idempotencyScanMaxWaitMs?: number;
+  /**
+   * Stops waiting for the jobs (Ctrl-C): the run then collects and reconciles what it has, like at
+   * the deadline (pending jobs are unfinished, not lost), with `interrupted` set.
+   */
+  readonly signal?: AbortSignal;
 }
 
 /** What {@link runWorkload} found. */
@@ -49,13 +54,13 @@ export interface WorkloadResult {
   /** All final (or the deadline), epoch ms. */
   readonly finishedAtMs: number;
   readonly timedOut: boolean;
+  /** `signal` stopped the wait (also sets `timedOut`: the report treats both alike). */
+  readonly interrupted: boolean;
   /** The idempotency tables at the end; undefined when not scanned. */
   readonly idempotency?: IdempotencyRecordSummary;
   /** Producer send retries (JobClient retrying a SendMessageBatch SQS did not take). */
   readonly producerRetries: number;
 }
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * Runs a workload against a target: seed, send, wait until the main queues stay empty (two
@@ -136,11 +141,11 @@ export async function runWorkload(
     }
     quietChecks = inQueues === 0 ? quietChecks + 1 : 0;
     if (quietChecks >= 2) break;
-    if (Date.now() - startedAtMs > timeoutMs) {
+    if (Date.now() - startedAtMs > timeoutMs || options.signal?.aborted) {
       timedOut = true;
       break;
     }
-    await sleep(pollMs);
+    await abortableSleep(pollMs, options.signal);
   }
   const finishedAtMs = Date.now();
 
@@ -182,7 +187,22 @@ export async function runWorkload(
     startedAtMs,
     finishedAtMs,
     timedOut,
+    interrupted: options.signal?.aborted === true,
     ...(idempotency ? { idempotency } : {}),
     producerRetries,
   };
+}
+
+/** Waits `ms`, or less when `signal` aborts. */
+function abortableSleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
 }
