@@ -6,7 +6,9 @@
  * The same rules are shipped as JSON Schema in `envelope.schema.json` for producers in
  * other languages; tests hold the two to the same cases.
  */
+
 import { createHash, randomUUID } from 'node:crypto';
+import { parseJsonText } from '../sqs/json-parse.ts';
 import { isValidMessageGroupId } from '../sqs/message-parameters.ts';
 import { JobError } from './errors.ts';
 
@@ -118,7 +120,7 @@ function requireString(
 export function parseEnvelope(body: string): JobEnvelope {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(body);
+    parsed = parseJsonText(body);
   } catch (err) {
     throw new EnvelopeError('body', `is not JSON (${(err as Error).message})`);
   }

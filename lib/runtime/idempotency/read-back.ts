@@ -6,7 +6,9 @@
  * (a job record's `leaseToken`, new per acquisition; a step record's `writeId`), and the item
  * holding that token is proof the write landed.
  */
+
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { parseJsonText } from '../../sqs/json-parse.ts';
 import { IdempotencyRecordError, StepValueNotStoredError } from './errors.ts';
 import {
   type JobRecord,
@@ -18,7 +20,7 @@ import {
 
 /** The value of JSON text this store wrote itself (the completed-key cache); undefined for none. */
 export function parseJson(json: string | undefined): unknown {
-  return json === undefined ? undefined : JSON.parse(json);
+  return json === undefined ? undefined : parseJsonText(json);
 }
 
 /**
