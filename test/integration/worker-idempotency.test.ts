@@ -6,7 +6,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { type AttributeValue, PutItemCommand } from '@aws-sdk/client-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createEnvelope } from '../../lib/runtime/envelope.ts';
 import { TransientError } from '../../lib/runtime/errors.ts';
@@ -14,47 +14,17 @@ import { jobRecordKey, stepRecordKey } from '../../lib/runtime/idempotency/keys.
 import { defineJob } from '../../lib/runtime/job.ts';
 import type { AnyJob } from '../../lib/runtime/record.ts';
 import { createWorker } from '../../lib/runtime/worker.ts';
-import { type EmulatedQueue, type EmulatedSqs, startEmulatedSqs } from '../factories/emulated-sqs.ts';
-import { type DynaliteHandle, startDynalite } from '../support/dynalite.ts';
+import type { EmulatedQueue } from '../factories/emulated-sqs.ts';
+import { useGuardedEmulators } from '../factories/guarded-emulators.ts';
 
-const ENV_KEYS = [
-  'AWS_ENDPOINT_URL_DYNAMODB',
-  'AWS_REGION',
-  'AWS_ACCESS_KEY_ID',
-  'AWS_SECRET_ACCESS_KEY',
-] as const;
-const saved: Partial<Record<(typeof ENV_KEYS)[number], string | undefined>> = {};
-
-let emulator: EmulatedSqs;
-let db: DynaliteHandle;
-let tableName: string;
-
-beforeAll(async () => {
-  [emulator, db] = await Promise.all([startEmulatedSqs(), startDynalite()]);
-  tableName = await db.createTable();
-  for (const key of ENV_KEYS) saved[key] = process.env[key];
-  Object.assign(process.env, {
-    AWS_ENDPOINT_URL_DYNAMODB: db.endpoint,
-    AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'test',
-    AWS_SECRET_ACCESS_KEY: 'test',
-  });
-});
-
-afterAll(async () => {
-  for (const key of ENV_KEYS) {
-    if (saved[key] === undefined) delete process.env[key];
-    else process.env[key] = saved[key];
-  }
-  await Promise.all([emulator?.stop(), db?.stop()]);
-});
+const env = useGuardedEmulators();
 
 function worker(jobs: AnyJob[], queue: EmulatedQueue, dlq: EmulatedQueue) {
   const metrics = new Metrics({ namespace: 'SqsJobs' });
   metrics.clearDefaultDimensions();
   return createWorker({
     jobs,
-    sqs: emulator.sqs,
+    sqs: env.emulator.sqs,
     random: () => 0,
     logger: new Logger({ logLevel: 'SILENT' }),
     metrics,
@@ -62,7 +32,7 @@ function worker(jobs: AnyJob[], queue: EmulatedQueue, dlq: EmulatedQueue) {
       JOBS_QUEUE_NAME: 'payments',
       JOBS_QUEUE_URL: queue.url,
       JOBS_DLQ_URL: dlq.url,
-      JOBS_IDEMPOTENCY_TABLE: tableName,
+      JOBS_IDEMPOTENCY_TABLE: env.tableName,
     },
   });
 }
@@ -71,8 +41,8 @@ const schema = z.object({ paymentId: z.string() });
 
 describe('worker with the default DynamoDB idempotency store', () => {
   it('runs a job delivered twice only once', async () => {
-    const queue = await emulator.createQueue('payments', false);
-    const dlq = await emulator.createQueue('payments-dlq', false);
+    const queue = await env.emulator.createQueue('payments', false);
+    const dlq = await env.emulator.createQueue('payments-dlq', false);
     let charges = 0;
     const job = defineJob({
       type: 'payments.capture',
@@ -89,19 +59,19 @@ describe('worker with the default DynamoDB idempotency store', () => {
     // at-least-once delivery. (Two copies in one batch race for the lease: the unit tests cover `busy`.)
     const handler = worker([job], queue, dlq);
     for (let copy = 0; copy < 2; copy++) {
-      await emulator.send(queue, envelope);
-      const { response, delivered } = await emulator.deliver(queue, handler);
+      await env.emulator.send(queue, envelope);
+      const { response, delivered } = await env.emulator.deliver(queue, handler);
       expect(delivered).toBe(1);
       expect(response.batchItemFailures).toEqual([]);
     }
     expect(charges).toBe(1);
-    expect(await emulator.receive(queue)).toEqual([]);
-    expect(await emulator.receive(dlq)).toEqual([]);
+    expect(await env.emulator.receive(queue)).toEqual([]);
+    expect(await env.emulator.receive(dlq)).toEqual([]);
   });
 
   it('counts attempts in the store and runs the retry after a transient failure', async () => {
-    const queue = await emulator.createQueue('retries', false);
-    const dlq = await emulator.createQueue('retries-dlq', false);
+    const queue = await env.emulator.createQueue('retries', false);
+    const dlq = await env.emulator.createQueue('retries-dlq', false);
     const attempts: number[] = [];
     const job = defineJob({
       type: 'payments.refund',
@@ -113,16 +83,16 @@ describe('worker with the default DynamoDB idempotency store', () => {
         if (ctx.attempt === 1) throw new TransientError('bank API 503');
       },
     });
-    await emulator.send(
+    await env.emulator.send(
       queue,
       createEnvelope({ type: 'payments.refund', source: '/checkout', data: { paymentId: 'p-2' } }),
     );
     const handler = worker([job], queue, dlq);
 
-    const first = await emulator.deliver(queue, handler);
+    const first = await env.emulator.deliver(queue, handler);
     expect(first.response.batchItemFailures).toHaveLength(1);
     // random 0 → backoff 0 s: visible again at once.
-    const second = await emulator.deliver(queue, handler);
+    const second = await env.emulator.deliver(queue, handler);
     expect(second.delivered).toBe(1);
     expect(second.response.batchItemFailures).toEqual([]);
     expect(attempts).toEqual([1, 2]);
@@ -131,10 +101,10 @@ describe('worker with the default DynamoDB idempotency store', () => {
 
 /** The delivery of one envelope on a fresh queue pair; returns what SQS and the DLQ saw. */
 async function deliverOnce(jobs: AnyJob[], envelope: ReturnType<typeof createEnvelope>) {
-  const queue = await emulator.createQueue('keys', false);
-  const dlq = await emulator.createQueue('keys-dlq', false);
-  await emulator.send(queue, envelope);
-  const { response, delivered } = await emulator.deliver(queue, worker(jobs, queue, dlq));
+  const queue = await env.emulator.createQueue('keys', false);
+  const dlq = await env.emulator.createQueue('keys-dlq', false);
+  await env.emulator.send(queue, envelope);
+  const { response, delivered } = await env.emulator.deliver(queue, worker(jobs, queue, dlq));
   expect(delivered).toBe(1);
   return { response, queue, dlq };
 }
@@ -156,8 +126,8 @@ describe('idempotency keys that used to collide (Part 6)', () => {
     for (const envelope of [first, second]) {
       const { response, queue, dlq } = await deliverOnce([job], envelope);
       expect(response.batchItemFailures).toEqual([]);
-      expect(await emulator.receive(queue)).toEqual([]);
-      expect(await emulator.receive(dlq)).toEqual([]);
+      expect(await env.emulator.receive(queue)).toEqual([]);
+      expect(await env.emulator.receive(dlq)).toEqual([]);
     }
     expect(ran).toEqual([JSON.stringify(['/s', 'x\ny']), JSON.stringify(['/s\nx', 'y'])]);
   });
@@ -185,8 +155,8 @@ describe('idempotency keys that used to collide (Part 6)', () => {
         const envelope = createEnvelope({ type: job.type, source, id, data: { paymentId: 'p-3' } });
         const { response, queue, dlq } = await deliverOnce([job], envelope);
         expect(response.batchItemFailures).toEqual([]);
-        expect(await emulator.receive(queue)).toEqual([]);
-        expect(await emulator.receive(dlq)).toEqual([]);
+        expect(await env.emulator.receive(queue)).toEqual([]);
+        expect(await env.emulator.receive(dlq)).toEqual([]);
       }
       expect(charged).toEqual([...order]);
     });
@@ -196,7 +166,9 @@ describe('idempotency keys that used to collide (Part 6)', () => {
 describe('a record of the wrong kind under a key (Part 6)', () => {
   /** Writes `item` under `pk` as a foreign writer (or a build before keys were injective) would. */
   async function plant(pk: string, item: Record<string, AttributeValue>): Promise<void> {
-    await db.client.send(new PutItemCommand({ TableName: tableName, Item: { pk: { S: pk }, ...item } }));
+    await env.db.client.send(
+      new PutItemCommand({ TableName: env.tableName, Item: { pk: { S: pk }, ...item } }),
+    );
   }
   const farFuture = { N: String(Math.floor(Date.now() / 1000) + 86_400) };
 
@@ -218,8 +190,8 @@ describe('a record of the wrong kind under a key (Part 6)', () => {
     });
     const { response, queue, dlq } = await deliverOnce([job], envelope);
     expect(response.batchItemFailures).toEqual([]);
-    expect(await emulator.receive(queue)).toEqual([]);
-    const [dead] = await emulator.receive(dlq);
+    expect(await env.emulator.receive(queue)).toEqual([]);
+    const [dead] = await env.emulator.receive(dlq);
     expect(dead?.Body).toBe(JSON.stringify(envelope));
     expect(dead?.MessageAttributes?.ErrorName?.StringValue).toBe('IdempotencyRecordError');
     expect(dead?.MessageAttributes?.ErrorMessage?.StringValue).toMatch(
@@ -254,7 +226,7 @@ describe('a record of the wrong kind under a key (Part 6)', () => {
     const { response, dlq } = await deliverOnce([job], envelope);
     expect(response.batchItemFailures).toEqual([]);
     expect(charges).toBe(0);
-    const [dead] = await emulator.receive(dlq);
+    const [dead] = await env.emulator.receive(dlq);
     expect(dead?.MessageAttributes?.ErrorName?.StringValue).toBe('IdempotencyRecordError');
     expect(dead?.MessageAttributes?.ErrorMessage?.StringValue).toMatch(
       /is a job record where a step record is expected/,
@@ -276,7 +248,7 @@ describe('a record of the wrong kind under a key (Part 6)', () => {
     });
     const { response, dlq } = await deliverOnce([job], envelope);
     expect(response.batchItemFailures).toEqual([]);
-    const [dead] = await emulator.receive(dlq);
+    const [dead] = await env.emulator.receive(dlq);
     expect(dead?.MessageAttributes?.ErrorName?.StringValue).toBe('IdempotencyRecordError');
     expect(dead?.MessageAttributes?.ErrorMessage?.StringValue).toMatch(/is malformed: leaseToken missing/);
   });

@@ -7,7 +7,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { createEnvelope } from '../../lib/runtime/envelope.ts';
 import { TransientError } from '../../lib/runtime/errors.ts';
@@ -15,40 +15,10 @@ import { jobRecordKey, stepRecordKey } from '../../lib/runtime/idempotency/keys.
 import { defineJob } from '../../lib/runtime/job.ts';
 import type { AnyJob } from '../../lib/runtime/record.ts';
 import { createWorker } from '../../lib/runtime/worker.ts';
-import { type EmulatedQueue, type EmulatedSqs, startEmulatedSqs } from '../factories/emulated-sqs.ts';
-import { type DynaliteHandle, startDynalite } from '../support/dynalite.ts';
+import type { EmulatedQueue } from '../factories/emulated-sqs.ts';
+import { useGuardedEmulators } from '../factories/guarded-emulators.ts';
 
-const ENV_KEYS = [
-  'AWS_ENDPOINT_URL_DYNAMODB',
-  'AWS_REGION',
-  'AWS_ACCESS_KEY_ID',
-  'AWS_SECRET_ACCESS_KEY',
-] as const;
-const saved: Partial<Record<(typeof ENV_KEYS)[number], string | undefined>> = {};
-
-let emulator: EmulatedSqs;
-let db: DynaliteHandle;
-let tableName: string;
-
-beforeAll(async () => {
-  [emulator, db] = await Promise.all([startEmulatedSqs(), startDynalite()]);
-  tableName = await db.createTable();
-  for (const key of ENV_KEYS) saved[key] = process.env[key];
-  Object.assign(process.env, {
-    AWS_ENDPOINT_URL_DYNAMODB: db.endpoint,
-    AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'test',
-    AWS_SECRET_ACCESS_KEY: 'test',
-  });
-});
-
-afterAll(async () => {
-  for (const key of ENV_KEYS) {
-    if (saved[key] === undefined) delete process.env[key];
-    else process.env[key] = saved[key];
-  }
-  await Promise.all([emulator?.stop(), db?.stop()]);
-});
+const env = useGuardedEmulators();
 
 function worker(jobs: AnyJob[], queue: EmulatedQueue, dlq: EmulatedQueue) {
   const metrics = new Metrics({ namespace: 'SqsJobs' });
@@ -57,7 +27,7 @@ function worker(jobs: AnyJob[], queue: EmulatedQueue, dlq: EmulatedQueue) {
   const warn = vi.spyOn(logger, 'warn');
   const handler = createWorker({
     jobs,
-    sqs: emulator.sqs,
+    sqs: env.emulator.sqs,
     random: () => 0,
     logger,
     metrics,
@@ -65,15 +35,15 @@ function worker(jobs: AnyJob[], queue: EmulatedQueue, dlq: EmulatedQueue) {
       JOBS_QUEUE_NAME: 'payments',
       JOBS_QUEUE_URL: queue.url,
       JOBS_DLQ_URL: dlq.url,
-      JOBS_IDEMPOTENCY_TABLE: tableName,
+      JOBS_IDEMPOTENCY_TABLE: env.tableName,
     },
   });
   return { handler, warnings: () => warn.mock.calls.map((call) => call as unknown[]) };
 }
 
 async function getItem(pk: string) {
-  const out = await db.client.send(
-    new GetItemCommand({ TableName: tableName, Key: { pk: { S: pk } }, ConsistentRead: true }),
+  const out = await env.db.client.send(
+    new GetItemCommand({ TableName: env.tableName, Key: { pk: { S: pk } }, ConsistentRead: true }),
   );
   return out.Item;
 }
@@ -89,8 +59,8 @@ describe('once step values JSON would change (the finding: Map, Date, NaN read b
     ['NaN', () => ({ total: Number.NaN }), 'value.total'],
   ] as const) {
     it(`${kind}: not handed to the retry changed; the step is not run again; WARN on the first run, DLQ evidence on the retry`, async () => {
-      const queue = await emulator.createQueue('steps', false);
-      const dlq = await emulator.createQueue('steps-dlq', false);
+      const queue = await env.emulator.createQueue('steps', false);
+      const dlq = await env.emulator.createQueue('steps-dlq', false);
       let charges = 0;
       const seen: unknown[] = [];
       const type = `payments.charge-${kind.replace(/\W/g, '')}`;
@@ -115,10 +85,10 @@ describe('once step values JSON would change (the finding: Map, Date, NaN read b
         id: `o-${type}`,
         data: { paymentId: 'p' },
       });
-      await emulator.send(queue, envelope);
+      await env.emulator.send(queue, envelope);
       const { handler, warnings } = worker([job], queue, dlq);
 
-      const first = await emulator.deliver(queue, handler);
+      const first = await env.emulator.deliver(queue, handler);
       expect(first.response.batchItemFailures).toHaveLength(1);
       const reason = `step 'charge' returned ${kind} at ${path}: ${JSON_RULE}`;
       const warned = warnings().filter(([message]) => message === reason);
@@ -132,24 +102,24 @@ describe('once step values JSON would change (the finding: Map, Date, NaN read b
       expect(step?.valueOmittedReason?.S).toBe('not-json');
       expect(step?.valueOmittedDetail?.S).toBe(reason);
 
-      const second = await emulator.deliver(queue, handler);
+      const second = await env.emulator.deliver(queue, handler);
       expect(second.delivered).toBe(1);
       expect(second.response.batchItemFailures).toEqual([]);
       expect(charges).toBe(1);
       // Only the first run's own value: the retry never got {}, an ISO string or null.
       expect(seen).toHaveLength(1);
-      const [dead] = await emulator.receive(dlq);
+      const [dead] = await env.emulator.receive(dlq);
       expect(dead?.Body).toBe(JSON.stringify(envelope));
       expect(dead?.MessageAttributes?.ErrorName?.StringValue).toBe('StepValueNotStoredError');
       expect(dead?.MessageAttributes?.ErrorMessage?.StringValue).toContain(reason);
       expect(dead?.MessageAttributes?.Attempts?.StringValue).toBe('2');
-      expect(await emulator.receive(queue)).toEqual([]);
+      expect(await env.emulator.receive(queue)).toEqual([]);
     });
   }
 
   it('a JSON step value still reads back on the retry, without a warning', async () => {
-    const queue = await emulator.createQueue('steps-ok', false);
-    const dlq = await emulator.createQueue('steps-ok-dlq', false);
+    const queue = await env.emulator.createQueue('steps-ok', false);
+    const dlq = await env.emulator.createQueue('steps-ok-dlq', false);
     const seen: unknown[] = [];
     const job = defineJob({
       type: 'payments.charge-json',
@@ -163,27 +133,27 @@ describe('once step values JSON would change (the finding: Map, Date, NaN read b
         if (ctx.attempt === 1) throw new TransientError('later step failed');
       },
     });
-    await emulator.send(
+    await env.emulator.send(
       queue,
       createEnvelope({ type: job.type, source: '/checkout', data: { paymentId: 'p' } }),
     );
     const { handler, warnings } = worker([job], queue, dlq);
-    await emulator.deliver(queue, handler);
-    const second = await emulator.deliver(queue, handler);
+    await env.emulator.deliver(queue, handler);
+    const second = await env.emulator.deliver(queue, handler);
     expect(second.response.batchItemFailures).toEqual([]);
     expect(seen).toEqual([
       { chargeId: 'ch_1', at: '2026-11-29', n: [1, null] },
       { chargeId: 'ch_1', at: '2026-11-29', n: [1, null] },
     ]);
     expect(warnings().filter(([message]) => String(message).includes('JSON values'))).toEqual([]);
-    expect(await emulator.receive(dlq)).toEqual([]);
+    expect(await env.emulator.receive(dlq)).toEqual([]);
   });
 });
 
 describe('job results JSON would change', () => {
   it('are not stored as if faithful: WARN on the run, the record keeps the marker and the reason', async () => {
-    const queue = await emulator.createQueue('results', false);
-    const dlq = await emulator.createQueue('results-dlq', false);
+    const queue = await env.emulator.createQueue('results', false);
+    const dlq = await env.emulator.createQueue('results-dlq', false);
     const job = defineJob({
       type: 'payments.capture-dated',
       queue: 'payments',
@@ -198,8 +168,8 @@ describe('job results JSON would change', () => {
     });
     const { handler, warnings } = worker([job], queue, dlq);
     for (let copy = 0; copy < 2; copy++) {
-      await emulator.send(queue, envelope);
-      const { response } = await emulator.deliver(queue, handler);
+      await env.emulator.send(queue, envelope);
+      const { response } = await env.emulator.deliver(queue, handler);
       expect(response.batchItemFailures).toEqual([]);
     }
     const reason =
@@ -211,6 +181,6 @@ describe('job results JSON would change', () => {
     expect(item?.result).toBeUndefined();
     expect(item?.resultOmittedReason?.S).toBe('not-json');
     expect(item?.resultOmittedDetail?.S).toBe(reason);
-    expect(await emulator.receive(dlq)).toEqual([]);
+    expect(await env.emulator.receive(dlq)).toEqual([]);
   });
 });
