@@ -25,6 +25,7 @@ import { createEnvelope, deduplicationIdOf } from '../../lib/runtime/envelope.ts
 import { PermanentError } from '../../lib/runtime/errors.ts';
 import { defineJob } from '../../lib/runtime/job.ts';
 import { createWorker } from '../../lib/runtime/worker.ts';
+import { type CliRun, runCli } from '../factories/cli.ts';
 import { type EmulatedQueue, type EmulatedSqs, startEmulatedSqs } from '../factories/emulated-sqs.ts';
 import { lambdaContext, recordFromMessage, sqsEvent } from '../factories/sqs.ts';
 import { captureOutput } from '../factories/worker.ts';
@@ -42,25 +43,13 @@ afterAll(async () => {
   await emulator?.stop();
 });
 
-interface Run {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-/** Runs the CLI in-process against the emulator (`--endpoint` added), short polls. */
-async function cli(args: readonly string[], io: Partial<CliIo> = {}): Promise<Run> {
-  let stdout = '';
-  let stderr = '';
-  const code = await runSqsJobsCli(['dlq', ...args, '--endpoint', emulator.endpoint, '--wait-seconds', '0'], {
-    stdout: { write: (text: string) => (stdout += text) },
-    stderr: { write: (text: string) => (stderr += text) },
-    stdinIsTTY: false,
-    env: {},
-    createSqs: (input) => new SQSClient({ ...opsClientConfig(input), credentials: CREDENTIALS }),
-    ...io,
-  });
-  return { code, stdout, stderr };
+/** Runs `sqs-jobs dlq` in-process against the emulator (`--endpoint` added), short polls. */
+function cli(args: readonly string[], io: Partial<CliIo> = {}): Promise<CliRun> {
+  return runCli(
+    ['dlq', ...args, '--endpoint', emulator.endpoint, '--wait-seconds', '0'],
+    emulator.endpoint,
+    io,
+  );
 }
 
 async function visible(queue: EmulatedQueue): Promise<number> {
@@ -532,7 +521,7 @@ function run(
   args: readonly string[],
   env: Record<string, string> = {},
   entry: readonly string[] = ['bin/sqs-jobs.ts', 'dlq'],
-): Promise<Run> {
+): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', ...entry, ...args], {
       cwd: ROOT,

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CliIo, DEFAULT_CLI_SOURCE, runSqsJobsCli } from '../../lib/ops/cli/index.ts';
 import { opsClientConfig } from '../../lib/ops/client.ts';
 import { deduplicationIdOf, parseEnvelope } from '../../lib/runtime/envelope.ts';
+import { type CliRun, runCli } from '../factories/cli.ts';
 import { type EmulatedQueue, type EmulatedSqs, startEmulatedSqs } from '../factories/emulated-sqs.ts';
 
 const CREDENTIALS = { accessKeyId: 'test', secretAccessKey: 'test' };
@@ -23,25 +24,9 @@ afterAll(async () => {
   await emulator?.stop();
 });
 
-interface Run {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
 /** Runs `sqs-jobs send` in-process against the emulator (`--endpoint` added). */
-async function send(args: readonly string[], io: Partial<CliIo> = {}): Promise<Run> {
-  let stdout = '';
-  let stderr = '';
-  const code = await runSqsJobsCli(['send', ...args, '--endpoint', emulator.endpoint], {
-    stdout: { write: (text: string) => (stdout += text) },
-    stderr: { write: (text: string) => (stderr += text) },
-    stdinIsTTY: false,
-    env: {},
-    createSqs: (input) => new SQSClient({ ...opsClientConfig(input), credentials: CREDENTIALS }),
-    ...io,
-  });
-  return { code, stdout, stderr };
+function send(args: readonly string[], io: Partial<CliIo> = {}): Promise<CliRun> {
+  return runCli(['send', ...args, '--endpoint', emulator.endpoint], emulator.endpoint, io);
 }
 
 /** Messages on the queue (visible + in flight + delayed), without receiving them. */

@@ -10,15 +10,13 @@ import {
   GetQueueAttributesCommand,
   ReceiveMessageCommand,
   SendMessageCommand,
-  SQSClient,
 } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CliIo, runSqsJobsCli } from '../../lib/ops/cli/index.ts';
-import { opsClientConfig } from '../../lib/ops/client.ts';
+import type { CliIo } from '../../lib/ops/cli/index.ts';
 import type { MetricDataRequest } from '../../lib/ops/oldest-age.ts';
+import { type CliRun, runCli } from '../factories/cli.ts';
 import { type EmulatedSqs, startEmulatedSqs } from '../factories/emulated-sqs.ts';
 
-const CREDENTIALS = { accessKeyId: 'test', secretAccessKey: 'test' };
 
 let emulator: EmulatedSqs;
 let counter = 0;
@@ -31,30 +29,9 @@ afterAll(async () => {
   await emulator?.stop();
 });
 
-interface Run {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
 /** Runs `sqs-jobs stats` in-process against the emulator (`--endpoint` added unless `aws`). */
-async function stats(args: readonly string[], io: Partial<CliIo> = {}, aws = false): Promise<Run> {
-  let stdout = '';
-  let stderr = '';
-  const code = await runSqsJobsCli(['stats', ...args, ...(aws ? [] : ['--endpoint', emulator.endpoint])], {
-    stdout: { write: (text: string) => (stdout += text) },
-    stderr: { write: (text: string) => (stderr += text) },
-    stdinIsTTY: false,
-    env: {},
-    // "AWS" runs still talk to the emulator: the client ignores the (absent) endpoint.
-    createSqs: (input) =>
-      new SQSClient({
-        ...opsClientConfig({ ...input, endpoint: emulator.endpoint }),
-        credentials: CREDENTIALS,
-      }),
-    ...io,
-  });
-  return { code, stdout, stderr };
+function stats(args: readonly string[], io: Partial<CliIo> = {}, aws = false): Promise<CliRun> {
+  return runCli(['stats', ...args, ...(aws ? [] : ['--endpoint', emulator.endpoint])], emulator.endpoint, io);
 }
 
 /** A queue named `<prefix>-<n>` with an optional redrive policy. */
