@@ -17,7 +17,6 @@ import type { MetricDataRequest } from '../../lib/ops/oldest-age.ts';
 import { type CliRun, runCli } from '../factories/cli.ts';
 import { type EmulatedSqs, startEmulatedSqs } from '../factories/emulated-sqs.ts';
 
-
 let emulator: EmulatedSqs;
 let counter = 0;
 
