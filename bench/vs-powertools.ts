@@ -38,7 +38,7 @@ import { FakeSqs } from '../test/factories/fake-sqs.ts';
 import { jobBody, lambdaContext, queueUrl, sqsEvent, sqsRecord } from '../test/factories/sqs.ts';
 import { createClient, createTable, startDynalite } from '../test/support/dynalite.ts';
 
-type Handler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
+export type Handler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
 
 /** One row of the comparison (the `--json` shape of issue 10). */
 export interface ComparisonRow {
@@ -147,7 +147,7 @@ function oursHandler(queue: string, idempotency: DynamoIdempotencyStore | false)
 }
 
 /** Logs and EMF are formatted and written as in Lambda, into a stdout that drops them. */
-async function silenced<T>(fn: () => Promise<T>): Promise<T> {
+export async function silenced<T>(fn: () => Promise<T>): Promise<T> {
   const write = process.stdout.write.bind(process.stdout);
   process.stdout.write = (() => true) as typeof process.stdout.write;
   try {
@@ -197,7 +197,7 @@ async function interleavedCpuPerRecordUs(
   return [(used[0] as number) / records, (used[1] as number) / records];
 }
 
-function median(values: readonly number[]): number {
+export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 === 1
@@ -205,7 +205,10 @@ function median(values: readonly number[]): number {
     : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
-const spread = (values: readonly number[]): [number, number] => [Math.min(...values), Math.max(...values)];
+export const spread = (values: readonly number[]): [number, number] => [
+  Math.min(...values),
+  Math.max(...values),
+];
 
 async function cpuRow(
   measure: string,
@@ -280,6 +283,39 @@ function countDynamo(client: DynamoDBClient): DynamoCounts {
   return counts;
 }
 
+/**
+ * Both sides with idempotency on DynamoDB, standard queue: ours with the DynamoDB store on
+ * `oursTable` (partition key `pk`), Powertools' `makeIdempotent` on `theirsTable` (partition key
+ * `id`), key `[source, id]` and payload validation on `data`.
+ */
+export function storeHandlers(
+  oursClient: DynamoDBClient,
+  oursTable: string,
+  theirsClient: DynamoDBClient,
+  theirsTable: string,
+): { ours: Handler; theirs: Handler } {
+  const ours = oursHandler('bench', new DynamoIdempotencyStore({ tableName: oursTable, client: oursClient }));
+  const config = new IdempotencyConfig({
+    eventKeyJmesPath: '[source, id]',
+    payloadValidationJmesPath: 'data',
+  });
+  const persistenceStore = new DynamoDBPersistenceLayer({
+    tableName: theirsTable,
+    awsSdkV3Client: theirsClient,
+  });
+  const idempotentRun = makeIdempotent(
+    async (envelope: { source: string; id: string; data: OrderData }) => compute(envelope.data),
+    { persistenceStore, config },
+  );
+  const theirs = powertoolsHandler(false, idempotentRun, (context) => config.registerLambdaContext(context));
+  return { ours, theirs };
+}
+
+/** Batches of 10 new records (fresh ids) of the standard queue, as both sides receive them. */
+export function newRecordBatches(count: number): SQSEvent[] {
+  return events(count, 'bench', BATCH_SIZE);
+}
+
 async function dynamoRows(options: ComparisonOptions): Promise<ComparisonRow[]> {
   const dynamo = await startDynalite();
   try {
@@ -289,25 +325,7 @@ async function dynamoRows(options: ComparisonOptions): Promise<ComparisonRow[]> 
     const theirsTable = await createTable(theirsClient, { partitionKey: 'id' });
     const oursCounts = countDynamo(oursClient);
     const theirsCounts = countDynamo(theirsClient);
-    const ours = oursHandler(
-      'bench',
-      new DynamoIdempotencyStore({ tableName: oursTable, client: oursClient }),
-    );
-    const config = new IdempotencyConfig({
-      eventKeyJmesPath: '[source, id]',
-      payloadValidationJmesPath: 'data',
-    });
-    const persistenceStore = new DynamoDBPersistenceLayer({
-      tableName: theirsTable,
-      awsSdkV3Client: theirsClient,
-    });
-    const idempotentRun = makeIdempotent(
-      async (envelope: { source: string; id: string; data: OrderData }) => compute(envelope.data),
-      { persistenceStore, config },
-    );
-    const theirs = powertoolsHandler(false, idempotentRun, (context) =>
-      config.registerLambdaContext(context),
-    );
+    const { ours, theirs } = storeHandlers(oursClient, oursTable, theirsClient, theirsTable);
     const batches = events(options.storeBatches, 'bench', BATCH_SIZE);
     const context = lambdaContext();
     for (const [i, event] of batches.entries()) {
