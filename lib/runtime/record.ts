@@ -18,8 +18,9 @@ import { classifyError } from './errors.ts';
 import { type BatchParking, type JobIdentity, jobIdentityPks, parkingGroupOf } from './group-park.ts';
 import { type StoredValueSubject, unfaithfulJsonReason } from './idempotency/faithful-json.ts';
 import type { GroupPark, IdempotencyGuard, Lease } from './idempotency/guard.ts';
-import { defaultJobKey, deriveIdempotencyKey } from './idempotency/keys.ts';
+import { defaultJobKey, deriveIdempotencyKey, jobRecordKey } from './idempotency/keys.ts';
 import type { JobContext, JobDefinition } from './job.ts';
+import { lineageOf, withLineage } from './lineage.ts';
 import type { SqsSender } from './sqs-port.ts';
 import { type BatchMetrics, UNKNOWN_JOB_TYPE, type WorkerLogger, withKeys } from './telemetry.ts';
 import { startRunLimit } from './timeout.ts';
@@ -96,6 +97,8 @@ interface RecordRun {
   readonly deps: RecordDeps;
   readonly receiveCount: number;
   logger: WorkerLogger;
+  /** The worker's logger with the envelope's lineage keys, once the envelope is read. */
+  lineageLogger: WorkerLogger;
   jobType: string | undefined;
   /** The FIFO message group to park or check; undefined when parking does not apply. */
   readonly groupId: string | undefined;
@@ -125,6 +128,7 @@ export async function processRecord(record: SQSRecord, deps: RecordDeps): Promis
     deps,
     receiveCount: readReceiveCount(record),
     logger: withKeys(deps.logger, { messageId: record.messageId }),
+    lineageLogger: deps.logger,
     jobType: undefined,
     groupId: deps.parking ? parkingGroupOf(record) : undefined,
     identity: undefined,
@@ -169,7 +173,8 @@ async function pipeline(run: RecordRun): Promise<RecordOutcome> {
       pks: jobIdentityPks(envelope.type, undefined, envelope.source, envelope.id),
     };
   }
-  run.logger = withKeys(deps.logger, {
+  run.lineageLogger = withLineage(deps.logger, envelope);
+  run.logger = withKeys(run.lineageLogger, {
     messageId: record.messageId,
     jobType: envelope.type,
     jobId: envelope.id,
@@ -338,7 +343,7 @@ async function runJob(
   const { deps } = run;
   const attempt = lease?.attempt ?? run.receiveCount;
   const partitionKey = envelope.partitionkey ?? run.record.attributes?.MessageGroupId;
-  run.logger = withKeys(deps.logger, {
+  run.logger = withKeys(run.lineageLogger, {
     messageId: run.record.messageId,
     jobType: job.type,
     jobId: envelope.id,
@@ -357,8 +362,18 @@ async function runJob(
     source: envelope.source,
     partitionKey,
     logger: run.logger,
+    // A getter: made only for a job that reads it.
+    get lineage() {
+      return lineageOf(envelope);
+    },
     enqueue: (child, childData, options) => {
-      children ??= new ChildCollector({ source: envelope.source, id: envelope.id, partitionKey });
+      children ??= new ChildCollector({
+        source: envelope.source,
+        id: envelope.id,
+        partitionKey,
+        lineage: envelope,
+        job: jobRecordKey(job.type, key),
+      });
       children.add(child, childData, options);
     },
     once: lease ? (step, fn) => onceUnderLease(run, lease, step, fn) : (_step, fn) => fn(),
