@@ -128,7 +128,16 @@ const { handler } = await import(bundle);
 const imported = performance.now();
 const write = process.stdout.write.bind(process.stdout);
 process.stdout.write = () => true;
-if (mode === 'cold') {
+if (mode === 'error') {
+  // A first error stack from inside the bundle: the worker's configuration error (no idempotency
+  // table), logged at ERROR with its stack, every record reported failed.
+  const before = performance.now();
+  const response = await handler(events[0], context);
+  const after = performance.now();
+  process.stdout.write = write;
+  if (response.batchItemFailures.length !== events[0].Records.length) throw new Error('error: expected every record failed');
+  report({ importMs: imported - beforeImport, errorMs: after - before });
+} else if (mode === 'cold') {
   const response = await handler(events[0], context);
   const responded = performance.now();
   process.stdout.write = write;
@@ -152,6 +161,7 @@ if (mode === 'cold') {
 
 interface ChildResult {
   readonly importMs?: number;
+  readonly errorMs?: number;
   readonly firstResponseMs?: number;
   readonly heapAfter2000?: number;
   readonly growthPerInvocation?: number;
@@ -350,4 +360,73 @@ export async function deployedWorkerFigures(): Promise<Figure[]> {
     });
   }
   return figures;
+}
+
+/**
+ * The cost of source maps in a deployed worker (functions/payments.ts bundled with JobQueue's
+ * settings, its map next to it): fresh processes with and without `--enable-source-maps`,
+ * alternating; import time, and the first invocation whose error is logged with its stack (the
+ * worker's configuration error: no idempotency table). Medians over `rounds`.
+ */
+export async function sourceMapFigures(rounds: number): Promise<Figure[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'sqs-jobs-bench-maps-'));
+  try {
+    const file = join(dir, 'index.mjs');
+    await bundle('functions/payments.ts', file, true);
+    const childFile = join(dir, 'child.mjs');
+    writeFileSync(childFile, CHILD);
+    const eventsFile = join(dir, 'events.json');
+    writeFileSync(eventsFile, eventsJson(1));
+    const env: NodeJS.ProcessEnv = {
+      PATH: process.env.PATH,
+      AWS_REGION: 'us-east-1',
+      AWS_LAMBDA_FUNCTION_NAME: 'bench',
+      JOBS_QUEUE_NAME: 'payments',
+      JOBS_QUEUE_URL: queueUrl('payments'),
+      JOBS_DLQ_URL: queueUrl('payments-dlq'),
+    };
+    const runs = {
+      on: { importMs: [] as number[], errorMs: [] as number[] },
+      off: { importMs: [] as number[], errorMs: [] as number[] },
+    };
+    for (let round = 0; round < rounds; round++) {
+      const order: ('on' | 'off')[] = round % 2 === 0 ? ['on', 'off'] : ['off', 'on'];
+      for (const maps of order) {
+        const args = [
+          ...(maps === 'on' ? ['--enable-source-maps'] : []),
+          childFile,
+          file,
+          eventsFile,
+          'error',
+        ];
+        const result = await runChild(args, env);
+        runs[maps].importMs.push(result.importMs as number);
+        runs[maps].errorMs.push(result.errorMs as number);
+      }
+    }
+    return [
+      {
+        measure: 'deployed worker, import, with --enable-source-maps',
+        unit: 'ms',
+        ours: median(runs.on.importMs),
+      },
+      {
+        measure: 'deployed worker, import, without source maps',
+        unit: 'ms',
+        ours: median(runs.off.importMs),
+      },
+      {
+        measure: 'deployed worker, first invocation logging an error stack, with --enable-source-maps',
+        unit: 'ms',
+        ours: median(runs.on.errorMs),
+      },
+      {
+        measure: 'deployed worker, first invocation logging an error stack, without source maps',
+        unit: 'ms',
+        ours: median(runs.off.errorMs),
+      },
+    ];
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

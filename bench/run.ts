@@ -34,7 +34,13 @@ import { createWorker, type WorkerHandler } from '../lib/runtime/worker.ts';
 import { FakeSqs } from '../test/factories/fake-sqs.ts';
 import { jobBody, lambdaContext, queueUrl, sqsEvent, sqsRecord } from '../test/factories/sqs.ts';
 import { startDynalite } from '../test/support/dynalite.ts';
-import { type ColdStartOptions, coldStartRows, deployedWorkerFigures, type Figure } from './cold-start.ts';
+import {
+  type ColdStartOptions,
+  coldStartRows,
+  deployedWorkerFigures,
+  type Figure,
+  sourceMapFigures,
+} from './cold-start.ts';
 import { printEntryPointFigures } from './entry-points.ts';
 import { motoRows } from './moto.ts';
 import {
@@ -130,12 +136,15 @@ async function sideBySide(options: SideBySideOptions): Promise<{ rows: Compariso
     ...(await silenced(() => motoRows(options.motoBatches))),
     ...(await coldStartRows(options)),
   ];
-  return { rows, figures: await deployedWorkerFigures() };
+  return {
+    rows,
+    figures: [...(await deployedWorkerFigures()), ...(await sourceMapFigures(options.coldRounds))],
+  };
 }
 
 function printFigures(figures: readonly Figure[]): void {
   console.log(
-    "\nsqs-jobs alone: the sample's deployed workers, bundled with JobQueue's settings (AWS SDK bundled)",
+    "\nsqs-jobs alone: the sample's deployed workers, bundled with JobQueue's settings (AWS SDK bundled), and what source maps cost them",
   );
   console.table(figures.map((f) => ({ measure: f.measure, unit: f.unit, 'sqs-jobs': f.ours.toFixed(1) })));
 }
