@@ -8,8 +8,9 @@
  *   `NODE_OPTIONS`), the two sides alternating with the order flipped each round: `import` of
  *   the bundle (ms from the start of the script to the module evaluated: Lambda's init phase),
  *   and init to first response (to the handler's answer to a first batch of 10 new records, the
- *   idempotency store's first DynamoDB calls on dynalite included). Median over rounds, ratio =
- *   median of per-round ratios.
+ *   idempotency store's first DynamoDB calls on dynalite included); the same as CPU time of the
+ *   process (user + system), less sensitive to other load on the machine. Median over rounds,
+ *   ratio = median of per-round ratios.
  * - Heap: in a fresh process per side and round (`--expose-gc`), 2,000 warm invocations of a
  *   batch of 10 without a store (`BENCH_NO_STORE=1`: thousands of records need no table), then a
  *   full GC: `heapUsed` after 2,000, and growth per invocation from 1,000 to 2,000.
@@ -123,9 +124,12 @@ const context = {
   done() {}, fail() {}, succeed() {},
 };
 const events = JSON.parse(readFileSync(eventsFile, 'utf8'));
+const cpuMs = (usage) => (usage.user + usage.system) / 1000;
 const beforeImport = performance.now();
+const cpuBeforeImport = process.cpuUsage();
 const { handler } = await import(bundle);
 const imported = performance.now();
+const importCpuMs = cpuMs(process.cpuUsage(cpuBeforeImport));
 const write = process.stdout.write.bind(process.stdout);
 process.stdout.write = () => true;
 if (mode === 'error') {
@@ -142,7 +146,12 @@ if (mode === 'error') {
   const responded = performance.now();
   process.stdout.write = write;
   if (response.batchItemFailures.length > 0) throw new Error('cold: records failed ' + JSON.stringify(response));
-  report({ importMs: imported - beforeImport, firstResponseMs: responded - beforeImport, scriptMs: started });
+  report({
+    importMs: imported - beforeImport,
+    firstResponseMs: responded - beforeImport,
+    importCpuMs,
+    firstResponseCpuMs: cpuMs(process.cpuUsage(cpuBeforeImport)),
+  });
 } else {
   const heapAt = async (n) => {
     for (let i = 0; i < n; i++) {
@@ -161,6 +170,8 @@ if (mode === 'error') {
 
 interface ChildResult {
   readonly importMs?: number;
+  readonly importCpuMs?: number;
+  readonly firstResponseCpuMs?: number;
   readonly errorMs?: number;
   readonly firstResponseMs?: number;
   readonly heapAfter2000?: number;
@@ -267,9 +278,12 @@ export async function coldStartRows(options: ColdStartOptions): Promise<Comparis
       IDEMPOTENCY_TABLE: theirsTable,
     };
 
-    const cold: Record<Side, { importMs: number[]; firstResponseMs: number[] }> = {
-      ours: { importMs: [], firstResponseMs: [] },
-      powertools: { importMs: [], firstResponseMs: [] },
+    const cold: Record<
+      Side,
+      Record<'importMs' | 'firstResponseMs' | 'importCpuMs' | 'firstResponseCpuMs', number[]>
+    > = {
+      ours: { importMs: [], firstResponseMs: [], importCpuMs: [], firstResponseCpuMs: [] },
+      powertools: { importMs: [], firstResponseMs: [], importCpuMs: [], firstResponseCpuMs: [] },
     };
     for (let round = 0; round < options.coldRounds; round++) {
       const order = round % 2 === 0 ? SIDES : [...SIDES].reverse();
@@ -280,6 +294,8 @@ export async function coldStartRows(options: ColdStartOptions): Promise<Comparis
         const result = await runChild([childFile, bundles[side].file, eventsFile, 'cold'], baseEnv);
         cold[side].importMs.push(result.importMs as number);
         cold[side].firstResponseMs.push(result.firstResponseMs as number);
+        cold[side].importCpuMs.push(result.importCpuMs as number);
+        cold[side].firstResponseCpuMs.push(result.firstResponseCpuMs as number);
       }
     }
 
@@ -320,6 +336,19 @@ export async function coldStartRows(options: ColdStartOptions): Promise<Comparis
         'ms',
         cold.ours.firstResponseMs,
         cold.powertools.firstResponseMs,
+      ),
+      // CPU time of the same processes: less sensitive than wall time to a machine shared with others.
+      pairedRow(
+        'cold start: import of the minimal worker bundle, CPU time',
+        'ms CPU',
+        cold.ours.importCpuMs,
+        cold.powertools.importCpuMs,
+      ),
+      pairedRow(
+        'cold start: init to first response, CPU time',
+        'ms CPU',
+        cold.ours.firstResponseCpuMs,
+        cold.powertools.firstResponseCpuMs,
       ),
       pairedRow(
         'heap after 2,000 warm invocations (batches of 10, no store), after full GC',
