@@ -103,7 +103,10 @@ function isRfc3339DateTime(value: string): boolean {
   if (month < 1 || month > 12 || day < 1) return false;
   const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
   const daysInMonth = month === 2 && leap ? 29 : (DAYS_IN_MONTH[month - 1] ?? 0);
-  return day <= daysInMonth && !Number.isNaN(Date.parse(value));
+  // No Date.parse on top: after this pattern and the calendar check it accepts every string (V8,
+  // checked over 300,000 random valid timestamps: lower-case t/z, year 0000, any fraction), and it
+  // was a tenth of the envelope's cost per record (issue 10 profile).
+  return day <= daysInMonth;
 }
 
 /** Length in Unicode code points, as JSON Schema `maxLength` counts (not UTF-16 units). */
