@@ -15,6 +15,9 @@
  *   (bench/moto.ts), bundle, cold start and heap of a minimal worker (bench/cold-start.ts,
  *   bench/workers/); and the sample's deployed workers' bundle and source-map sizes.
  *
+ * `npm run bench -- --local-scaling`: only `npm start` at 100, 1,000 and 5,000 users and the
+ * emulators' ceiling (bench/local-scaling.ts; heavy, minutes, not in the short mode).
+ *
  * `npm run bench -- --json`: only the side-by-side comparison, in its short form (about a
  * minute), as one JSON object on stdout: `{ node, date, loadavg, options, rows: [{ measure, unit,
  * ours, powertools, ratio, ... }], figures: [{ measure, unit, ours }] }` (ratio = ours /
@@ -42,6 +45,7 @@ import {
   sourceMapFigures,
 } from './cold-start.ts';
 import { printEntryPointFigures } from './entry-points.ts';
+import { printLocalScaling } from './local-scaling.ts';
 import { motoRows } from './moto.ts';
 import {
   type ComparisonOptions,
@@ -151,6 +155,10 @@ function printFigures(figures: readonly Figure[]): void {
 
 async function main(): Promise<void> {
   const args = new Set(process.argv.slice(2));
+  if (args.has('--local-scaling')) {
+    await printLocalScaling();
+    return;
+  }
   if (args.has('--json')) {
     const { rows, figures } = await sideBySide(SHORT);
     process.stdout.write(
