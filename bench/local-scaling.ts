@@ -42,6 +42,9 @@ const NO_FAULTS = [
 
 export interface ScalingRun {
   readonly users: number;
+  /** The run's deadline; a run that hits it reports what completed by then (`complete` false). */
+  readonly timeoutSeconds: number;
+  readonly complete: boolean;
   readonly jobs: number;
   readonly completed: number;
   readonly wallTimeMs: number;
@@ -55,6 +58,7 @@ export interface ScalingRun {
 
 interface StartReport {
   readonly ok: boolean;
+  readonly complete: boolean;
   readonly jobs: { readonly total: number; readonly completed: number };
   readonly throughputPerSecond: number;
   readonly workloadMs: number;
@@ -62,8 +66,18 @@ interface StartReport {
 }
 
 /** One `npm start` run in a fresh process, its JSON report read from stdout. */
-function startRun(users: number): Promise<ScalingRun> {
-  const args = ['--import', 'tsx', 'bin/start.ts', '--users', String(users), ...NO_FAULTS, '--json'];
+function startRun(users: number, timeoutSeconds: number): Promise<ScalingRun> {
+  const args = [
+    '--import',
+    'tsx',
+    'bin/start.ts',
+    '--users',
+    String(users),
+    ...NO_FAULTS,
+    '--timeout-seconds',
+    String(timeoutSeconds),
+    '--json',
+  ];
   const loadavgBefore = loadavg();
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -86,6 +100,8 @@ function startRun(users: number): Promise<ScalingRun> {
       const { report } = JSON.parse(stdout.slice(start)) as { report: StartReport };
       resolve({
         users,
+        timeoutSeconds,
+        complete: report.complete,
         jobs: report.jobs.total,
         completed: report.jobs.completed,
         wallTimeMs: report.wallTimeMs,
@@ -195,11 +211,14 @@ async function ceilingRuns(messages: number, groups: number): Promise<CeilingRun
 }
 
 /** Runs and prints the scaling section. */
-export async function printLocalScaling(users: readonly number[] = [100, 1000, 5000]): Promise<void> {
+export async function printLocalScaling(
+  users: readonly number[] = [100, 1000, 5000],
+  timeoutSeconds: (users: number) => number = (n) => Math.min(900, 300 + n / 10),
+): Promise<void> {
   const runs: ScalingRun[] = [];
   for (const n of users) {
     process.stderr.write(`local scaling: npm start --users ${n} ...\n`);
-    runs.push(await startRun(n));
+    runs.push(await startRun(n, timeoutSeconds(n)));
   }
   const largest = runs.at(-1) as ScalingRun;
   const reference = await ceilingRuns(largest.jobs, largest.users);
@@ -212,6 +231,7 @@ export async function printLocalScaling(users: readonly number[] = [100, 1000, 5
       'wall s': (r.wallTimeMs / 1000).toFixed(1),
       'workload s': (r.workloadMs / 1000).toFixed(1),
       'jobs/s': r.jobsPerSecond.toFixed(1),
+      complete: r.complete,
       ok: r.ok,
       'load before → after': `${r.loadavgBefore[0]?.toFixed(2)} → ${r.loadavgAfter[0]?.toFixed(2)}`,
     })),
