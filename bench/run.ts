@@ -51,6 +51,8 @@ import {
   type ComparisonOptions,
   type ComparisonRow,
   compareWithPowertools,
+  ioRows,
+  outputBytesPerRecord,
   printComparison,
   silenced,
 } from './vs-powertools.ts';
@@ -111,6 +113,8 @@ async function heapGrowthPerInvocationBytes(handler: WorkerHandler, invocations:
 interface SideBySideOptions extends ComparisonOptions, ColdStartOptions {
   /** Batches of 10 new records per side on moto server. */
   readonly motoBatches: number;
+  /** Batches of 10 per side and queue kind for the wall-time rows with I/O. */
+  readonly ioBatches: number;
 }
 
 const FULL: SideBySideOptions = {
@@ -121,6 +125,7 @@ const FULL: SideBySideOptions = {
   coldRounds: 10,
   heapRounds: 3,
   motoBatches: 30,
+  ioBatches: 30,
 };
 const SHORT: SideBySideOptions = {
   rounds: 5,
@@ -130,19 +135,48 @@ const SHORT: SideBySideOptions = {
   coldRounds: 5,
   heapRounds: 1,
   motoBatches: 20,
+  ioBatches: 10,
 };
 
 /** Every side-by-side row (issue 10), and the figures of ours alone (deployed workers). */
 async function sideBySide(options: SideBySideOptions): Promise<{ rows: ComparisonRow[]; figures: Figure[] }> {
   const rows = [
     ...(await compareWithPowertools(options)),
+    ...(await ioRows(options.ioBatches)),
     // Both workers log and write EMF to stdout: dropped, so `--json` stays one object.
     ...(await silenced(() => motoRows(options.motoBatches))),
     ...(await coldStartRows(options)),
   ];
+  const output = await outputBytesPerRecord(50);
+  const outputFigures: Figure[] = [
+    {
+      measure: 'stdout log bytes per record, standard batch of 10, default level',
+      unit: 'bytes',
+      ours: output.ours.logBytesPerRecord,
+    },
+    {
+      measure: 'stdout EMF bytes per record, standard batch of 10',
+      unit: 'bytes',
+      ours: output.ours.emfBytesPerRecord,
+    },
+    {
+      measure: 'Powertools side: stdout log bytes per record (Logger, no metrics)',
+      unit: 'bytes',
+      ours: output.powertools.logBytesPerRecord,
+    },
+    {
+      measure: 'Powertools side: stdout EMF bytes per record',
+      unit: 'bytes',
+      ours: output.powertools.emfBytesPerRecord,
+    },
+  ];
   return {
     rows,
-    figures: [...(await deployedWorkerFigures()), ...(await sourceMapFigures(options.coldRounds))],
+    figures: [
+      ...(await deployedWorkerFigures()),
+      ...(await sourceMapFigures(options.coldRounds)),
+      ...outputFigures,
+    ],
   };
 }
 
@@ -150,7 +184,7 @@ function printFigures(figures: readonly Figure[]): void {
   console.log(
     "\nsqs-jobs alone: the sample's deployed workers, bundled with JobQueue's settings (AWS SDK bundled), and what source maps cost them",
   );
-  console.table(figures.map((f) => ({ measure: f.measure, unit: f.unit, 'sqs-jobs': f.ours.toFixed(1) })));
+  console.table(figures.map((f) => ({ measure: f.measure, unit: f.unit, value: f.ours.toFixed(1) })));
 }
 
 async function main(): Promise<void> {
