@@ -20,7 +20,7 @@ import { type StoredValueSubject, unfaithfulJsonReason } from './idempotency/fai
 import type { GroupPark, IdempotencyGuard, Lease } from './idempotency/guard.ts';
 import { defaultJobKey, deriveIdempotencyKey, jobRecordKey } from './idempotency/keys.ts';
 import type { EnqueueOptions, JobContext, JobDefinition, JobLineage, JobLogger, StepValue } from './job.ts';
-import { lineageOf, withLineage } from './lineage.ts';
+import { lineageLogKeys, lineageOf, withLineage } from './lineage.ts';
 import type { SqsSender } from './sqs-port.ts';
 import { type BatchMetrics, UNKNOWN_JOB_TYPE, type WorkerLogger, withKeys } from './telemetry.ts';
 import { type RunLimit, startRunLimit } from './timeout.ts';
@@ -117,6 +117,11 @@ class RecordRun {
     this.deps = deps;
     this.receiveCount = readReceiveCount(record);
     this.groupId = deps.parking ? parkingGroupOf(record) : undefined;
+  }
+
+  /** The envelope, once read. */
+  get envelope(): JobEnvelope | undefined {
+    return this.#envelope;
   }
 
   /** The worker's logger with the envelope's lineage keys, once the envelope is read. */
@@ -655,6 +660,7 @@ async function failed(
   const delaySeconds = backoffDelaySeconds(attempt, job.retry, classification.minDelayMs, deps.random);
   if (lease) await failLease(run, lease, error, 'transient');
   deps.metrics.add(job.type, 'JobRetried');
+  noteFailure(run, job.type, 'retry');
   run.logger.warn('job failed; it will be retried', {
     outcome: 'retry',
     reason: classification.reason,
@@ -664,6 +670,13 @@ async function failed(
     error,
   });
   return retry(delaySeconds, 'transient');
+}
+
+/** Lists a failed record with its lineage in the EMF metadata of its job type (`failedJobs`). */
+function noteFailure(run: RecordRun, jobType: string, outcome: 'retry' | 'dead-lettered'): void {
+  const { envelope } = run;
+  if (envelope === undefined) return;
+  run.deps.metrics.addFailure(jobType, { jobId: envelope.id, outcome, ...lineageLogKeys(envelope) });
 }
 
 async function failLease(
@@ -744,6 +757,7 @@ async function deadLetter(run: RecordRun, input: DeadLetterInput): Promise<Recor
   // Only routed types become a JobType dimension: a type from an unrouted body is producer
   // input, and each distinct value would be a new CloudWatch metric.
   deps.metrics.add(input.job?.type ?? UNKNOWN_JOB_TYPE, 'JobDeadLettered');
+  noteFailure(run, input.job?.type ?? UNKNOWN_JOB_TYPE, 'dead-lettered');
   run.logger.error('job dead-lettered', {
     outcome: 'dead-lettered',
     reason: input.reason,
