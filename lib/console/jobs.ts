@@ -10,6 +10,7 @@
  * names the steps.
  */
 import { type AttributeValue, GetItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
+import type { ReadJobItem } from '../ops/job-chain.ts';
 import { defaultJobKey, jobRecordKey, stepRecordKey } from '../runtime/idempotency/keys.ts';
 import type { ConsoleDynamo } from './setup.ts';
 
@@ -90,6 +91,11 @@ async function getItem(
     new GetItemCommand({ TableName: table, Key: { pk: { S: pk } }, ConsistentRead: true }),
   )) as { Item?: Record<string, AttributeValue> };
   return out.Item;
+}
+
+/** The chain walk's reader (lib/ops/job-chain.ts) over the console's DynamoDB client. */
+export function readItemOf(dynamodb: ConsoleDynamo): ReadJobItem {
+  return (table, pk) => getItem(dynamodb, table, pk);
 }
 
 /** Most Scan pages read when looking for step records on an emulator. */
