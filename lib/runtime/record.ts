@@ -10,7 +10,7 @@
 import type { SQSRecord } from 'aws-lambda';
 import { backoffDelaySeconds, DEFAULT_RETRY_POLICY, type RetryPolicy } from './backoff.ts';
 import { payloadHash } from './canonical-json.ts';
-import { ChildCollector, type ChildSender, sendChildren } from './children.ts';
+import { ChildCollector, type ChildSender, childRecordKeys, sendChildren } from './children.ts';
 import type { WorkerConfig } from './config.ts';
 import { type DeadLetterEvidence, GROUP_PARKED_REASON, sendToDeadLetterQueue } from './dead-letter.ts';
 import { type JobEnvelope, parseEnvelope } from './envelope.ts';
@@ -291,6 +291,7 @@ async function beginLease(
         deps.now() + Math.max(0, Math.min(jobTimeoutMs, lambdaBudgetMs)) + deps.deadlineMarginMs,
       onLeaseExpired: job.idempotency?.onLeaseExpired ?? 'rerun',
       messageId: run.record.messageId,
+      ...(envelope.parentjob === undefined ? {} : { parentJob: envelope.parentjob }),
     });
   } catch (error) {
     const classification = classifyError(error, deps.now());
@@ -473,9 +474,13 @@ async function runJob(
 
   let sentChildren = 0;
   const children = ctx.children;
+  let childLinks: string[] | undefined;
   if (children !== undefined && children.entries.length > 0) {
     try {
-      sentChildren = await sendChildren(deps.childSender(), children.entries);
+      const sender = deps.childSender();
+      sentChildren = await sendChildren(sender, children.entries);
+      // The parent's record links its children (the chain walk down), when their source is known.
+      if (lease && sender.source !== undefined) childLinks = childRecordKeys(children.entries, sender.source);
     } catch (error) {
       return failed(run, job, error, lease, deps.now() - startedAt);
     }
@@ -485,7 +490,9 @@ async function runJob(
   if (lease) {
     warnIfNotStored(run, result, { kind: 'result', jobType: job.type });
     try {
-      const write = await lease.complete(result);
+      const write = await (childLinks === undefined
+        ? lease.complete(result)
+        : lease.complete(result, childLinks));
       if (write === 'fenced') {
         deps.metrics.add(job.type, 'JobLeaseFenced');
         run.logger.warn(
