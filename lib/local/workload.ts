@@ -170,6 +170,7 @@ export async function runLocal(options: LocalRunOptions = {}): Promise<LocalRunR
       requireDeadLetterEvidence: true,
       ...(workload.idempotency ? { idempotency: workload.idempotency } : {}),
       producerRetries: workload.producerRetries,
+      deadLetterMessages: workload.deadLetters,
     };
     return {
       facts,

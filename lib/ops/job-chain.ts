@@ -440,7 +440,7 @@ function describe(
   const parent = node.parentPk === undefined ? undefined : nodes.get(node.parentPk);
   if (status === 'COMPLETED' && deadLetter === undefined) {
     state = 'done';
-    where = `done${endedAtMs === undefined ? '' : ` at ${iso(endedAtMs)}`}`;
+    where = `finished${endedAtMs === undefined ? '' : ` at ${iso(endedAtMs)}`}`;
   } else if (deadLetter !== undefined) {
     state = 'dead-lettered';
     where =

@@ -698,7 +698,7 @@ function chainJobName(job) {
 }
 
 /** Parent and children of the job asked for, then the whole chain, each linking to its own page. */
-function Chain({ chain, note }) {
+function Chain({ chain, note, onRefresh }) {
   if (!chain)
     return html`<section class="card" data-testid="job-chain"><h3>Chain</h3><p class="note">${note ?? 'not available'}</p></section>`;
   const byPk = new Map(chain.jobs.map((j) => [j.pk, j]));
@@ -708,7 +708,10 @@ function Chain({ chain, note }) {
   const link = (j) =>
     html`<a href=${chainJobHref(j)} data-chain-link=${j.type}>${j.type} <code>${chainJobName(j)}</code></a>`;
   return html`<section class="card" data-testid="job-chain">
-    <h3>Chain <small>${plural(chain.jobs.length, 'job')}, from the first send to the last descendant</small></h3>
+    <h3>
+      Chain <small>${plural(chain.jobs.length, 'job')}, from the first send to the last descendant</small>
+      <button class="link" data-action="refresh-chain" onClick=${onRefresh}>look again</button>
+    </h3>
     <p data-field="parent">Parent: ${parent ? link(parent) : asked?.parentPk ? html`<code>${asked.parentPk}</code> (no record)` : 'none: this job is the root'}</p>
     <p data-field="children">Children: ${children.length === 0 ? 'none' : children.map((c, i) => html`${i > 0 ? ', ' : ''}${link(c)}`)}</p>
     <table class="chain">
@@ -849,7 +852,7 @@ function JobsPage({ config, params }) {
                 : null
             }
           </section>
-          <${Chain} chain=${data.chain} note=${data.chainNote} />
+          <${Chain} chain=${data.chain} note=${data.chainNote} onRefresh=${() => lookup(form)} />
           <section class="card" data-testid="job-dead-letters">
             <h3>In a dead-letter queue</h3>
             ${data.deadLetterNotes.map((n) => html`<p class="note">${n}</p>`)}
