@@ -14,7 +14,7 @@
 import { type Logger, LogLevelThreshold } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
-import { SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { isFifoQueueUrl } from '../sqs/queue-urls.ts';
@@ -27,6 +27,7 @@ import { BatchParking } from './group-park.ts';
 import { type GroupParkStore, type IdempotencyGuard, isGroupParkStore } from './idempotency/guard.ts';
 import { type DeadLetterPolicy, deadLetterPolicyProblem } from './job.ts';
 import { type AnyJob, processRecord, type RecordDeps, type RecordOutcome } from './record.ts';
+import { loadSqsModule } from './sqs-module.ts';
 import type { SqsSender } from './sqs-port.ts';
 import {
   BatchMetrics,
@@ -250,15 +251,15 @@ function countOutcomes(outcomes: readonly RecordOutcome[]): {
 }
 
 /**
- * The default SQS client, constructed at its first `send` (region and credentials resolved then),
- * not while the module initialises: the happy path of a batch never calls SQS.
+ * The default SQS client, loaded and constructed at its first `send` (region and credentials
+ * resolved then), not while the module initialises: the happy path of a batch never calls SQS.
  */
 function lazySqsClient(): SqsSender {
-  let client: SQSClient | undefined;
+  let client: Promise<SQSClient> | undefined;
   return {
-    send: (command) => {
-      client ??= new SQSClient({});
-      return client.send(command as never);
+    send: async (command) => {
+      client ??= loadSqsModule().then(({ SQSClient }) => new SQSClient({}));
+      return (await client).send(command as never);
     },
   };
 }
