@@ -141,9 +141,9 @@ const DYNALITE_DRAIN_MS = 60_000;
  * Starts dynalite (in-process, in-memory) on 127.0.0.1 with a free port and table changes that
  * take no time (`createTableMs: 0`).
  *
- * `stop` shuts down in order: no new connections and no new requests (answered 503), then waits
- * (up to 60 s) for the requests dynalite is still handling, then closes every connection, and only
- * then does dynalite close its database. A handler still running when the database closes throws `Database is closed`
+ * `stop` shuts down in order: no new requests (answered 503), then waits (up to 60 s) for the
+ * requests dynalite is still handling, then closes the server and every connection, and only then
+ * does dynalite close its database. A handler still running when the database closes throws `Database is closed`
  * from a callback (an uncaught exception that ends the process), which is what happened when
  * a local run stopped at its deadline with function threads mid-request. A request counts as
  * handled when dynalite ends its response (`res.end`), not when its socket closes: a terminated
@@ -176,14 +176,21 @@ export async function startDynalite(): Promise<{ url: string; stop(): Promise<vo
     handling += 1;
     const end = response.end.bind(response) as (...args: unknown[]) => ServerResponse;
     let ended = false;
+    const done = () => {
+      if (ended) return;
+      ended = true;
+      handling -= 1;
+      if (handling === 0) drained?.();
+    };
     response.end = ((...args: unknown[]) => {
-      if (!ended) {
-        ended = true;
-        handling -= 1;
-        if (handling === 0) drained?.();
-      }
+      done();
       return end(...args);
     }) as ServerResponse['end'];
+    // dynalite starts its handler once the body is read: a request whose connection went away
+    // before that never gets a response, and nothing of it runs.
+    response.once('close', () => {
+      if (!request.complete) done();
+    });
     for (const handler of handlers) handler.call(server, request, response);
   });
   await new Promise<void>((resolve, reject) => {
@@ -199,9 +206,11 @@ export async function startDynalite(): Promise<{ url: string; stop(): Promise<vo
     url: `http://127.0.0.1:${port}`,
     stop() {
       stopped ??= (async () => {
+        // No request starts from now on (the gate answers 503). The server is closed only once
+        // the running handlers are done: dynalite closes its database as soon as the server has
+        // no connection left, and a terminated function thread's connection goes away while
+        // its request is still being handled.
         stopping = true;
-        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-        server.closeIdleConnections();
         if (handling > 0) {
           let timer: NodeJS.Timeout | undefined;
           await new Promise<void>((resolve) => {
@@ -210,6 +219,7 @@ export async function startDynalite(): Promise<{ url: string; stop(): Promise<vo
           });
           clearTimeout(timer);
         }
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeAllConnections();
         await closed;
       })();
