@@ -24,6 +24,7 @@ import { lineageLogKeys, lineageOf, withLineage } from './lineage.ts';
 import type { SqsSender } from './sqs-port.ts';
 import { type BatchMetrics, UNKNOWN_JOB_TYPE, type WorkerLogger, withKeys } from './telemetry.ts';
 import { type RunLimit, startRunLimit } from './timeout.ts';
+import type { JobTracer } from './tracing.ts';
 import { JobDataInvalidError, LeaseExpiredError, UnknownJobTypeError } from './worker-errors.ts';
 
 /**
@@ -89,6 +90,8 @@ export interface RecordDeps {
    * always logged, and the worker writes one summary line per batch (docs/contracts.md, "Logs").
    */
   readonly completedLogLevel: 'info' | 'debug' | undefined;
+  /** X-Ray: records a subsegment per record; undefined when the invocation is not traced (tracing.ts). */
+  readonly jobTracer?: JobTracer | undefined;
 }
 
 /**
@@ -108,6 +111,8 @@ class RecordRun {
   /** Set when this record is the blocking job of its parked group, coming back (a redrive). */
   blocker: GroupPark | undefined = undefined;
   #envelope: JobEnvelope | undefined;
+  /** For the trace: the job's key once known. */
+  key: string | undefined = undefined;
   #attempt: number | undefined;
   #lineageLogger: WorkerLogger | undefined;
   #logger: WorkerLogger | undefined;
@@ -177,6 +182,25 @@ const retry = (delaySeconds: number, reason: RetryReason): RecordOutcome => ({
  */
 export async function processRecord(record: SQSRecord, deps: RecordDeps): Promise<RecordOutcome> {
   const run = new RecordRun(record, deps);
+  if (deps.jobTracer === undefined) return runRecord(run);
+  const startedAtMs = deps.now();
+  const outcome = await runRecord(run);
+  deps.jobTracer.recordJob({
+    jobType: run.jobType,
+    key: run.key,
+    outcome: outcome.status,
+    retryReason: outcome.status === 'retry' ? outcome.reason : undefined,
+    queue: deps.config.queueName,
+    messageId: record.messageId,
+    receiveCount: run.receiveCount,
+    envelope: run.envelope,
+    startedAtMs,
+  });
+  return outcome;
+}
+
+async function runRecord(run: RecordRun): Promise<RecordOutcome> {
+  const { deps } = run;
   if (deps.remainingMs() <= deps.deadlineMarginMs) {
     run.logger.info('record not started: the Lambda deadline is near', {
       outcome: 'deferred',
@@ -244,6 +268,7 @@ async function pipeline(run: RecordRun): Promise<RecordOutcome> {
   } catch (error) {
     return failed(run, job, error, undefined, undefined);
   }
+  run.key = key;
   if (run.identity) {
     run.identity = { ...run.identity, pks: jobIdentityPks(job.type, key, envelope.source, envelope.id) };
   }

@@ -38,6 +38,7 @@ import {
   UNKNOWN_QUEUE,
   type WorkerLogger,
 } from './telemetry.ts';
+import { JobTracing } from './tracing.ts';
 import { changeVisibility } from './visibility.ts';
 import { WorkerConfigError } from './worker-errors.ts';
 
@@ -168,6 +169,11 @@ export function createWorker(options: WorkerOptions): WorkerHandler {
   const random = options.random ?? Math.random;
   const logEachRecord = options.logEachRecord ?? env.JOBS_LOG_EACH_RECORD?.trim().toLowerCase() === 'true';
   const setup = resolveSetup(options, jobs, env, sqs, logger, parks);
+  // X-Ray: a subsegment per job of a sampled invocation; the tracer is loaded on the first one.
+  const tracing = new JobTracing({
+    env,
+    onLoadError: (error) => logger.warn('X-Ray tracing is off: the tracer could not be loaded', { error }),
+  });
   // The Queue dimension of BatchFailed: known even when the rest of the configuration is not.
   const queueName = setup.ok
     ? setup.value.config.queueName
@@ -179,7 +185,9 @@ export function createWorker(options: WorkerOptions): WorkerHandler {
     const records = event.Records;
     const startedAt = now();
     const batchMetrics = new BatchMetrics();
+    const traced = tracing.forInvocation();
     const deps: RecordDeps = {
+      jobTracer: traced && (await traced),
       jobs,
       guard: setup.value.guard,
       parking: setup.value.parkStore
