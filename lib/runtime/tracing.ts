@@ -86,7 +86,7 @@ function traceHeaderOf(env: Env): string | undefined {
 /** Whether this invocation is sampled: its trace header says `Sampled=1`. */
 export function isInvocationSampled(env: Env): boolean {
   const header = traceHeaderOf(env);
-  return header !== undefined && header.includes('Sampled=1');
+  return header?.includes('Sampled=1') === true;
 }
 
 /** The parts of an X-Ray subsegment (aws-xray-sdk-core `Subsegment`) written here. */
