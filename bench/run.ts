@@ -49,6 +49,7 @@ import {
 import { printEntryPointFigures } from './entry-points.ts';
 import { printLocalScaling } from './local-scaling.ts';
 import { motoRows } from './moto.ts';
+import { measureTracing, printTracing } from './tracing.ts';
 import {
   type ComparisonOptions,
   type ComparisonRow,
@@ -58,7 +59,6 @@ import {
   printComparison,
   silenced,
 } from './vs-powertools.ts';
-import { measureTracing, printTracing } from './tracing.ts';
 
 const BATCH_SIZE = 10;
 const noop = defineJob({
