@@ -617,6 +617,11 @@ function Evidence({ message }) {
     ['Source message id', e.sourceMessageId],
     ['Message group', message.messageGroupId],
     ['In the DLQ since', time(message.sentAt)],
+    // The lineage, from the body (the original envelope).
+    ['Parent job id', message.job?.parentId],
+    ['Root job id', message.job?.rootId],
+    ['Correlation id', message.job?.correlationId],
+    ['Trace id', message.job?.traceId],
   ].filter(([, v]) => v !== undefined && v !== '');
   return html`<div>
     ${message.hasEvidence ? null : html`<p class="note">No evidence attributes: SQS moved this message after maxReceiveCount receives (the worker crashed, timed out or was throttled).</p>`}
@@ -647,7 +652,7 @@ function MessagePanel({ queueId, messageId }) {
     ${
       m
         ? html`<div>
-            ${m.job ? html`<p><a href=${href('/jobs', { type: m.jobType, source: m.job.source, id: m.job.id })} data-action="lookup-job">Look up this job (idempotency record, steps) →</a></p>` : null}
+            ${m.job ? html`<p><a href=${href('/jobs', { type: m.jobType, source: m.job.source, id: m.job.id })} data-action="lookup-job">Look up this job (idempotency record, steps, its chain) →</a></p>` : null}
             <${Evidence} message=${m} />
           </div>`
         : null
