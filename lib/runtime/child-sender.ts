@@ -35,6 +35,8 @@ export function createJobClientChildSender(options: ChildSenderOptions): ChildSe
   // Loaded at the first send (with the SQS module it needs): most workers' batches send no child.
   let client: Promise<JobClient> | undefined;
   return {
+    // With it the parent's record links its children (childRecordKeys).
+    source: options.source,
     async sendBatch(entries) {
       try {
         client ??= import('../client/job-client.ts').then(
