@@ -8,8 +8,8 @@
  *   `jobType`, `jobKey` (the idempotency key), `outcome` (`completed`, `duplicate`,
  *   `dead-lettered`, `retry`), `queue`. Metadata (namespace `sqs-jobs`, not indexed): the SQS
  *   message id, the receive count, the retry reason, and the envelope's `id`, `source`, `time`,
- *   `partitionkey` and lineage attributes (`parentid`, `rootid`, `correlationid`, `traceparent`)
- *   when present. A retried record is flagged `error`, a dead-lettered one `fault`.
+ *   `partitionkey` and lineage attributes (`causationid`, `parentjob`, `rootid`, `correlationid`,
+ *   `traceparent`, `tracestate`) when present. A retried record is flagged `error`, a dead-lettered one `fault`.
  * - Cost: nothing is imported or built at cold start. Per invocation the worker reads the trace
  *   header (`_X_AMZN_TRACE_ID`, or Lambda's invoke store); only when it says `Sampled=1` is the
  *   tracer loaded (once, on the first sampled invocation) and a subsegment written per record.
@@ -64,10 +64,12 @@ const ENVELOPE_METADATA = [
   'source',
   'time',
   'partitionkey',
-  'parentid',
+  'causationid',
+  'parentjob',
   'rootid',
   'correlationid',
   'traceparent',
+  'tracestate',
 ] as const;
 
 /** X-Ray keeps annotation strings short; keys and types are cut to this many characters. */
