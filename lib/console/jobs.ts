@@ -12,6 +12,7 @@
 import { type AttributeValue, GetItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import type { ReadJobItem } from '../ops/job-chain.ts';
 import { defaultJobKey, jobRecordKey, stepRecordKey } from '../runtime/idempotency/keys.ts';
+import { parseJobRecord } from '../runtime/idempotency/record.ts';
 import type { ConsoleDynamo } from './setup.ts';
 
 /** A plain JSON value of an item attribute. */
@@ -41,6 +42,37 @@ export function plainValue(value: AttributeValue): PlainValue {
 /** An item's attributes as plain values. */
 export function plainItem(item: Record<string, AttributeValue>): PlainItem {
   return Object.fromEntries(Object.entries(item).map(([name, value]) => [name, plainValue(value)]));
+}
+
+/** Fields of a job record that are read, not stored (docs/contracts.md, "Job record": "Read as"). */
+const DERIVED_JOB_FIELDS = [
+  'jobType',
+  'createdAtMs',
+  'updatedAtMs',
+  'completedAtMs',
+  'resultStored',
+  'resultBytes',
+] as const;
+
+/**
+ * A job record as the page shows it: its attributes, plus the fields the runtime derives when
+ * reading it (the type from `pk`, the times from `acquiredAtMs`/`endedAtMs`, ...), which the
+ * record format leaves out to keep writes small. An item the runtime cannot read as a job record
+ * is shown as stored.
+ */
+export function jobRecordView(item: Record<string, AttributeValue>): PlainItem {
+  const plain = plainItem(item);
+  let record: ReturnType<typeof parseJobRecord>;
+  try {
+    record = parseJobRecord(item);
+  } catch {
+    return plain;
+  }
+  for (const field of DERIVED_JOB_FIELDS) {
+    const value = record[field];
+    if (plain[field] === undefined && value !== undefined) plain[field] = value;
+  }
+  return plain;
 }
 
 /** How the page names a job. */
@@ -183,7 +215,7 @@ export async function lookupJobRecord(
     table,
     pk,
     key,
-    record: record === undefined ? null : plainItem(record),
+    record: record === undefined ? null : jobRecordView(record),
     steps,
     stepsMissing: missing,
     stepsNote,

@@ -245,6 +245,13 @@ describe('the console in a browser, on a local run with faults', () => {
     expect(await page.locator('[data-testid="job-dead-letters"]').textContent()).toMatch(
       /Not in any dead-letter queue/,
     );
+    // Times the record format derives rather than stores are shown too.
+    for (const field of ['createdAtMs', 'completedAtMs', 'updatedAtMs']) {
+      expect(
+        await page.locator(`[data-testid="job-record"] td[data-field="${field}"]`).textContent(),
+        field,
+      ).toMatch(/\d{2}:\d{2}:\d{2}/);
+    }
 
     // Its chain: reserve → confirm → invoice → email, each a link to its own page. The redriven
     // reserve completed; its descendants follow: look again until the whole chain is done.

@@ -818,7 +818,7 @@ function JobsPage({ config, params }) {
                       )}
                       ${RECORD_TIMES.filter(([k]) => typeof record[k] === 'number').map(
                         ([k, label]) =>
-                          html`<tr><th>${label}</th><td>${time(record[k])}${k === 'leaseExpiresAtMs' && record.status === 'IN_PROGRESS' && record[k] < Date.now() ? ' (expired)' : ''}</td></tr>`,
+                          html`<tr><th>${label}</th><td data-field=${k}>${time(record[k])}${k === 'leaseExpiresAtMs' && record.status === 'IN_PROGRESS' && record[k] < Date.now() ? ' (expired)' : ''}</td></tr>`,
                       )}
                       ${record.leaseToken ? html`<tr><th>Lease token</th><td><code>${String(record.leaseToken).slice(0, 8)}…</code></td></tr>` : null}
                     </table>
