@@ -6,6 +6,7 @@
 import type { SQSEvent } from 'aws-lambda';
 import { z } from 'zod';
 import { defineJob } from '../lib/runtime/job.ts';
+import { newTraceparent } from '../lib/runtime/trace-context.ts';
 import { createWorker } from '../lib/runtime/worker.ts';
 import { FakeSqs } from '../test/factories/fake-sqs.ts';
 import { jobBody, lambdaContext, queueUrl, sqsEvent, sqsRecord } from '../test/factories/sqs.ts';
@@ -36,7 +37,12 @@ const events: SQSEvent[] = Array.from({ length: records / 10 / PASSES }, (_, b) 
       const userId = `user-${i % groups}`;
       return sqsRecord({
         queue,
-        body: jobBody(job.type, { orderId: `order-${b}-${i}`, userId }, { partitionKey: userId }),
+        // With a traceparent, as every JobClient body has.
+        body: jobBody(
+          job.type,
+          { orderId: `order-${b}-${i}`, userId },
+          { partitionKey: userId, lineage: { traceparent: newTraceparent() } },
+        ),
         ...(queue.endsWith('.fifo') ? { groupId: userId } : {}),
       });
     }),
