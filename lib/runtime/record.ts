@@ -23,7 +23,7 @@ import type { EnqueueOptions, JobContext, JobDefinition, JobLineage, JobLogger, 
 import { lineageLogKeys, lineageOf, withLineage } from './lineage.ts';
 import type { SqsSender } from './sqs-port.ts';
 import { type BatchMetrics, UNKNOWN_JOB_TYPE, type WorkerLogger, withKeys } from './telemetry.ts';
-import { type RunLimit, startRunLimit } from './timeout.ts';
+import type { RunLimit, RunLimitClock } from './timeout.ts';
 import type { JobTracer } from './tracing.ts';
 import { JobDataInvalidError, LeaseExpiredError, UnknownJobTypeError } from './worker-errors.ts';
 
@@ -85,6 +85,8 @@ export interface RecordDeps {
   readonly remainingMs: () => number;
   /** Milliseconds kept free before the Lambda deadline. */
   readonly deadlineMarginMs: number;
+  /** The timer of the invocation's run limits (one for the batch; disposed by the worker at its end). */
+  readonly runLimits: RunLimitClock;
   /**
    * Level of the per-record success line (`job completed`), or undefined for none: failures are
    * always logged, and the worker writes one summary line per batch (docs/contracts.md, "Logs").
@@ -482,7 +484,7 @@ async function runJob(
   const attempt = lease?.attempt ?? run.receiveCount;
   const partitionKey = envelope.partitionkey ?? run.record.attributes?.MessageGroupId;
   run.startAttempt(attempt);
-  const limit = startRunLimit(job.type, jobTimeoutMs, lambdaBudgetMs);
+  const limit = deps.runLimits.start(job.type, jobTimeoutMs, lambdaBudgetMs);
   const ctx = new RunContext(run, job, envelope, key, lease, limit, attempt, partitionKey);
 
   const startedAt = deps.now();

@@ -38,6 +38,7 @@ import {
   UNKNOWN_QUEUE,
   type WorkerLogger,
 } from './telemetry.ts';
+import { RunLimitClock } from './timeout.ts';
 import { JobTracing } from './tracing.ts';
 import { changeVisibility } from './visibility.ts';
 import { WorkerConfigError } from './worker-errors.ts';
@@ -185,6 +186,7 @@ export function createWorker(options: WorkerOptions): WorkerHandler {
     const records = event.Records;
     const startedAt = now();
     const batchMetrics = new BatchMetrics();
+    const runLimits = new RunLimitClock();
     const traced = tracing.forInvocation();
     const deps: RecordDeps = {
       jobTracer: traced && (await traced),
@@ -202,6 +204,7 @@ export function createWorker(options: WorkerOptions): WorkerHandler {
       random,
       remainingMs: () => context.getRemainingTimeInMillis?.() ?? Number.POSITIVE_INFINITY,
       deadlineMarginMs,
+      runLimits,
       // Read per invocation: the level may change (debug sampling, setLogLevel).
       completedLogLevel: logEachRecord
         ? 'info'
@@ -227,6 +230,7 @@ export function createWorker(options: WorkerOptions): WorkerHandler {
       });
       return { batchItemFailures };
     } finally {
+      runLimits.dispose();
       try {
         batchMetrics.flush(metrics, config.queueName);
       } catch (error) {
