@@ -218,6 +218,21 @@ export const spread = (values: readonly number[]): [number, number] => [
   Math.max(...values),
 ];
 
+/**
+ * The handlers and events of a CPU row, no store, for bench/profile.ts: `queue` `bench` (standard)
+ * or `bench.fifo`, `groups` message groups per batch of 10.
+ */
+export function cpuBenchSetup(
+  queue: string,
+  groups: number,
+): { ours: Handler; powertools: Handler; events: (batches: number) => SQSEvent[] } {
+  return {
+    ours: oursHandler(queue, false),
+    powertools: powertoolsHandler(queue.endsWith('.fifo'), async ({ data }) => compute(data)),
+    events: (batches) => events(batches, queue, groups),
+  };
+}
+
 async function cpuRow(
   measure: string,
   queue: string,
