@@ -187,6 +187,17 @@ const KNOWN = new Set([
   'tracestate',
 ]);
 
+/** The optional attributes an envelope keeps (the rest of KNOWN is required). */
+const OPTIONAL = [
+  'partitionkey',
+  'correlationid',
+  'causationid',
+  'rootid',
+  'parentjob',
+  'traceparent',
+  'tracestate',
+] as const satisfies readonly (keyof JobEnvelope)[];
+
 function requireString(
   obj: Record<string, unknown>,
   field: string,
@@ -240,20 +251,14 @@ export function parseEnvelope(body: string): JobEnvelope {
     throw new EnvelopeError('datacontenttype', `must be "${DATA_CONTENT_TYPE}", got "${datacontenttype}"`);
   }
   if (!('data' in obj)) throw new EnvelopeError('data', 'is missing');
+  let extensions = false;
   for (const key of Object.keys(obj)) {
-    if (!KNOWN.has(key) && !ATTRIBUTE_NAME.test(key)) {
+    if (KNOWN.has(key)) continue;
+    if (!ATTRIBUTE_NAME.test(key)) {
       throw new EnvelopeError(key, 'is not a valid CloudEvents attribute name (lowercase a-z, 0-9, max 20)');
     }
+    extensions = true;
   }
-  const envelope: { -readonly [K in keyof JobEnvelope]: JobEnvelope[K] } = {
-    specversion: SPEC_VERSION,
-    id,
-    source,
-    type,
-    time,
-    datacontenttype,
-    data: obj.data,
-  };
   if (obj.partitionkey !== undefined) {
     const partitionkey = requireString(obj, 'partitionkey', 128);
     // The worker sends it on as the MessageGroupId of children (and of FIFO dead letters): an
@@ -264,35 +269,40 @@ export function parseEnvelope(body: string): JobEnvelope {
         'must be 1-128 characters of a-z, A-Z, 0-9 and punctuation (printable ASCII, no space): it becomes the MessageGroupId (SendMessage API)',
       );
     }
-    envelope.partitionkey = partitionkey;
   }
   // Lineage and trace context: absent on most producers' envelopes; each is checked only when there.
-  if (obj.correlationid !== undefined)
-    envelope.correlationid = requireString(obj, 'correlationid', MAX_ID_CHARS);
-  if (obj.causationid !== undefined) envelope.causationid = requireString(obj, 'causationid', MAX_ID_CHARS);
-  if (obj.rootid !== undefined) envelope.rootid = requireString(obj, 'rootid', MAX_ID_CHARS);
-  if (obj.parentjob !== undefined) {
-    envelope.parentjob = requireString(obj, 'parentjob', MAX_PARENT_JOB_CHARS);
-  }
+  if (obj.correlationid !== undefined) requireString(obj, 'correlationid', MAX_ID_CHARS);
+  if (obj.causationid !== undefined) requireString(obj, 'causationid', MAX_ID_CHARS);
+  if (obj.rootid !== undefined) requireString(obj, 'rootid', MAX_ID_CHARS);
+  if (obj.parentjob !== undefined) requireString(obj, 'parentjob', MAX_PARENT_JOB_CHARS);
   if (obj.traceparent !== undefined) {
-    const traceparent = requireString(obj, 'traceparent');
-    const problem = traceparentProblem(traceparent);
+    const problem = traceparentProblem(requireString(obj, 'traceparent'));
     if (problem !== undefined) throw new EnvelopeError('traceparent', problem);
-    envelope.traceparent = traceparent;
   }
   if (obj.tracestate !== undefined) {
-    const tracestate = requireString(obj, 'tracestate');
-    const problem = tracestateProblem(tracestate);
+    const problem = tracestateProblem(requireString(obj, 'tracestate'));
     if (problem !== undefined) throw new EnvelopeError('tracestate', problem);
-    if (envelope.traceparent === undefined) {
+    if (obj.traceparent === undefined) {
       throw new EnvelopeError(
         'tracestate',
         'needs a traceparent (W3C Trace Context: tracestate goes with it)',
       );
     }
-    envelope.tracestate = tracestate;
   }
-  return envelope;
+  // Every attribute is now checked. Without extensions the parsed object holds exactly the
+  // envelope's attributes: it is the envelope (one object less per record, issue 10 profile).
+  if (!extensions) return obj as unknown as JobEnvelope;
+  const envelope: Record<string, unknown> = {
+    specversion: SPEC_VERSION,
+    id,
+    source,
+    type,
+    time,
+    datacontenttype,
+    data: obj.data,
+  };
+  for (const key of OPTIONAL) if (obj[key] !== undefined) envelope[key] = obj[key];
+  return envelope as unknown as JobEnvelope;
 }
 
 /** Input of {@link createEnvelope}. */
