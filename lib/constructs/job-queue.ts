@@ -28,6 +28,10 @@ import type { JobQueueAlarms, JobQueueProps } from './job-queue/props.ts';
 import { checkJobQueue } from './job-queue/rules/index.ts';
 import { takenNames, uniqueNameFindings } from './job-queue/rules/unique-name.ts';
 import { relativeSourceMapCommand } from './job-queue/source-map.ts';
+import { ESM_REQUIRE_BANNER, TRACER_PACKAGE, tracerBundleCommand } from './job-queue/tracer-bundle.ts';
+
+/** esbuild's target of the worker bundles: the function's runtime, nodejs24.x. */
+const WORKER_BUNDLE_TARGET = 'node24';
 
 export {
   enqueueUrlVariable,
@@ -243,7 +247,7 @@ export class JobQueue extends Construct {
       loggingFormat: lambda.LoggingFormat.JSON,
       bundling: {
         format: nodejs.OutputFormat.ESM,
-        target: 'node24',
+        target: WORKER_BUNDLE_TARGET,
         minify: true,
         // Error class names are DLQ evidence (ErrorName) and the operators' grouping key:
         // minification must not turn EnvelopeError into `kt`.
@@ -251,16 +255,27 @@ export class JobQueue extends Construct {
         sourceMap: true,
         // The AWS SDK is bundled: the deployed versions are the ones the tests ran against.
         bundleAwsSDK: true,
+        // The X-Ray tracer is not: it goes into a file of its own (afterBundling below), read
+        // on the first sampled invocation only instead of at every cold start.
+        externalModules: [TRACER_PACKAGE],
         mainFields: ['module', 'main'],
         // Bundled CommonJS dependencies call require(); an ESM bundle has none unless defined.
-        banner:
-          "import { createRequire as __sqsJobsCreateRequire } from 'node:module'; const require = __sqsJobsCreateRequire(import.meta.url);",
-        // Source-map paths relative to the project, not to the assembly directory: the code asset
-        // hash (and so the default JOBS_HANDLER_VERSION) must not change with `cdk.out`'s location.
+        banner: ESM_REQUIRE_BANNER,
         commandHooks: {
           beforeBundling: () => [],
           beforeInstall: () => [],
-          afterBundling: (inputDir, outputDir) => [relativeSourceMapCommand(inputDir, outputDir)],
+          afterBundling: (inputDir, outputDir) => [
+            // Source-map paths relative to the project, not to the assembly directory: the code asset
+            // hash (and so the default JOBS_HANDLER_VERSION) must not change with `cdk.out`'s location.
+            relativeSourceMapCommand(inputDir, outputDir),
+            // xray-tracer.mjs beside index.mjs (lib/constructs/job-queue/tracer-bundle.ts).
+            tracerBundleCommand({
+              inputDir,
+              outputDir,
+              bundlingRoot: settings.bundlingRoot ?? inputDir,
+              target: WORKER_BUNDLE_TARGET,
+            }),
+          ],
         },
       },
       environment: {

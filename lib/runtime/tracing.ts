@@ -15,7 +15,9 @@
  *   tracer loaded (once, on the first sampled invocation) and a subsegment written per record.
  *   An unsampled invocation (X-Ray samples the first request each second and 5 % of the rest),
  *   a function without active tracing, a run outside Lambda, or `POWERTOOLS_TRACE_ENABLED=false`
- *   costs one environment read per batch.
+ *   costs one environment read per batch. Bytes: a `JobQueue` worker carries the tracer in a file
+ *   of its own (`xray-tracer.mjs`, beside `index.mjs`), so the main bundle Lambda reads and parses
+ *   at every cold start holds none of it.
  * - What it leaves alone: the tracer is built with `captureHTTPsRequests: false` and no AWS SDK
  *   client is captured, so outgoing requests keep the `X-Amzn-Trace-Id` header the AWS SDK's
  *   recursion-detection middleware copies from `_X_AMZN_TRACE_ID` unchanged, `Lineage`
@@ -160,13 +162,37 @@ export interface JobTracingOptions {
   readonly env?: Env;
   /** Called once when the tracer cannot be loaded (tracing then stays off). */
   readonly onLoadError?: (error: unknown) => void;
-  /** Builds the tracer. @default the Powertools Tracer, imported on first use */
+  /** Builds the tracer. @default the Powertools Tracer, imported on first use ({@link XRAY_TRACER_FILE} when bundled) */
   readonly load?: () => Promise<PowertoolsTracerLike>;
+}
+
+/**
+ * The tracer file a bundled worker carries beside its `index.mjs` (`JobQueue` writes it, from
+ * lib/runtime/xray-tracer.ts): the tracer is not in the worker's main bundle.
+ */
+export const XRAY_TRACER_FILE = 'xray-tracer.mjs';
+
+type TracerModule = typeof import('./xray-tracer.ts');
+
+/**
+ * The Powertools Tracer's module: the bundled {@link XRAY_TRACER_FILE} beside this module when
+ * there is one (a `JobQueue` worker: this module is then its `index.mjs`), else the package
+ * (unbundled runs: tests, the local tools, workers bundled without the split, which then carry
+ * the tracer in their bundle or need the package at run time; docs/deploy.md).
+ */
+async function importTracerModule(): Promise<TracerModule> {
+  const sibling = new URL(XRAY_TRACER_FILE, import.meta.url);
+  const { existsSync } = await import('node:fs');
+  const { fileURLToPath } = await import('node:url');
+  if (sibling.protocol === 'file:' && existsSync(fileURLToPath(sibling))) {
+    return (await import(sibling.href)) as TracerModule;
+  }
+  return import('@aws-lambda-powertools/tracer');
 }
 
 /** Powertools Tracer without HTTP capture: outgoing requests keep their trace header as the SDK wrote it. */
 async function loadPowertoolsTracer(): Promise<PowertoolsTracerLike> {
-  const { Tracer } = await import('@aws-lambda-powertools/tracer');
+  const { Tracer } = await importTracerModule();
   return new Tracer({ captureHTTPsRequests: false }) as unknown as PowertoolsTracerLike;
 }
 

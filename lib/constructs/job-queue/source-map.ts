@@ -15,6 +15,7 @@
  * running the synth for local bundling, `node` of the image for Docker bundling.
  */
 import { AssetStaging } from 'aws-cdk-lib';
+import { hookCommand } from './hook-command.ts';
 
 /** The bundle's source map, next to `index.mjs` (ESM output). */
 export const SOURCE_MAP_FILE = 'index.mjs.map';
@@ -34,10 +35,6 @@ const REWRITE_SCRIPT = [
   'fs.writeFileSync(file, JSON.stringify(map));',
 ].join(' ');
 
-function quote(arg: string, windows: boolean): string {
-  return windows ? `"${arg.replaceAll('"', '\\"')}"` : `'${arg.replaceAll("'", "'\\''")}'`;
-}
-
 /**
  * The `afterBundling` command that makes the source map's paths relative to `inputDir` (the
  * bundling root NodejsFunction passes to the hook).
@@ -54,7 +51,5 @@ export function relativeSourceMapCommand(
   const separator = docker || !windows ? '/' : '\\';
   const mapFile = `${outputDir}${separator}${SOURCE_MAP_FILE}`;
   const node = docker ? 'node' : process.execPath;
-  const command = [node, '-e', REWRITE_SCRIPT, mapFile, inputDir].map((a) => quote(a, windows)).join(' ');
-  // cmd /c strips the first and last quote of a line that starts with one: wrap it once more.
-  return windows ? `"${command}"` : command;
+  return hookCommand([node, '-e', REWRITE_SCRIPT, mapFile, inputDir], windows);
 }
