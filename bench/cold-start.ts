@@ -3,7 +3,10 @@
  * part of `npm run bench`): bench/workers/ours-minimal.ts against bench/workers/powertools-minimal.ts.
  *
  * - Bundle: each worker bundled as a user's bundler would, minified ESM for Node 24, the AWS SDK
- *   external (it is in the Lambda runtime), no schema library; bytes of the output.
+ *   external (it is in the Lambda runtime), no schema library; bytes of the output. The X-Ray
+ *   tracer is external too, as `JobQueue` bundles it and docs/deploy.md tells users who bundle
+ *   themselves: it lives in `xray-tracer.mjs` beside the bundle, read on the first sampled
+ *   invocation only (its size is a figure of the deployed workers).
  * - Cold start, in fresh Node processes (no flags, as Lambda starts them without
  *   `NODE_OPTIONS`), the two sides alternating with the order flipped each round: `import` of
  *   the bundle (ms from the start of the script to the module evaluated: Lambda's init phase),
@@ -15,8 +18,8 @@
  *   batch of 10 without a store (`BENCH_NO_STORE=1`: thousands of records need no table), then a
  *   full GC: `heapUsed` after 2,000, and growth per invocation from 1,000 to 2,000.
  * - Deployed workers: functions/*.ts bundled with JobQueue's settings (minified ESM, names kept,
- *   AWS SDK bundled, source map), bundle and map bytes (ours only: there is no Powertools build
- *   of the sample).
+ *   AWS SDK bundled, the tracer in its own file, source map), bundle and map bytes (ours only:
+ *   there is no Powertools build of the sample), and the bytes of that tracer file.
  * Figures, not assertions.
  */
 import { spawn } from 'node:child_process';
@@ -25,6 +28,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SQSEvent } from 'aws-lambda';
 import { build, type Metafile } from 'esbuild';
+import { TRACER_PACKAGE, tracerEntryPath } from '../lib/constructs/job-queue/tracer-bundle.ts';
 import { jobBody, queueUrl, sqsEvent, sqsRecord } from '../test/factories/sqs.ts';
 import { createClient, createTable, startDynalite } from '../test/support/dynalite.ts';
 import type { ComparisonRow } from './vs-powertools.ts';
@@ -71,6 +75,7 @@ async function bundle(
     ...(outfile !== undefined ? { outfile } : { outdir: join(tmpdir(), 'sqs-jobs-bench-unused') }),
     ...(deployed
       ? {
+          external: [TRACER_PACKAGE],
           keepNames: true,
           sourcemap: true,
           mainFields: ['module', 'main'],
@@ -79,7 +84,7 @@ async function bundle(
           },
         }
       : {
-          external: ['@aws-sdk/*'],
+          external: ['@aws-sdk/*', TRACER_PACKAGE],
           banner: {
             js: "import { createRequire as __r } from 'node:module'; const require = __r(import.meta.url);",
           },
@@ -388,6 +393,23 @@ export async function deployedWorkerFigures(): Promise<Figure[]> {
       ours: mapBytes / 1024,
     });
   }
+  // Built as JobQueue's afterBundling hook builds it (lib/constructs/job-queue/tracer-bundle.ts).
+  const tracer = await build({
+    entryPoints: [tracerEntryPath()],
+    bundle: true,
+    minify: true,
+    platform: 'node',
+    target: 'node24',
+    format: 'esm',
+    mainFields: ['module', 'main'],
+    write: false,
+    logLevel: 'silent',
+  });
+  figures.push({
+    measure: 'deployed worker, xray-tracer.mjs beside the bundle (read on the first sampled invocation)',
+    unit: 'KB',
+    ours: (tracer.outputFiles[0]?.contents.byteLength ?? 0) / 1024,
+  });
   return figures;
 }
 

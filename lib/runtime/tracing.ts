@@ -181,11 +181,13 @@ type TracerModule = typeof import('./xray-tracer.ts');
  * the tracer in their bundle or need the package at run time; docs/deploy.md).
  */
 async function importTracerModule(): Promise<TracerModule> {
-  const sibling = new URL(XRAY_TRACER_FILE, import.meta.url);
-  const { existsSync } = await import('node:fs');
-  const { fileURLToPath } = await import('node:url');
-  if (sibling.protocol === 'file:' && existsSync(fileURLToPath(sibling))) {
-    return (await import(sibling.href)) as TracerModule;
+  // A CommonJS bundle has no import.meta.url (esbuild leaves it undefined): the package, then.
+  const base: unknown = import.meta.url;
+  const sibling = typeof base === 'string' ? new URL(XRAY_TRACER_FILE, base) : undefined;
+  if (sibling?.protocol === 'file:') {
+    const { existsSync } = await import('node:fs');
+    const { fileURLToPath } = await import('node:url');
+    if (existsSync(fileURLToPath(sibling))) return (await import(sibling.href)) as TracerModule;
   }
   return import('@aws-lambda-powertools/tracer');
 }
