@@ -5,6 +5,7 @@
  * then the asset's files read and the tracer file imported. That the worker loads it on a sampled
  * invocation is test/integration/local-recursion.test.ts (subsegments per job from the asset).
  */
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -94,15 +95,16 @@ describe('the tracer bundling command', () => {
     expect(command).toContain("'--outfile=/asset-output/xray-tracer.mjs'");
   });
 
-  it('in Docker, says what to do when the tracer module is outside the mounted project', () => {
-    expect(() =>
-      tracerBundleCommand({
-        inputDir: AssetStaging.BUNDLING_INPUT_DIR,
-        outputDir: AssetStaging.BUNDLING_OUTPUT_DIR,
-        bundlingRoot: path.join(PROJECT_ROOT, 'examples'),
-        target: 'node24',
-        entry: tracerEntryPath(),
-      }),
-    ).toThrow(/outside .*examples.*install sqs-jobs inside the project/);
+  it('in Docker, fails bundling saying what to do when the tracer module is outside the mounted project', () => {
+    const command = tracerBundleCommand({
+      inputDir: AssetStaging.BUNDLING_INPUT_DIR,
+      outputDir: AssetStaging.BUNDLING_OUTPUT_DIR,
+      bundlingRoot: path.join(PROJECT_ROOT, 'examples'),
+      target: 'node24',
+      entry: tracerEntryPath(),
+    });
+    const run = spawnSync('bash', ['-c', command], { encoding: 'utf8' });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(/outside .*examples.*install sqs-jobs inside the project/);
   });
 });

@@ -96,8 +96,8 @@ export interface TracerBundleOptions {
  * module bundled as the main bundle is (minified ESM for the function's Node, `require` defined).
  * Locally, the Node running the synth with the project's esbuild (its `esbuild` command when the
  * package cannot be resolved, as NodejsFunction does); in Docker, the image's `esbuild`.
- * @throws Error in Docker bundling when the tracer module is outside the bundling root (a linked
- *   package): the container cannot see it.
+ * In Docker, a tracer module outside the bundling root (a linked package) cannot be seen by the
+ * container: the command then fails bundling with a message saying so.
  */
 export function tracerBundleCommand(options: TracerBundleOptions): string {
   const entry = options.entry ?? tracerEntryPath();
@@ -105,9 +105,10 @@ export function tracerBundleCommand(options: TracerBundleOptions): string {
   if (docker) {
     const relative = path.relative(options.bundlingRoot, entry);
     if (relative.startsWith('..') || path.isAbsolute(relative)) {
-      throw new Error(
-        `sqs-jobs: ${entry} (the X-Ray tracer module) is outside ${options.bundlingRoot}, the directory Docker bundling mounts: install sqs-jobs inside the project (not linked), or install esbuild in the project so bundling runs locally`,
-      );
+      // NodejsFunction builds its Docker command even when it then bundles locally: fail only
+      // if this command runs.
+      const message = `sqs-jobs: ${entry} (the X-Ray tracer module) is outside ${options.bundlingRoot}, the directory Docker bundling mounts: install sqs-jobs inside the project (not linked), or install esbuild in the project so bundling runs locally`;
+      return `${hookCommand(['echo', message], false)} >&2; exit 1`;
     }
     const dockerEntry = `${options.inputDir}/${relative.split(path.sep).join('/')}`;
     return hookCommand(
