@@ -192,6 +192,11 @@ export async function startDynalite(): Promise<{ url: string; stop(): Promise<vo
       if (!request.complete) done();
     });
     for (const handler of handlers) handler.call(server, request, response);
+    // dynalite rethrows any error of the request stream (\`req.on('error', (err) => { throw err })\`):
+    // a client that goes away mid-body (a function thread killed during its request) would end
+    // the process with an uncaught ECONNRESET. Such a request never gets a response anyway.
+    request.removeAllListeners('error');
+    request.on('error', () => {});
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
