@@ -22,6 +22,7 @@ import {
   type AwsFaultRates,
   type FaultProxyStats,
 } from './fault-proxy.ts';
+import type { FunctionLogLine } from './function-host.ts';
 import { buildReport, type ReportFacts, type RunReport } from './report.ts';
 import type { RuntimeStats, startLocalRuntime } from './runtime.ts';
 import { type RunWorkloadOptions, runWorkload, type WorkloadResult } from './workload/run.ts';
@@ -36,6 +37,7 @@ export {
   readFifoQueueThrough,
   rotationDeduplicationId,
 } from './workload/dead-letters.ts';
+export { DEMO, demoSends, seedDemo } from './workload/demo.ts';
 export { addEmfMetrics } from './workload/emf-metrics.ts';
 export {
   finalIdempotencyScan,
@@ -104,6 +106,13 @@ export interface LocalRunOptions extends Omit<RunWorkloadOptions, 'faultsByRefer
   readonly externalService?: Omit<ExternalServiceOptions, 'faults' | 'seed'>;
   /** Called with a line of text at each boot step. */
   readonly onStep?: (message: string) => void;
+  /** Called with every line the functions write (the workers' EMF metrics are on stdout). */
+  readonly onFunctionLog?: (line: FunctionLogLine) => void;
+  /**
+   * Called once the stack is up, before the workload (`npm start -- --console` starts the console
+   * here, so it sees the run). When it throws, the stack is stopped and the run fails with it.
+   */
+  readonly onStackStarted?: (stack: SampleStack) => void | Promise<void>;
 }
 
 /** What {@link runLocal} found. */
@@ -153,7 +162,9 @@ export async function runLocalAndKeep(options: LocalRunOptions = {}): Promise<Ke
   const bootStart = Date.now();
   const stack = await startSampleStack(options);
   try {
-    return { result: await runOn(stack, options, Date.now() - bootStart), stack };
+    const bootMs = Date.now() - bootStart;
+    await options.onStackStarted?.(stack);
+    return { result: await runOn(stack, options, bootMs), stack };
   } catch (error) {
     step('stopping');
     await stack.stop();
