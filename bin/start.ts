@@ -327,7 +327,8 @@ Environment:
   ${DEBUG_ENV}=1            print the stack trace of an error that stops the run
 
 Exit code: 0 all invariants hold, 1 an invariant failed, 2 the run could not happen or did not
-finish before --timeout-seconds.`
+finish before --timeout-seconds. --keep-running, --console and --json work as with npm start
+(npm start -- --help).`
         : `
 Examples:
   npm start                                   default run: 100 users x 3 bookings, 5% API faults
