@@ -10,13 +10,20 @@
  * - heap growth over many invocations of one warm handler (a leak across invocations shows
  *   here as growth proportional to the invocation count);
  * - entry point bundle sizes and times, and the packed tarball (bench/entry-points.ts);
- * - side by side with Powertools' batch and idempotency packages (bench/vs-powertools.ts).
+ * - side by side with Powertools' batch and idempotency packages: CPU per record and DynamoDB
+ *   requests and bytes per new record (bench/vs-powertools.ts), new records/s on moto server
+ *   (bench/moto.ts), bundle, cold start and heap of a minimal worker (bench/cold-start.ts,
+ *   bench/workers/); and the sample's deployed workers' bundle and source-map sizes.
+ *
+ * `npm run bench -- --local-scaling`: only `npm start` at 100, 1,000 and 5,000 users and the
+ * emulators' ceiling (bench/local-scaling.ts; heavy, minutes, not in the short mode).
  *
  * `npm run bench -- --json`: only the side-by-side comparison, in its short form (about a
- * minute), as one JSON object on stdout: `{ node, date, rows: [{ measure, unit, ours,
- * powertools, ratio, ... }] }` (ratio = ours / powertools). `--short`: the same short form,
- * printed as a table.
+ * minute), as one JSON object on stdout: `{ node, date, loadavg, options, rows: [{ measure, unit,
+ * ours, powertools, ratio, ... }], figures: [{ measure, unit, ours }] }` (ratio = ours /
+ * powertools; `figures` are ours alone). `--short`: the same short form, printed as tables.
  */
+import { loadavg } from 'node:os';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { SQSRecord } from 'aws-lambda';
@@ -30,8 +37,25 @@ import { createWorker, type WorkerHandler } from '../lib/runtime/worker.ts';
 import { FakeSqs } from '../test/factories/fake-sqs.ts';
 import { jobBody, lambdaContext, queueUrl, sqsEvent, sqsRecord } from '../test/factories/sqs.ts';
 import { startDynalite } from '../test/support/dynalite.ts';
+import {
+  type ColdStartOptions,
+  coldStartRows,
+  deployedWorkerFigures,
+  type Figure,
+  sourceMapFigures,
+} from './cold-start.ts';
 import { printEntryPointFigures } from './entry-points.ts';
-import { type ComparisonOptions, compareWithPowertools, printComparison } from './vs-powertools.ts';
+import { printLocalScaling } from './local-scaling.ts';
+import { motoRows } from './moto.ts';
+import {
+  type ComparisonOptions,
+  type ComparisonRow,
+  compareWithPowertools,
+  ioRows,
+  outputBytesPerRecord,
+  printComparison,
+  silenced,
+} from './vs-powertools.ts';
 
 const BATCH_SIZE = 10;
 const noop = defineJob({
@@ -74,17 +98,6 @@ function worker(queue: string, idempotency: DynamoIdempotencyStore | false): Wor
   });
 }
 
-/** EMF blobs go to stdout once per invocation: swallow them while measuring. */
-async function silenced<T>(fn: () => Promise<T>): Promise<T> {
-  const write = process.stdout.write.bind(process.stdout);
-  process.stdout.write = (() => true) as typeof process.stdout.write;
-  try {
-    return await fn();
-  } finally {
-    process.stdout.write = write;
-  }
-}
-
 async function heapGrowthPerInvocationBytes(handler: WorkerHandler, invocations: number): Promise<number> {
   const gc = (globalThis as { gc?: () => void }).gc;
   const measure = () => {
@@ -97,20 +110,101 @@ async function heapGrowthPerInvocationBytes(handler: WorkerHandler, invocations:
   return (measure() - before) / invocations;
 }
 
-const FULL: ComparisonOptions = { rounds: 9, batchesPerRound: 1000, warmupBatches: 2000, storeBatches: 50 };
-const SHORT: ComparisonOptions = { rounds: 5, batchesPerRound: 500, warmupBatches: 1500, storeBatches: 20 };
+interface SideBySideOptions extends ComparisonOptions, ColdStartOptions {
+  /** Batches of 10 new records per side on moto server. */
+  readonly motoBatches: number;
+  /** Batches of 10 per side and queue kind for the wall-time rows with I/O. */
+  readonly ioBatches: number;
+}
+
+const FULL: SideBySideOptions = {
+  rounds: 9,
+  batchesPerRound: 1000,
+  warmupBatches: 2000,
+  storeBatches: 50,
+  coldRounds: 10,
+  heapRounds: 3,
+  motoBatches: 30,
+  ioBatches: 30,
+};
+const SHORT: SideBySideOptions = {
+  rounds: 5,
+  batchesPerRound: 500,
+  warmupBatches: 1500,
+  storeBatches: 20,
+  coldRounds: 5,
+  heapRounds: 1,
+  motoBatches: 20,
+  ioBatches: 10,
+};
+
+/** Every side-by-side row (issue 10), and the figures of ours alone (deployed workers). */
+async function sideBySide(options: SideBySideOptions): Promise<{ rows: ComparisonRow[]; figures: Figure[] }> {
+  const rows = [
+    ...(await compareWithPowertools(options)),
+    ...(await ioRows(options.ioBatches)),
+    // Both workers log and write EMF to stdout: dropped, so `--json` stays one object.
+    ...(await silenced(() => motoRows(options.motoBatches))),
+    ...(await coldStartRows(options)),
+  ];
+  const output = await outputBytesPerRecord(50);
+  const outputFigures: Figure[] = [
+    {
+      measure: 'stdout log bytes per record, standard batch of 10, default level',
+      unit: 'bytes',
+      ours: output.ours.logBytesPerRecord,
+    },
+    {
+      measure: 'stdout EMF bytes per record, standard batch of 10',
+      unit: 'bytes',
+      ours: output.ours.emfBytesPerRecord,
+    },
+    {
+      measure: 'Powertools side: stdout log bytes per record (Logger, no metrics)',
+      unit: 'bytes',
+      ours: output.powertools.logBytesPerRecord,
+    },
+    {
+      measure: 'Powertools side: stdout EMF bytes per record',
+      unit: 'bytes',
+      ours: output.powertools.emfBytesPerRecord,
+    },
+  ];
+  return {
+    rows,
+    figures: [
+      ...(await deployedWorkerFigures()),
+      ...(await sourceMapFigures(options.coldRounds)),
+      ...outputFigures,
+    ],
+  };
+}
+
+function printFigures(figures: readonly Figure[]): void {
+  console.log(
+    "\nsqs-jobs alone: the sample's deployed workers, bundled with JobQueue's settings (AWS SDK bundled), and what source maps cost them",
+  );
+  console.table(figures.map((f) => ({ measure: f.measure, unit: f.unit, value: f.ours.toFixed(1) })));
+}
 
 async function main(): Promise<void> {
   const args = new Set(process.argv.slice(2));
+  if (args.has('--local-scaling')) {
+    await printLocalScaling();
+    return;
+  }
   if (args.has('--json')) {
-    const rows = await compareWithPowertools(SHORT);
+    const { rows, figures } = await sideBySide(SHORT);
     process.stdout.write(
-      `${JSON.stringify({ node: process.version, date: new Date().toISOString(), options: SHORT, rows })}\n`,
+      `${JSON.stringify({ node: process.version, date: new Date().toISOString(), loadavg: loadavg(), options: SHORT, rows, figures })}\n`,
     );
     return;
   }
   if (args.has('--short')) {
-    printComparison(await compareWithPowertools(SHORT), SHORT);
+    const { rows, figures } = await sideBySide(SHORT);
+    printComparison(rows, SHORT);
+    printFigures(figures);
+    console.log(`load average at the end: ${loadavg().join(' ')}`);
     return;
   }
   const dynamo = await startDynalite();
@@ -164,7 +258,10 @@ async function main(): Promise<void> {
   );
   const gcNote = (globalThis as { gc?: unknown }).gc ? '' : ' (run with --expose-gc for a cleaner figure)';
   console.log(`heap growth per invocation over 2,000 warm invocations: ${Math.round(growth)} bytes${gcNote}`);
-  printComparison(await compareWithPowertools(FULL), FULL);
+  const { rows, figures } = await sideBySide(FULL);
+  printComparison(rows, FULL);
+  printFigures(figures);
+  console.log(`load average at the end: ${loadavg().join(' ')}`);
   await printEntryPointFigures();
 }
 

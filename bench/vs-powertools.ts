@@ -17,6 +17,7 @@
  * Figures, not assertions: ratios are sqs-jobs / Powertools (lower is better for costs).
  */
 import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import {
   BatchProcessor,
   EventType,
@@ -38,7 +39,7 @@ import { FakeSqs } from '../test/factories/fake-sqs.ts';
 import { jobBody, lambdaContext, queueUrl, sqsEvent, sqsRecord } from '../test/factories/sqs.ts';
 import { createClient, createTable, startDynalite } from '../test/support/dynalite.ts';
 
-type Handler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
+export type Handler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
 
 /** One row of the comparison (the `--json` shape of issue 10). */
 export interface ComparisonRow {
@@ -134,10 +135,14 @@ function powertoolsHandler(
   return middy(handler).use(injectLambdaContext(logger, { resetKeys: true })) as unknown as Handler;
 }
 
-function oursHandler(queue: string, idempotency: DynamoIdempotencyStore | false): Handler {
+function oursHandler(
+  queue: string,
+  idempotency: DynamoIdempotencyStore | false,
+  jobs: readonly (typeof job)[] = [job],
+): Handler {
   // Default settings: the worker's own Logger (INFO) and metrics, as createWorker builds them.
   return createWorker({
-    jobs: [job],
+    jobs: [...jobs],
     queueName: 'bench',
     queueUrl: queueUrl(queue),
     dlqUrl: queueUrl(queue.endsWith('.fifo') ? 'bench-dlq.fifo' : 'bench-dlq'),
@@ -147,7 +152,7 @@ function oursHandler(queue: string, idempotency: DynamoIdempotencyStore | false)
 }
 
 /** Logs and EMF are formatted and written as in Lambda, into a stdout that drops them. */
-async function silenced<T>(fn: () => Promise<T>): Promise<T> {
+export async function silenced<T>(fn: () => Promise<T>): Promise<T> {
   const write = process.stdout.write.bind(process.stdout);
   process.stdout.write = (() => true) as typeof process.stdout.write;
   try {
@@ -197,7 +202,7 @@ async function interleavedCpuPerRecordUs(
   return [(used[0] as number) / records, (used[1] as number) / records];
 }
 
-function median(values: readonly number[]): number {
+export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 === 1
@@ -205,7 +210,10 @@ function median(values: readonly number[]): number {
     : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
-const spread = (values: readonly number[]): [number, number] => [Math.min(...values), Math.max(...values)];
+export const spread = (values: readonly number[]): [number, number] => [
+  Math.min(...values),
+  Math.max(...values),
+];
 
 async function cpuRow(
   measure: string,
@@ -280,6 +288,39 @@ function countDynamo(client: DynamoDBClient): DynamoCounts {
   return counts;
 }
 
+/**
+ * Both sides with idempotency on DynamoDB, standard queue: ours with the DynamoDB store on
+ * `oursTable` (partition key `pk`), Powertools' `makeIdempotent` on `theirsTable` (partition key
+ * `id`), key `[source, id]` and payload validation on `data`.
+ */
+export function storeHandlers(
+  oursClient: DynamoDBClient,
+  oursTable: string,
+  theirsClient: DynamoDBClient,
+  theirsTable: string,
+): { ours: Handler; theirs: Handler } {
+  const ours = oursHandler('bench', new DynamoIdempotencyStore({ tableName: oursTable, client: oursClient }));
+  const config = new IdempotencyConfig({
+    eventKeyJmesPath: '[source, id]',
+    payloadValidationJmesPath: 'data',
+  });
+  const persistenceStore = new DynamoDBPersistenceLayer({
+    tableName: theirsTable,
+    awsSdkV3Client: theirsClient,
+  });
+  const idempotentRun = makeIdempotent(
+    async (envelope: { source: string; id: string; data: OrderData }) => compute(envelope.data),
+    { persistenceStore, config },
+  );
+  const theirs = powertoolsHandler(false, idempotentRun, (context) => config.registerLambdaContext(context));
+  return { ours, theirs };
+}
+
+/** Batches of 10 new records (fresh ids) of the standard queue, as both sides receive them. */
+export function newRecordBatches(count: number): SQSEvent[] {
+  return events(count, 'bench', BATCH_SIZE);
+}
+
 async function dynamoRows(options: ComparisonOptions): Promise<ComparisonRow[]> {
   const dynamo = await startDynalite();
   try {
@@ -289,25 +330,7 @@ async function dynamoRows(options: ComparisonOptions): Promise<ComparisonRow[]> 
     const theirsTable = await createTable(theirsClient, { partitionKey: 'id' });
     const oursCounts = countDynamo(oursClient);
     const theirsCounts = countDynamo(theirsClient);
-    const ours = oursHandler(
-      'bench',
-      new DynamoIdempotencyStore({ tableName: oursTable, client: oursClient }),
-    );
-    const config = new IdempotencyConfig({
-      eventKeyJmesPath: '[source, id]',
-      payloadValidationJmesPath: 'data',
-    });
-    const persistenceStore = new DynamoDBPersistenceLayer({
-      tableName: theirsTable,
-      awsSdkV3Client: theirsClient,
-    });
-    const idempotentRun = makeIdempotent(
-      async (envelope: { source: string; id: string; data: OrderData }) => compute(envelope.data),
-      { persistenceStore, config },
-    );
-    const theirs = powertoolsHandler(false, idempotentRun, (context) =>
-      config.registerLambdaContext(context),
-    );
+    const { ours, theirs } = storeHandlers(oursClient, oursTable, theirsClient, theirsTable);
     const batches = events(options.storeBatches, 'bench', BATCH_SIZE);
     const context = lambdaContext();
     for (const [i, event] of batches.entries()) {
@@ -355,6 +378,118 @@ async function dynamoRows(options: ComparisonOptions): Promise<ComparisonRow[]> 
   } finally {
     await dynamo.stop();
   }
+}
+
+/** Milliseconds each job of the I/O rows waits (an external call), before its small computation. */
+const IO_WAIT_MS = 20;
+const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Wall time per batch of 10 when each job waits {@link IO_WAIT_MS} (an API call) then computes:
+ * both sides on the same events, alternating batch by batch, median over `batches`. This is what
+ * Lambda bills (duration): Powertools' FIFO processor runs a batch's records one after another,
+ * the worker one group after another only within a group.
+ */
+async function ioRow(
+  measure: string,
+  queue: string,
+  groups: number,
+  batches: number,
+): Promise<ComparisonRow> {
+  const fifo = queue.endsWith('.fifo');
+  const ioJob = defineJob({
+    type: job.type,
+    queue: 'bench',
+    schema,
+    run: async (data) => {
+      await wait(IO_WAIT_MS);
+      return compute(data);
+    },
+  });
+  const ours = oursHandler(queue, false, [ioJob]);
+  const theirs = powertoolsHandler(fifo, async ({ data }) => {
+    await wait(IO_WAIT_MS);
+    return compute(data);
+  });
+  const context = lambdaContext();
+  const times: [number[], number[]] = [[], []];
+  for (const [i, event] of events(batches, queue, groups).entries()) {
+    for (const side of i % 2 === 0 ? ([0, 1] as const) : ([1, 0] as const)) {
+      const started = performance.now();
+      const response = await (side === 0 ? ours : theirs)(event, context);
+      times[side].push(performance.now() - started);
+      if (response.batchItemFailures.length > 0) throw new Error('bench record failed (io)');
+    }
+  }
+  const [a, b] = [median(times[0]), median(times[1])];
+  return { measure, unit: 'ms wall/batch', ours: a, powertools: b, ratio: a / b };
+}
+
+/** The I/O rows: standard, FIFO 10 groups, FIFO 1 group. */
+export async function ioRows(batches: number): Promise<ComparisonRow[]> {
+  return silenced(async () => [
+    await ioRow(
+      `wall time per batch of 10, each job waits ${IO_WAIT_MS} ms, standard`,
+      'bench',
+      BATCH_SIZE,
+      batches,
+    ),
+    await ioRow(
+      `wall time per batch of 10, each job waits ${IO_WAIT_MS} ms, FIFO 10 groups`,
+      'bench.fifo',
+      10,
+      batches,
+    ),
+    await ioRow(
+      `wall time per batch of 10, each job waits ${IO_WAIT_MS} ms, FIFO 1 group`,
+      'bench.fifo',
+      1,
+      batches,
+    ),
+  ]);
+}
+
+/** Bytes written to stdout (CloudWatch Logs in Lambda) per record, by kind, default settings. */
+export interface OutputBytes {
+  readonly logBytesPerRecord: number;
+  readonly emfBytesPerRecord: number;
+}
+
+/**
+ * What each side writes to stdout per record of a standard batch of 10 at the default log level:
+ * log lines and EMF blobs (lines with `_aws`), over `batches` batches. Lambda's own platform lines
+ * (START, END, REPORT) come on top, the same for both.
+ */
+export async function outputBytesPerRecord(
+  batches: number,
+): Promise<{ ours: OutputBytes; powertools: OutputBytes }> {
+  const measure = async (handler: Handler): Promise<OutputBytes> => {
+    let log = 0;
+    let emf = 0;
+    const write = process.stdout.write.bind(process.stdout);
+    process.stdout.write = ((chunk: string | Uint8Array) => {
+      const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
+      for (const line of text.split('\n')) {
+        if (line === '') continue;
+        const bytes = Buffer.byteLength(line) + 1;
+        if (line.includes('"_aws"')) emf += bytes;
+        else log += bytes;
+      }
+      return true;
+    }) as typeof process.stdout.write;
+    try {
+      const context = lambdaContext();
+      for (const event of events(batches, 'bench', BATCH_SIZE)) await handler(event, context);
+    } finally {
+      process.stdout.write = write;
+    }
+    const records = batches * BATCH_SIZE;
+    return { logBytesPerRecord: log / records, emfBytesPerRecord: emf / records };
+  };
+  return {
+    ours: await measure(oursHandler('bench', false)),
+    powertools: await measure(powertoolsHandler(false, async ({ data }) => compute(data))),
+  };
 }
 
 /** Runs the side-by-side comparison; logs and EMF of both sides are dropped while it runs. */

@@ -27,6 +27,7 @@ export {
   DATA_CONTENT_TYPE,
   deduplicationIdOf,
   EnvelopeError,
+  type EnvelopeLineage,
   type JobEnvelope,
   parseEnvelope,
   SPEC_VERSION,
@@ -77,13 +78,16 @@ export {
   type JobContext,
   type JobDefinition,
   type JobIdempotencyOptions,
+  type JobLineage,
   type JobLogger,
   type JobSpec,
   type LeaseExpiredPolicy,
   type StepValue,
 } from './runtime/job.ts';
+export { lineageOf } from './runtime/lineage.ts';
 export { DEADLINE_RELEASE_SECONDS } from './runtime/record.ts';
 export type { SqsSender } from './runtime/sqs-port.ts';
+export { newTraceparent, traceIdOf, traceparentProblem } from './runtime/trace-context.ts';
 export {
   createWorker,
   DEFAULT_DEADLINE_MARGIN_MS,

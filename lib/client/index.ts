@@ -11,11 +11,17 @@ export {
   DATA_CONTENT_TYPE,
   deduplicationIdOf,
   EnvelopeError,
+  type EnvelopeLineage,
   type JobEnvelope,
   parseEnvelope,
   SPEC_VERSION,
 } from '../runtime/envelope.ts';
 export { JobError, PermanentError, TransientError } from '../runtime/errors.ts';
+export {
+  newTraceparent,
+  traceIdOf,
+  traceparentProblem,
+} from '../runtime/trace-context.ts';
 export {
   messageSizeBytes,
   SQS_MAX_BATCH_ENTRIES,
@@ -36,6 +42,7 @@ export {
   type FailedEntry,
   JobClient,
   type JobClientOptions,
+  type ParentLink,
   type SendableJob,
   type SendOptions,
   type SendResult,

@@ -32,7 +32,7 @@ import {
 } from './prepare.ts';
 import { type ClientRetryOptions, clientRetryDelayMs, DEFAULT_CLIENT_RETRY, sleep } from './retry.ts';
 
-export type { BatchEntry, SendableJob, SendEnvelopeOptions, SendOptions } from './prepare.ts';
+export type { BatchEntry, ParentLink, SendableJob, SendEnvelopeOptions, SendOptions } from './prepare.ts';
 
 /** Default size above which the job data draws a warning: 16 KiB. Payloads should carry ids. */
 export const DEFAULT_PAYLOAD_WARN_BYTES = 16_384;
@@ -465,7 +465,9 @@ export class JobClient {
    *
    * @param job a job definition (`defineJob`); its `queue` picks the URL from `queueUrls`.
    * @param data the job's input, checked against `job.schema` before sending; ids only.
-   * @param options `partitionKey` (required on FIFO queues), `id`, `delaySeconds` (standard queues).
+   * @param options `partitionKey` (required on FIFO queues), `id`, `delaySeconds` (standard queues),
+   *   `correlationId` (kept by every job the chain enqueues), `traceparent`/`tracestate` (the trace
+   *   to continue; by default the job starts a new trace), `parent` (the job it follows from).
    * @returns the envelope id, the SQS MessageId, the logical queue and, on FIFO, the SequenceNumber.
    * @throws {JobClientError} `InvalidEntries` when the job is refused before sending (unknown queue,
    *   schema failure naming the path, FIFO without partition key, delay on FIFO, message over

@@ -10,9 +10,11 @@ import {
   createEnvelope,
   deduplicationIdOf,
   EnvelopeError,
+  type EnvelopeLineage,
   type JobEnvelope,
   parseEnvelope,
 } from '../runtime/envelope.ts';
+import { newTraceparent } from '../runtime/trace-context.ts';
 import { firstRefusedCharacter, stringifyForSqs } from '../sqs/characters.ts';
 import { jsonNumberProblems } from '../sqs/json-numbers.ts';
 import { appendPath, jsonFormOf, jsonValueProblems } from '../sqs/json-value.ts';
@@ -43,6 +45,36 @@ export interface SendOptions {
   readonly id?: string;
   /** Seconds before the message becomes visible, integer 0–900. Standard queues only. @default the queue's delay */
   readonly delaySeconds?: number;
+  /**
+   * An id of the whole flow (an order, a request), 1–256 characters: the envelope `correlationid`
+   * (CloudEvents Correlation extension). Every job the job enqueues, and theirs, keeps it; the
+   * worker logs it with every failure. @default none
+   */
+  readonly correlationId?: string;
+  /**
+   * The W3C traceparent to continue (`00-<trace id>-<span id>-<flags>`), e.g. the caller's current
+   * span (OpenTelemetry `propagation.inject`). The job and all it enqueues are then part of that
+   * trace. @default a new trace: random ids, flags `00` (nothing recorded for it)
+   */
+  readonly traceparent?: string;
+  /** The W3C tracestate that goes with `traceparent` (needs it). @default none */
+  readonly tracestate?: string;
+  /**
+   * The job this one follows from, when a service sends follow-up jobs of its own: its envelope
+   * `id`, the chain's root `id` and, to link the idempotency records, its job reference. The
+   * worker sets it on every child of `ctx.enqueue`. @default none: the job is a chain's root
+   */
+  readonly parent?: ParentLink;
+}
+
+/** The job a sent job follows from (envelope `causationid`, `rootid`, `parentjob`). */
+export interface ParentLink {
+  /** The parent's envelope `id` (`causationid`). */
+  readonly id: string;
+  /** The envelope `id` of the chain's first job (`rootid`): the parent's `rootid`, else the parent's `id`. */
+  readonly rootId: string;
+  /** The parent's job reference, `<type>#<key>` as its idempotency record key (`parentjob`). */
+  readonly job?: string;
 }
 
 /** The keys of {@link SendOptions}. */
@@ -50,6 +82,10 @@ const SEND_OPTION_KEYS = [
   'partitionKey',
   'id',
   'delaySeconds',
+  'correlationId',
+  'traceparent',
+  'tracestate',
+  'parent',
 ] as const satisfies readonly (keyof SendOptions)[];
 
 /** What to write instead of SQS parameter names and other clients' spellings. */
@@ -119,13 +155,54 @@ function isSendableJob(job: unknown): job is SendableJob<unknown> {
   );
 }
 
+/** The keys of {@link ParentLink}. */
+const PARENT_LINK_KEYS = ['id', 'rootId', 'job'] as const satisfies readonly (keyof ParentLink)[];
+
+/** What is wrong with `options.parent` beyond what the envelope check says (its shape). */
+function parentLinkProblems(parent: unknown): string[] {
+  if (!isPlainObject(parent)) {
+    return [`options.parent must be an object { id, rootId, job? }, got ${describeValue(parent)}`];
+  }
+  const problems = unknownKeyProblems(parent, PARENT_LINK_KEYS, 'options.parent');
+  if (parent.id === undefined) problems.push("options.parent.id is missing: the parent job's envelope id");
+  if (parent.rootId === undefined) {
+    problems.push(
+      "options.parent.rootId is missing: the chain root's envelope id (the parent's own id for a root)",
+    );
+  }
+  return problems;
+}
+
 /** Names the envelope field of an EnvelopeError as the caller spelled it. */
 const ENVELOPE_FIELD_AS_INPUT: Record<string, string> = {
   id: 'options.id',
   partitionkey: 'options.partitionKey',
   source: 'client source',
   type: 'job type',
+  correlationid: 'options.correlationId',
+  traceparent: 'options.traceparent',
+  tracestate: 'options.tracestate',
+  causationid: 'options.parent.id',
+  rootid: 'options.parent.rootId',
+  parentjob: 'options.parent.job',
 };
+
+/**
+ * The lineage and trace attributes of a send: as given, and a new trace when no traceparent
+ * is (unless a tracestate is, which then fails for want of its traceparent).
+ */
+function lineageOf(options: SendOptions): EnvelopeLineage {
+  const parent = isPlainObject(options.parent) ? options.parent : undefined;
+  const traceparent =
+    options.traceparent ?? (options.tracestate === undefined ? newTraceparent() : undefined);
+  return {
+    ...(options.correlationId === undefined ? {} : { correlationid: options.correlationId }),
+    ...(parent === undefined ? {} : { causationid: parent.id, rootid: parent.rootId }),
+    ...(parent?.job === undefined ? {} : { parentjob: parent.job }),
+    ...(traceparent === undefined ? {} : { traceparent }),
+    ...(options.tracestate === undefined ? {} : { tracestate: options.tracestate }),
+  };
+}
 
 /** The value at a Standard Schema issue path, or undefined when the path does not lead anywhere. */
 function valueAtPath(root: unknown, path: StandardSchemaV1.Issue['path']): unknown {
@@ -294,6 +371,7 @@ async function prepareOne(
     );
   } else {
     problems.push(...unknownKeyProblems(given, SEND_OPTION_KEYS, 'options', SEND_OPTION_HINTS));
+    if (given.parent !== undefined) problems.push(...parentLinkProblems(given.parent));
   }
   const options: SendOptions = isPlainObject(given) ? given : {};
   const { queueUrl, problem: queueProblem } = resolveQueue(job.queue, settings);
@@ -324,6 +402,7 @@ async function prepareOne(
       data: jsonData,
       ...(options.id === undefined ? {} : { id: options.id }),
       ...(options.partitionKey === undefined ? {} : { partitionKey: options.partitionKey }),
+      lineage: lineageOf(options),
     });
   } catch (error) {
     if (error instanceof EnvelopeError) {

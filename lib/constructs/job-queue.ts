@@ -261,8 +261,8 @@ export class JobQueue extends Construct {
         JOBS_JOB_TIMEOUT_SECONDS: String(this.jobTimeoutSeconds),
         POWERTOOLS_SERVICE_NAME: `sqs-jobs-${props.name}`,
         POWERTOOLS_METRICS_NAMESPACE: JOBS_METRICS_NAMESPACE,
-        // Stack traces in logs and DLQ evidence point at the TypeScript sources.
-        NODE_OPTIONS: '--enable-source-maps',
+        // Mapped stack traces cost every cold start and the first error stack (props.sourceMaps).
+        ...(props.sourceMaps === true ? { NODE_OPTIONS: '--enable-source-maps' } : {}),
       },
     });
     const cfnWorker = this.worker.node.defaultChild as lambda.CfnFunction;

@@ -43,6 +43,7 @@ export function createJobClientChildSender(options: ChildSenderOptions): ChildSe
     throw rejected(error);
   }
   return {
+    source: options.source,
     async sendBatch(entries) {
       try {
         return await client.sendBatch(entries);

@@ -3,11 +3,21 @@
  * succeeded and before the parent is completed. Each child's id derives from the parent's
  * identity ({@link childJobId}), so a parent that runs again sends the same ids: the FIFO dedup
  * id and the child's idempotency key follow from it, and no second child is made.
+ *
+ * Lineage: every child carries its parent's envelope id (`causationid`), the chain's root id
+ * (`rootid`: the parent's, else the parent's own id), the parent's job reference (`parentjob`),
+ * the parent's `correlationid` and the parent's trace: the same trace id and flags with a parent
+ * id of the child's own (`traceparent`), and the parent's `tracestate`. A parent without a
+ * traceparent starts a trace for its children, derived from its identity. All of it is the same
+ * on a re-run of the parent (only the child's `time` differs).
  */
+import type { SendOptions } from '../client/prepare.ts';
 import { jsonFormOf, jsonValueProblems } from '../sqs/json-value.ts';
 import { isValidMessageGroupId } from '../sqs/message-parameters.ts';
-import { childJobId } from './envelope.ts';
+import { childIdentity, derivedTraceId, type EnvelopeLineage } from './envelope.ts';
+import { defaultJobKey, jobRecordKey } from './idempotency/keys.ts';
 import type { EnqueueOptions, JobDefinition } from './job.ts';
+import { childTraceparent } from './trace-context.ts';
 import { ChildEnqueueError, ChildRejectedError } from './worker-errors.ts';
 
 /** One entry of {@link ChildSender.sendBatch} (the `JobClient.sendBatch` entry shape). */
@@ -15,7 +25,7 @@ export interface ChildEntry {
   // biome-ignore lint/suspicious/noExplicitAny: a batch mixes job types; each entry is checked when enqueued.
   readonly job: JobDefinition<any, any>;
   readonly data: unknown;
-  readonly options?: { readonly partitionKey?: string; readonly id?: string; readonly delaySeconds?: number };
+  readonly options?: SendOptions;
 }
 
 /** Outcome of a batch send (the `JobClient.sendBatch` result shape). */
@@ -33,6 +43,11 @@ export interface ChildSendResult {
 /** What sends children: `JobClient` satisfies it. */
 export interface ChildSender {
   sendBatch(entries: ChildEntry[]): Promise<ChildSendResult>;
+  /**
+   * The envelope `source` the children are sent with (the worker's `source`), when known: with
+   * it the parent's record links its children ({@link childRecordKeys}).
+   */
+  readonly source?: string;
 }
 
 /** The parent's identity the children derive from. */
@@ -40,6 +55,10 @@ export interface ParentIdentity {
   readonly source: string;
   readonly id: string;
   readonly partitionKey: string | undefined;
+  /** The parent's own lineage and trace attributes (its envelope). */
+  readonly lineage?: EnvelopeLineage;
+  /** The parent's job reference: its idempotency record key `<type>#<key>` (`jobRecordKey`). */
+  readonly job?: string;
 }
 
 /** Collects the children of one run, with ids fixed at enqueue time. */
@@ -47,9 +66,32 @@ export class ChildCollector {
   readonly #entries: ChildEntry[] = [];
   readonly #perType = new Map<string, number>();
   readonly #parent: ParentIdentity;
+  #traceId: string | undefined;
 
   constructor(parent: ParentIdentity) {
     this.#parent = parent;
+  }
+
+  /** The trace id children of a parent without a traceparent start (made once per run). */
+  readonly #derivedTraceId = (): string => {
+    this.#traceId ??= derivedTraceId(this.#parent);
+    return this.#traceId;
+  };
+
+  /** The lineage options of a child whose trace span id is `spanId`. */
+  #lineage(spanId: string): SendOptions {
+    const parent = this.#parent;
+    const lineage = parent.lineage;
+    return {
+      parent: {
+        id: parent.id,
+        rootId: lineage?.rootid ?? parent.id,
+        ...(parent.job === undefined ? {} : { job: parent.job }),
+      },
+      ...(lineage?.correlationid === undefined ? {} : { correlationId: lineage.correlationid }),
+      traceparent: childTraceparent(lineage?.traceparent, spanId, this.#derivedTraceId),
+      ...(lineage?.tracestate === undefined ? {} : { tracestate: lineage.tracestate }),
+    };
   }
 
   /**
@@ -80,13 +122,15 @@ export class ChildCollector {
     const index = this.#perType.get(job.type) ?? 0;
     this.#perType.set(job.type, index + 1);
     const partitionKey = options?.partitionKey ?? this.#parent.partitionKey;
+    const child = childIdentity(this.#parent, job.type, index);
     this.#entries.push({
       job,
       data: jsonFormOf(data),
       options: {
-        id: childJobId(this.#parent, job.type, index),
+        id: child.id,
         ...(partitionKey === undefined ? {} : { partitionKey }),
         ...(options?.delaySeconds === undefined ? {} : { delaySeconds: options.delaySeconds }),
+        ...this.#lineage(child.spanId),
       },
     });
   }
@@ -94,6 +138,27 @@ export class ChildCollector {
   get entries(): readonly ChildEntry[] {
     return this.#entries;
   }
+}
+
+/**
+ * The idempotency record keys (`jobRecordKey`) of children sent with envelope `source`: what the
+ * parent's record links to. A child's key is its job's `idempotency.key(data)`, else the default
+ * key of `source` and its id. A key function that throws here leaves that child out (its own
+ * worker will meet the same error).
+ */
+export function childRecordKeys(children: readonly ChildEntry[], source: string): string[] {
+  const keys: string[] = [];
+  for (const child of children) {
+    const id = child.options?.id;
+    if (id === undefined) continue;
+    try {
+      const keyOf = child.job.idempotency?.key;
+      keys.push(jobRecordKey(child.job.type, keyOf ? keyOf(child.data) : defaultJobKey(source, id)));
+    } catch {
+      // left out: the link is evidence, not a condition of the run
+    }
+  }
+  return keys;
 }
 
 /**

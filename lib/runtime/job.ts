@@ -49,6 +49,27 @@ export type StepValue<T> = unknown extends T
       ? never
       : { [K in keyof T]: StepValue<T[K]> };
 
+/**
+ * Where a job comes from: its chain (the job that enqueued it, the chain's first job), the flow's
+ * correlation id and its trace (docs/contracts.md, "Lineage and trace context").
+ */
+export interface JobLineage {
+  /** The envelope `id` of the job that enqueued this one (`causationid`); undefined for a chain's root. */
+  readonly parentJobId: string | undefined;
+  /** The envelope `id` of the chain's first job (`rootid`): this job's own id for a root. */
+  readonly rootJobId: string;
+  /** The flow's correlation id (`correlationid`), when the producer gave one; children keep it. */
+  readonly correlationId: string | undefined;
+  /** The parent's job reference `<type>#<key>` (`parentjob`, its idempotency record key); children only. */
+  readonly parentJob: string | undefined;
+  /** The W3C trace id (32 hex digits) of the envelope's `traceparent`, when it has one. */
+  readonly traceId: string | undefined;
+  /** The envelope's W3C `traceparent` as received (children get the same trace id and a span id of their own). */
+  readonly traceparent: string | undefined;
+  /** The envelope's W3C `tracestate`, passed on to children. */
+  readonly tracestate: string | undefined;
+}
+
 /** What `run` gets besides its data. */
 export interface JobContext {
   /** Aborted when the job's `timeoutSeconds` or the Lambda deadline is reached: pass it to I/O. */
@@ -61,8 +82,10 @@ export interface JobContext {
   readonly source: string;
   /** FIFO `MessageGroupId` (the envelope `partitionkey`), if any. */
   readonly partitionKey: string | undefined;
-  /** Logger with the job's type, id and attempt attached. */
+  /** Logger with the job's type, id and attempt attached, and its lineage (`parentJobId`, `rootJobId`, `correlationId`, `traceId`). */
   readonly logger: JobLogger;
+  /** Where the job comes from: its parent, its chain's root, the correlation id, the trace. */
+  readonly lineage: JobLineage;
   /**
    * Queues a follow-up job. Nothing is sent unless `run` succeeds; the child's id derives from
    * this job's identity, so a re-run never creates a second child.

@@ -18,11 +18,12 @@ import { classifyError } from './errors.ts';
 import { type BatchParking, type JobIdentity, jobIdentityPks, parkingGroupOf } from './group-park.ts';
 import { type StoredValueSubject, unfaithfulJsonReason } from './idempotency/faithful-json.ts';
 import type { GroupPark, IdempotencyGuard, Lease } from './idempotency/guard.ts';
-import { defaultJobKey, deriveIdempotencyKey } from './idempotency/keys.ts';
-import type { JobContext, JobDefinition } from './job.ts';
+import { defaultJobKey, deriveIdempotencyKey, jobRecordKey } from './idempotency/keys.ts';
+import type { EnqueueOptions, JobContext, JobDefinition, JobLineage, JobLogger, StepValue } from './job.ts';
+import { lineageOf, withLineage } from './lineage.ts';
 import type { SqsSender } from './sqs-port.ts';
 import { type BatchMetrics, UNKNOWN_JOB_TYPE, type WorkerLogger, withKeys } from './telemetry.ts';
-import { startRunLimit } from './timeout.ts';
+import { type RunLimit, startRunLimit } from './timeout.ts';
 import { JobDataInvalidError, LeaseExpiredError, UnknownJobTypeError } from './worker-errors.ts';
 
 /**
@@ -90,19 +91,69 @@ export interface RecordDeps {
   readonly completedLogLevel: 'info' | 'debug' | undefined;
 }
 
-/** Per-record state threaded through the stages. */
-interface RecordRun {
+/**
+ * Per-record state threaded through the stages. Its loggers are built on first use: a record
+ * that completes logs nothing of its own by default, and building them for every record was a
+ * good part of the worker's allocations per record (issue 10 profile).
+ */
+class RecordRun {
   readonly record: SQSRecord;
   readonly deps: RecordDeps;
   readonly receiveCount: number;
-  logger: WorkerLogger;
-  jobType: string | undefined;
+  jobType: string | undefined = undefined;
   /** The FIFO message group to park or check; undefined when parking does not apply. */
   readonly groupId: string | undefined;
   /** Who the job is (once the envelope is read): what a park names, what recognises a blocker. */
-  identity: JobIdentity | undefined;
+  identity: JobIdentity | undefined = undefined;
   /** Set when this record is the blocking job of its parked group, coming back (a redrive). */
-  blocker: GroupPark | undefined;
+  blocker: GroupPark | undefined = undefined;
+  #envelope: JobEnvelope | undefined;
+  #attempt: number | undefined;
+  #lineageLogger: WorkerLogger | undefined;
+  #logger: WorkerLogger | undefined;
+
+  constructor(record: SQSRecord, deps: RecordDeps) {
+    this.record = record;
+    this.deps = deps;
+    this.receiveCount = readReceiveCount(record);
+    this.groupId = deps.parking ? parkingGroupOf(record) : undefined;
+  }
+
+  /** The worker's logger with the envelope's lineage keys, once the envelope is read. */
+  get lineageLogger(): WorkerLogger {
+    if (this.#envelope === undefined) return this.deps.logger;
+    this.#lineageLogger ??= withLineage(this.deps.logger, this.#envelope);
+    return this.#lineageLogger;
+  }
+
+  /** The record's logger: `messageId`, then `jobType` and `jobId` once read, then `attempt` once known. */
+  get logger(): WorkerLogger {
+    if (this.#logger === undefined) {
+      const envelope = this.#envelope;
+      const keys: Record<string, unknown> = { messageId: this.record.messageId };
+      if (envelope !== undefined) {
+        keys.jobType = envelope.type;
+        keys.jobId = envelope.id;
+      }
+      if (this.#attempt !== undefined) keys.attempt = this.#attempt;
+      this.#logger = withKeys(this.lineageLogger, keys);
+    }
+    return this.#logger;
+  }
+
+  /** The envelope is read: its type and id (and lineage) go into the logs from now on. */
+  readEnvelope(envelope: JobEnvelope): void {
+    this.#envelope = envelope;
+    this.jobType = envelope.type;
+    this.#lineageLogger = undefined;
+    this.#logger = undefined;
+  }
+
+  /** The attempt is known (the run starts): it goes into the logs from now on. */
+  startAttempt(attempt: number): void {
+    this.#attempt = attempt;
+    this.#logger = undefined;
+  }
 }
 
 const retry = (delaySeconds: number, reason: RetryReason): RecordOutcome => ({
@@ -120,16 +171,7 @@ const retry = (delaySeconds: number, reason: RetryReason): RecordOutcome => ({
  * is SQS's `ApproximateReceiveCount`, which the receive has already raised).
  */
 export async function processRecord(record: SQSRecord, deps: RecordDeps): Promise<RecordOutcome> {
-  const run: RecordRun = {
-    record,
-    deps,
-    receiveCount: readReceiveCount(record),
-    logger: withKeys(deps.logger, { messageId: record.messageId }),
-    jobType: undefined,
-    groupId: deps.parking ? parkingGroupOf(record) : undefined,
-    identity: undefined,
-    blocker: undefined,
-  };
+  const run = new RecordRun(record, deps);
   if (deps.remainingMs() <= deps.deadlineMarginMs) {
     run.logger.info('record not started: the Lambda deadline is near', {
       outcome: 'deferred',
@@ -160,7 +202,7 @@ async function pipeline(run: RecordRun): Promise<RecordOutcome> {
   } catch (error) {
     return deadLetter(run, { error, reason: classifyError(error).reason, attempts: run.receiveCount });
   }
-  run.jobType = envelope.type;
+  run.readEnvelope(envelope);
   // Only a parking worker needs who the job is (what a park names, what recognises a blocker).
   if (deps.parking) {
     run.identity = {
@@ -169,11 +211,6 @@ async function pipeline(run: RecordRun): Promise<RecordOutcome> {
       pks: jobIdentityPks(envelope.type, undefined, envelope.source, envelope.id),
     };
   }
-  run.logger = withKeys(deps.logger, {
-    messageId: record.messageId,
-    jobType: envelope.type,
-    jobId: envelope.id,
-  });
 
   const job = deps.jobs.get(envelope.type);
   if (!job) {
@@ -325,6 +362,81 @@ async function beginLease(
   }
 }
 
+/**
+ * The context of one run (`ctx`). A class, not an object literal of closures: it is made for
+ * every record, and its methods and getters live on the prototype. The AbortController (via the
+ * run limit), the logger and the lineage are made only when the job reads them.
+ */
+class RunContext implements JobContext {
+  readonly attempt: number;
+  readonly jobId: string;
+  readonly source: string;
+  readonly partitionKey: string | undefined;
+  /** The children enqueued so far; made on the first enqueue (most runs enqueue nothing). */
+  children: ChildCollector | undefined;
+  readonly #run: RecordRun;
+  readonly #job: AnyJob;
+  readonly #envelope: JobEnvelope;
+  readonly #key: string;
+  readonly #lease: Lease | undefined;
+  readonly #limit: RunLimit;
+
+  constructor(
+    run: RecordRun,
+    job: AnyJob,
+    envelope: JobEnvelope,
+    key: string,
+    lease: Lease | undefined,
+    limit: RunLimit,
+    attempt: number,
+    partitionKey: string | undefined,
+  ) {
+    this.#run = run;
+    this.#job = job;
+    this.#envelope = envelope;
+    this.#key = key;
+    this.#lease = lease;
+    this.#limit = limit;
+    this.attempt = attempt;
+    this.jobId = envelope.id;
+    this.source = envelope.source;
+    this.partitionKey = partitionKey;
+  }
+
+  get signal(): AbortSignal {
+    return this.#limit.signal;
+  }
+
+  get logger(): JobLogger {
+    return this.#run.logger;
+  }
+
+  get lineage(): JobLineage {
+    return lineageOf(this.#envelope);
+  }
+
+  enqueue<D>(child: JobDefinition<D>, childData: NoInfer<D>, options?: EnqueueOptions): void {
+    this.children ??= new ChildCollector({
+      source: this.#envelope.source,
+      id: this.#envelope.id,
+      partitionKey: this.partitionKey,
+      lineage: this.#envelope,
+      job: jobRecordKey(this.#job.type, this.#key),
+    });
+    this.children.add(child, childData, options);
+  }
+
+  once<T>(stepName: string, fn: () => Promise<T & StepValue<T>>): Promise<T> {
+    return this.#lease ? onceUnderLease(this.#run, this.#lease, stepName, fn) : fn();
+  }
+
+  idempotencyKey(stepName: string): string {
+    return this.#lease
+      ? this.#lease.idempotencyKey(stepName)
+      : deriveIdempotencyKey(this.#job.type, this.#key, stepName);
+  }
+}
+
 async function runJob(
   run: RecordRun,
   job: AnyJob,
@@ -338,34 +450,9 @@ async function runJob(
   const { deps } = run;
   const attempt = lease?.attempt ?? run.receiveCount;
   const partitionKey = envelope.partitionkey ?? run.record.attributes?.MessageGroupId;
-  run.logger = withKeys(deps.logger, {
-    messageId: run.record.messageId,
-    jobType: job.type,
-    jobId: envelope.id,
-    attempt,
-  });
-  // Made on the first enqueue: most runs enqueue nothing.
-  let children: ChildCollector | undefined;
+  run.startAttempt(attempt);
   const limit = startRunLimit(job.type, jobTimeoutMs, lambdaBudgetMs);
-  const ctx: JobContext = {
-    // A getter: the AbortController is made only for a job that reads its signal.
-    get signal() {
-      return limit.signal;
-    },
-    attempt,
-    jobId: envelope.id,
-    source: envelope.source,
-    partitionKey,
-    logger: run.logger,
-    enqueue: (child, childData, options) => {
-      children ??= new ChildCollector({ source: envelope.source, id: envelope.id, partitionKey });
-      children.add(child, childData, options);
-    },
-    once: lease ? (step, fn) => onceUnderLease(run, lease, step, fn) : (_step, fn) => fn(),
-    idempotencyKey: lease
-      ? (step) => lease.idempotencyKey(step)
-      : (step) => deriveIdempotencyKey(job.type, key, step),
-  };
+  const ctx = new RunContext(run, job, envelope, key, lease, limit, attempt, partitionKey);
 
   const startedAt = deps.now();
   let result: unknown;
@@ -380,6 +467,7 @@ async function runJob(
   }
 
   let sentChildren = 0;
+  const children = ctx.children;
   if (children !== undefined && children.entries.length > 0) {
     try {
       sentChildren = await sendChildren(deps.childSender(), children.entries);

@@ -1,11 +1,20 @@
 /**
- * Logs and metrics of the worker: Powertools Logger (structured JSON) and Powertools Metrics
- * (CloudWatch Embedded Metric Format). Metric names, units and dimension sets are fixed by
+ * Logs and metrics of the worker: Powertools Logger (structured JSON) and CloudWatch Embedded
+ * Metric Format, written by the worker's own {@link DirectEmf} or through a given Powertools Metrics. Metric names, units and dimension sets are fixed by
  * docs/contracts.md ("Metrics").
  */
 import { Logger } from '@aws-lambda-powertools/logger';
-import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+// Types only: the default worker writes EMF itself (DirectEmf), so the Powertools Metrics package
+// is loaded (and bundled) only by code that passes a Metrics to createWorker.
+import type { Metrics } from '@aws-lambda-powertools/metrics';
+import type { MetricUnit } from '@aws-lambda-powertools/metrics/types';
 import type { JobLogger } from './job.ts';
+
+/** The CloudWatch units the worker writes, as Powertools' `MetricUnit` names them. */
+const UNIT = { Count: 'Count', Milliseconds: 'Milliseconds' } as const satisfies Record<
+  string,
+  `${MetricUnit}`
+>;
 
 /** Default CloudWatch namespace when `POWERTOOLS_METRICS_NAMESPACE` is unset. */
 export const DEFAULT_METRICS_NAMESPACE = 'SqsJobs';
@@ -32,11 +41,15 @@ export const UNKNOWN_QUEUE = 'unknown';
  * every record failed, so Lambda's `Errors` never sees it; this is what the JobQueue alarm
  * `batchesFailed` watches.
  */
-export function publishBatchFailed(metrics: Metrics, queueName: string): void {
+export function publishBatchFailed(metrics: Metrics | DirectEmf, queueName: string): void {
+  if (metrics instanceof DirectEmf) {
+    metrics.publish(queueName, undefined, [{ name: 'BatchFailed', unit: UNIT.Count, value: 1 }]);
+    return;
+  }
   // As in BatchMetrics.flush: Queue as the only default dimension gives exactly [Queue].
   metrics.clearDefaultDimensions();
   metrics.setDefaultDimensions({ Queue: queueName });
-  metrics.addMetric('BatchFailed', MetricUnit.Count, 1);
+  metrics.addMetric('BatchFailed', UNIT.Count as MetricUnit, 1);
   metrics.publishStoredMetrics();
 }
 
@@ -53,22 +66,8 @@ export function createDefaultLogger(queueName: string | undefined): Logger {
   });
 }
 
-/**
- * Builds the default Powertools Metrics of a worker: namespace from `POWERTOOLS_METRICS_NAMESPACE`
- * (else `SqsJobs`), and no default dimensions, so the emitted dimension sets are exactly
- * `[Queue]` and `[Queue, JobType]` (Powertools would otherwise add `service` to every set and the
- * alarms on `[Queue]` would not match).
- */
-export function createDefaultMetrics(): Metrics {
-  const metrics = new Metrics({
-    namespace: process.env.POWERTOOLS_METRICS_NAMESPACE || DEFAULT_METRICS_NAMESPACE,
-  });
-  metrics.clearDefaultDimensions();
-  return metrics;
-}
-
 /** A CloudWatch unit as Powertools names it. */
-type EmfUnit = (typeof MetricUnit)[keyof typeof MetricUnit];
+type EmfUnit = `${MetricUnit}`;
 
 /**
  * The worker's own EMF writer, used when no Powertools `Metrics` is given to `createWorker`: the
@@ -96,10 +95,13 @@ export class DirectEmf {
     this.#write = write;
   }
 
-  /** Writes one blob with dimension sets `[Queue]` and `[Queue, JobType]`. */
+  /**
+   * Writes one blob with dimension sets `[Queue]` and `[Queue, JobType]`, or `[Queue]` alone
+   * without a job type (`BatchFailed`).
+   */
   publish(
     queueName: string,
-    jobType: string,
+    jobType: string | undefined,
     metrics: readonly { name: string; unit: EmfUnit; value: number | readonly number[] }[],
   ): void {
     if (this.disabled || metrics.length === 0) return;
@@ -109,14 +111,14 @@ export class DirectEmf {
         CloudWatchMetrics: [
           {
             Namespace: this.namespace,
-            Dimensions: [['Queue'], ['Queue', 'JobType']],
+            Dimensions: jobType === undefined ? [['Queue']] : [['Queue'], ['Queue', 'JobType']],
             Metrics: metrics.map((m) => ({ Name: m.name, Unit: m.unit })),
           },
         ],
       },
       Queue: queueName,
-      JobType: jobType,
     };
+    if (jobType !== undefined) blob.JobType = jobType;
     for (const m of metrics) blob[m.name] = m.value;
     this.#write(`${JSON.stringify(blob)}\n`);
   }
@@ -175,13 +177,13 @@ export class BatchMetrics {
             if (name === 'JobDuration') continue;
             metrics.addMetric(
               name,
-              MetricUnit.Count,
+              UNIT.Count as MetricUnit,
               values.reduce((a, b) => a + b, 0),
             );
           }
         }
         for (const ms of durations.slice(blob * VALUES_PER_BLOB, (blob + 1) * VALUES_PER_BLOB)) {
-          metrics.addMetric('JobDuration', MetricUnit.Milliseconds, ms);
+          metrics.addMetric('JobDuration', UNIT.Milliseconds as MetricUnit, ms);
         }
         metrics.publishStoredMetrics();
       }
@@ -201,7 +203,7 @@ export class BatchMetrics {
             if (name === 'JobDuration') continue;
             let sum = 0;
             for (const v of values) sum += v;
-            metrics.push({ name, unit: MetricUnit.Count, value: sum });
+            metrics.push({ name, unit: UNIT.Count, value: sum });
           }
         }
         const part =
@@ -212,7 +214,7 @@ export class BatchMetrics {
         if (part.length > 0) {
           metrics.push({
             name: 'JobDuration',
-            unit: MetricUnit.Milliseconds,
+            unit: UNIT.Milliseconds,
             value: part.length === 1 ? (part[0] as number) : part,
           });
         }

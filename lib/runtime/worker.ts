@@ -31,7 +31,6 @@ import type { SqsSender } from './sqs-port.ts';
 import {
   BatchMetrics,
   createDefaultLogger,
-  createDefaultMetrics,
   DirectEmf,
   fromPowertools,
   publishBatchFailed,
@@ -159,11 +158,11 @@ export function createWorker(options: WorkerOptions): WorkerHandler {
   const env = options.env ?? process.env;
   const powertoolsLogger = options.logger ?? createDefaultLogger(options.queueName ?? env.JOBS_QUEUE_NAME);
   const logger = fromPowertools(powertoolsLogger);
-  const metrics = options.metrics ?? createDefaultMetrics();
-  // Without a given Metrics, the batch's job metrics go through the worker's own EMF writer (the
-  // same blobs, a fraction of the CPU); a given one is used as is.
-  const jobMetrics = options.metrics ?? new DirectEmf(env);
-  const sqs = options.sqs ?? new SQSClient({});
+  // Without a given Metrics, the worker's own EMF writer (the same blobs as Powertools, a fraction
+  // of the CPU, and the Powertools Metrics package neither loaded nor built); a given one is used as is.
+  const metrics = options.metrics ?? new DirectEmf(env);
+  // Built at its first call: a batch whose records all complete sends nothing to SQS.
+  const sqs = options.sqs ?? lazySqsClient();
   const now = options.now ?? Date.now;
   const random = options.random ?? Math.random;
   const logEachRecord = options.logEachRecord ?? env.JOBS_LOG_EACH_RECORD?.trim().toLowerCase() === 'true';
@@ -220,7 +219,7 @@ export function createWorker(options: WorkerOptions): WorkerHandler {
       return { batchItemFailures };
     } finally {
       try {
-        batchMetrics.flush(jobMetrics, config.queueName);
+        batchMetrics.flush(metrics, config.queueName);
       } catch (error) {
         logger.warn('could not publish metrics', { error });
       }
@@ -250,6 +249,20 @@ function countOutcomes(outcomes: readonly RecordOutcome[]): {
   return counts;
 }
 
+/**
+ * The default SQS client, constructed at its first `send` (region and credentials resolved then),
+ * not while the module initialises: the happy path of a batch never calls SQS.
+ */
+function lazySqsClient(): SqsSender {
+  let client: SQSClient | undefined;
+  return {
+    send: (command) => {
+      client ??= new SQSClient({});
+      return client.send(command as never);
+    },
+  };
+}
+
 function nonEmpty(value: string | undefined): string | undefined {
   return typeof value === 'string' && value.trim() !== '' ? value : undefined;
 }
@@ -265,7 +278,7 @@ function nonEmpty(value: string | undefined): string | undefined {
  */
 function failWholeBatchOnError(
   logger: WorkerLogger,
-  metrics: Metrics,
+  metrics: Metrics | DirectEmf,
   queueName: string,
 ): MiddlewareObj<SQSEvent, SQSBatchResponse> {
   return {

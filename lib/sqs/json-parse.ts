@@ -21,5 +21,8 @@ const keepValue = (_key: string, value: unknown): unknown => value;
  * @throws {SyntaxError} as `JSON.parse` does.
  */
 export function parseJsonText(text: string): unknown {
+  // Most texts hold no backslash at all: one indexOf instead of the pattern's scan (the pattern
+  // scan was 6 % of the worker's CPU per record, issue 10 profile).
+  if (text.indexOf('\\') === -1) return JSON.parse(text);
   return ONE_ESCAPED_CHARACTER_KEY.test(text) ? JSON.parse(text, keepValue) : JSON.parse(text);
 }

@@ -6,7 +6,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Message } from '@aws-sdk/client-sqs';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
-import { createEnvelope } from '../../lib/runtime/envelope.ts';
+import { createEnvelope, type EnvelopeLineage } from '../../lib/runtime/envelope.ts';
 
 export const REGION = 'us-east-1';
 export const ACCOUNT = '123456789012';
@@ -76,6 +76,8 @@ export interface JobBodyOptions {
   /** @default `/tests` */
   readonly source?: string;
   readonly partitionKey?: string;
+  /** Lineage and trace attributes (`correlationid`, `traceparent`...). */
+  readonly lineage?: EnvelopeLineage;
 }
 
 /** A valid envelope body (CloudEvents JSON) for a job type and data. */
@@ -87,6 +89,7 @@ export function jobBody(type: string, data: unknown, options: JobBodyOptions = {
       source: options.source ?? '/tests',
       ...(options.id === undefined ? {} : { id: options.id }),
       ...(options.partitionKey === undefined ? {} : { partitionKey: options.partitionKey }),
+      ...(options.lineage === undefined ? {} : { lineage: options.lineage }),
     }),
   );
 }

@@ -179,7 +179,6 @@ describe('JobQueue: FIFO queue with table, topic and enqueue targets', () => {
       JOBS_HANDLER_VERSION: code.S3Key.replace(/\.zip$/, ''),
       POWERTOOLS_SERVICE_NAME: 'sqs-jobs-booking',
       POWERTOOLS_METRICS_NAMESPACE: 'SqsJobs',
-      NODE_OPTIONS: '--enable-source-maps',
       APP_TABLE: 'domain',
     });
     expect(booking.enqueueTargets).toEqual(['mail-out', 'booking']);
@@ -458,6 +457,7 @@ describe('JobQueue: standard and high-throughput FIFO queues with non-default se
         deadLetterQueue: givenDlq,
         memorySizeMb: 1024,
         idempotencyTable: false,
+        sourceMaps: true,
       });
       orders = new JobQueue(stack, 'Orders', {
         name: 'orders',
@@ -508,6 +508,17 @@ describe('JobQueue: standard and high-throughput FIFO queues with non-default se
       MemorySize: 1024,
       ReservedConcurrentExecutions: 10,
     });
+  });
+
+  it('maps stack traces only when asked: sourceMaps: true sets NODE_OPTIONS=--enable-source-maps', () => {
+    const variables = (queue: JobQueue) =>
+      (
+        s.json.Resources[logicalId(queue.worker)]!.Properties.Environment as {
+          Variables: Record<string, unknown>;
+        }
+      ).Variables;
+    expect(variables(payments).NODE_OPTIONS).toBe('--enable-source-maps');
+    expect(variables(orders)).not.toHaveProperty('NODE_OPTIONS');
   });
 
   it('without an idempotency table: no JOBS_IDEMPOTENCY_TABLE and no DynamoDB permission', () => {

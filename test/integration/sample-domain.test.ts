@@ -41,6 +41,15 @@ function context(jobId: string, attempt = 1): TestContext {
     source: '/test',
     partitionKey: 'u1',
     logger: { debug() {}, info() {}, warn() {}, error() {} },
+    lineage: {
+      parentJobId: undefined,
+      rootJobId: jobId,
+      correlationId: undefined,
+      parentJob: undefined,
+      traceId: undefined,
+      traceparent: undefined,
+      tracestate: undefined,
+    },
     enqueued,
     enqueue<D>(job: JobDefinition<D>, data: D) {
       enqueued.push({ type: job.type, data });

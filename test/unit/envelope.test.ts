@@ -37,6 +37,9 @@ function without(field: keyof typeof valid): Record<string, unknown> {
   return copy;
 }
 
+/** The W3C Trace Context example traceparent. */
+const TRACEPARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00';
+
 const emoji = '\u{1F600}'; // one code point, two UTF-16 code units
 
 interface Case {
@@ -54,7 +57,7 @@ const cases: readonly Case[] = [
   { name: 'data null', value: { ...valid, data: null } },
   { name: 'data an array', value: { ...valid, data: ['a', 'b'] } },
   { name: 'data a string', value: { ...valid, data: 'b-1' } },
-  { name: 'extension attribute traceparent', value: { ...valid, traceparent: '00-abc-01' } },
+  { name: 'an unknown extension attribute', value: { ...valid, myextension: 'anything' } },
   { name: 'extension name of 20 chars', value: { ...valid, abcdefghij0123456789: 'x' } },
   { name: 'time lowercase t and z', value: { ...valid, time: '2026-11-29t07:00:00z' } },
   { name: 'time with offset', value: { ...valid, time: '2026-11-29T12:30:00+05:30' } },
@@ -140,6 +143,114 @@ const cases: readonly Case[] = [
   },
   { name: 'partitionkey null', value: { ...valid, partitionkey: null }, field: 'partitionkey' },
   { name: 'partitionkey a number', value: { ...valid, partitionkey: 42 }, field: 'partitionkey' },
+  // lineage (Correlation extension + chain attributes)
+  {
+    name: 'with correlationid, causationid, rootid and parentjob',
+    value: {
+      ...valid,
+      correlationid: 'order-42',
+      causationid: 'c0a80101-0000-4000-8000-000000000000',
+      rootid: 'book-1',
+      parentjob: 'booking.reserve-inventory#/services/checkout\nbook-1',
+    },
+  },
+  { name: 'correlationid of 256 chars', value: { ...valid, correlationid: 'c'.repeat(256) } },
+  { name: 'correlationid empty', value: { ...valid, correlationid: '' }, field: 'correlationid' },
+  {
+    name: 'correlationid of 257 chars',
+    value: { ...valid, correlationid: 'c'.repeat(257) },
+    field: 'correlationid',
+  },
+  { name: 'correlationid a number', value: { ...valid, correlationid: 42 }, field: 'correlationid' },
+  { name: 'causationid empty', value: { ...valid, causationid: '' }, field: 'causationid' },
+  { name: 'causationid null', value: { ...valid, causationid: null }, field: 'causationid' },
+  { name: 'rootid of 257 chars', value: { ...valid, rootid: 'r'.repeat(257) }, field: 'rootid' },
+  { name: 'parentjob of 2048 chars', value: { ...valid, parentjob: 'p'.repeat(2048) } },
+  { name: 'parentjob of 2049 chars', value: { ...valid, parentjob: 'p'.repeat(2049) }, field: 'parentjob' },
+  { name: 'parentjob an object', value: { ...valid, parentjob: { type: 'x' } }, field: 'parentjob' },
+  // trace context (Distributed Tracing extension, W3C Trace Context)
+  { name: 'traceparent', value: { ...valid, traceparent: TRACEPARENT } },
+  { name: 'traceparent sampled', value: { ...valid, traceparent: `${TRACEPARENT.slice(0, -2)}01` } },
+  {
+    name: 'traceparent and tracestate',
+    value: { ...valid, traceparent: TRACEPARENT, tracestate: 'rojo=00f067aa0ba902b7,congo=t61rcWkgMzE' },
+  },
+  {
+    name: 'tracestate of 512 chars',
+    value: { ...valid, traceparent: TRACEPARENT, tracestate: `a=${'x'.repeat(510)}` },
+  },
+  {
+    name: 'traceparent of a later version with more fields',
+    value: { ...valid, traceparent: `01${TRACEPARENT.slice(2)}-what-comes-next` },
+  },
+  {
+    name: 'traceparent of a later version, 55 chars',
+    value: { ...valid, traceparent: `cc${TRACEPARENT.slice(2)}` },
+  },
+  { name: 'traceparent too short', value: { ...valid, traceparent: '00-abc-01' }, field: 'traceparent' },
+  { name: 'traceparent empty', value: { ...valid, traceparent: '' }, field: 'traceparent' },
+  {
+    name: 'traceparent uppercase hex',
+    value: { ...valid, traceparent: TRACEPARENT.toUpperCase() },
+    field: 'traceparent',
+  },
+  {
+    name: 'traceparent all-zero trace id',
+    value: { ...valid, traceparent: `00-${'0'.repeat(32)}-b7ad6b7169203331-01` },
+    field: 'traceparent',
+  },
+  {
+    name: 'traceparent all-zero parent id',
+    value: { ...valid, traceparent: `00-0af7651916cd43dd8448eb211c80319c-${'0'.repeat(16)}-01` },
+    field: 'traceparent',
+  },
+  {
+    name: 'traceparent version ff',
+    value: { ...valid, traceparent: `ff${TRACEPARENT.slice(2)}` },
+    field: 'traceparent',
+  },
+  {
+    name: 'traceparent version 00 with more after it',
+    value: { ...valid, traceparent: `${TRACEPARENT}-01` },
+    field: 'traceparent',
+  },
+  {
+    name: 'traceparent of a later version followed by no dash',
+    value: { ...valid, traceparent: `01${TRACEPARENT.slice(2)}x` },
+    field: 'traceparent',
+  },
+  {
+    name: 'traceparent with a wrong separator',
+    value: { ...valid, traceparent: TRACEPARENT.replace(/-/g, '_') },
+    field: 'traceparent',
+  },
+  {
+    name: 'traceparent flags not hex',
+    value: { ...valid, traceparent: `${TRACEPARENT.slice(0, -2)}0g` },
+    field: 'traceparent',
+  },
+  {
+    name: 'traceparent with a space',
+    value: { ...valid, traceparent: ` ${TRACEPARENT}` },
+    field: 'traceparent',
+  },
+  { name: 'traceparent a number', value: { ...valid, traceparent: 7 }, field: 'traceparent' },
+  { name: 'tracestate without traceparent', value: { ...valid, tracestate: 'rojo=1' }, field: 'tracestate' },
+  {
+    name: 'tracestate of 513 chars',
+    value: { ...valid, traceparent: TRACEPARENT, tracestate: `a=${'x'.repeat(511)}` },
+    field: 'tracestate',
+  },
+  {
+    name: 'tracestate with a newline',
+    value: { ...valid, traceparent: TRACEPARENT, tracestate: 'a=1\nb=2' },
+    field: 'tracestate',
+  },
+  {
+    name: 'tracestate empty',
+    value: { ...valid, traceparent: TRACEPARENT, tracestate: '' },
+    field: 'tracestate',
+  },
   // extension attribute names
   { name: 'extension name in camelCase', value: { ...valid, traceParent: 'x' }, field: 'traceParent' },
   { name: 'extension name with underscore', value: { ...valid, trace_parent: 'x' }, field: 'trace_parent' },
@@ -231,9 +342,37 @@ describe('parseEnvelope', () => {
   });
 
   it('returns the CloudEvents attributes and leaves unknown extensions out', () => {
-    const envelope = parseEnvelope(JSON.stringify({ ...valid, partitionkey: 'user-1', traceparent: 't' }));
+    const envelope = parseEnvelope(JSON.stringify({ ...valid, partitionkey: 'user-1', myextension: 't' }));
     expect(envelope).toEqual({ ...valid, partitionkey: 'user-1' });
-    expect(envelope).not.toHaveProperty('traceparent');
+    expect(envelope).not.toHaveProperty('myextension');
+  });
+
+  it('returns the lineage and trace attributes it knows', () => {
+    const lineage = {
+      correlationid: 'order-42',
+      causationid: 'parent-1',
+      rootid: 'root-1',
+      parentjob: 'a.b#/s\nparent-1',
+      traceparent: TRACEPARENT,
+      tracestate: 'rojo=1',
+    };
+    expect(parseEnvelope(JSON.stringify({ ...valid, ...lineage }))).toEqual({ ...valid, ...lineage });
+  });
+
+  it('says what is wrong with a traceparent', () => {
+    const problem = (traceparent: string) => () => parseEnvelope(JSON.stringify({ ...valid, traceparent }));
+    expect(problem('00-abc-01')).toThrow(
+      /traceparent must be a W3C traceparent: version-traceid-parentid-flags, 2-32-16-2 lowercase hex digits .*got "00-abc-01"/,
+    );
+    expect(problem(TRACEPARENT.toUpperCase())).toThrow(
+      /the version is not 2 lowercase hex digits|trace id is not 32 lowercase hex/,
+    );
+    expect(problem(`00-${'0'.repeat(32)}-b7ad6b7169203331-01`)).toThrow('an all-zero trace id is invalid');
+    expect(problem(`00-0af7651916cd43dd8448eb211c80319c-${'0'.repeat(16)}-01`)).toThrow(
+      'an all-zero parent id is invalid',
+    );
+    expect(problem(`ff${TRACEPARENT.slice(2)}`)).toThrow('version ff is invalid');
+    expect(problem(`${TRACEPARENT}-x`)).toThrow('version 00 has exactly 55 characters, got 57');
   });
 
   it('keeps data null as null (present, not missing)', () => {
@@ -268,6 +407,19 @@ describe('createEnvelope', () => {
     });
     expect(parseEnvelope(JSON.stringify(envelope))).toEqual(envelope);
     expect(validateWithSchema(envelope)).toBe(true);
+  });
+
+  it('writes lineage and trace attributes given, checked like the parser', () => {
+    const envelope = createEnvelope({
+      type: 't',
+      source: '/s',
+      data: {},
+      lineage: { correlationid: 'order-1', traceparent: TRACEPARENT },
+    });
+    expect(envelope).toMatchObject({ correlationid: 'order-1', traceparent: TRACEPARENT });
+    expect(() =>
+      createEnvelope({ type: 't', source: '/s', data: {}, lineage: { traceparent: '00-x' } }),
+    ).toThrow(expect.objectContaining({ field: 'traceparent' }));
   });
 
   it.each([

@@ -138,8 +138,8 @@ describe('DynamoIdempotencyStore with the old item on a failed condition (ALL_OL
     expect(names(sent)).toEqual(['PutItemCommand']);
     const put = (sent[0] as PutItemCommand).input;
     expect(put.ReturnValuesOnConditionCheckFailure).toBe('ALL_OLD');
-    expect(put.ConditionExpression).toBe('attribute_not_exists(#pk) OR #expiresAt <= :v0');
-    expect(put.ExpressionAttributeValues?.[':v0']).toEqual({ N: String(NOW_S) });
+    expect(put.ConditionExpression).toBe('attribute_not_exists(pk) OR expiresAt <= :0');
+    expect(put.ExpressionAttributeValues?.[':0']).toEqual({ N: String(NOW_S) });
   });
 
   it('answers busy for a live lease, with a short retry delay bounded by the lease and busyRetryAfterMs', async () => {
@@ -172,11 +172,12 @@ describe('DynamoIdempotencyStore with the old item on a failed condition (ALL_OL
     expect(outcome.lease.firstFailureAtMs).toBe(NOW - 50_000);
     expect(names(sent)).toEqual(['PutItemCommand', 'PutItemCommand']);
     const takeover = (sent[1] as PutItemCommand).input as PutItemCommandInput;
-    expect(takeover.ConditionExpression).toBe('#leaseToken = :v0 AND #status = :v1 AND #attempt = :v2');
+    // The token and status read: each acquisition writes a new token, so the pair never comes back.
+    expect(takeover.ConditionExpression).toBe('leaseToken = :0 AND #0 = :1');
+    expect(takeover.ExpressionAttributeNames).toEqual({ '#0': 'status' });
     expect(takeover.ExpressionAttributeValues).toEqual({
-      ':v0': { S: 'token-2' },
-      ':v1': { S: 'RELEASED' },
-      ':v2': { N: '2' },
+      ':0': { S: 'token-2' },
+      ':1': { S: 'RELEASED' },
     });
     const written = parseJobRecord(takeover.Item ?? {});
     expect(written.attempt).toBe(3);
@@ -191,23 +192,25 @@ describe('DynamoIdempotencyStore with the old item on a failed condition (ALL_OL
     const outcome = await store(client).begin(request({ onLeaseExpired: 'dead-letter' }));
     expect(outcome).toMatchObject({ status: 'lease-expired', previousAttempt: 1 });
     const takeover = (sent[1] as PutItemCommand).input;
-    expect(takeover.ConditionExpression).toContain('#leaseExpiresAtMs < :v3');
-    expect(takeover.ExpressionAttributeValues?.[':v3']).toEqual({ N: String(NOW - 1_000) });
+    expect(takeover.ConditionExpression).toContain('leaseExpiresAtMs < :2');
+    expect(takeover.ExpressionAttributeValues?.[':2']).toEqual({ N: String(NOW - 1_000) });
     expect(parseJobRecord(takeover.Item ?? {}).interruptedAtMs).toBe(NOW - 5_000);
   });
 
-  it('reports fenced from the item returned on a failed completion, without a GetItem', async () => {
+  it('reports fenced after a failed completion from one consistent GetItem (the update asks for no old item)', async () => {
     const { client, sent } = scriptedClient([
       {}, // acquire
-      conditionFailed(jobRecordToItem(record({ leaseToken: 'someone-else', attempt: 2 }))),
+      conditionFailed(),
+      { Item: jobRecordToItem(record({ leaseToken: 'someone-else', attempt: 2 })) },
     ]);
     const outcome = await store(client).begin(request());
     if (outcome.status !== 'acquired') throw new Error(outcome.status);
     expect(await outcome.lease.complete('late')).toBe('fenced');
-    expect(names(sent)).toEqual(['PutItemCommand', 'UpdateItemCommand']);
+    expect(names(sent)).toEqual(['PutItemCommand', 'UpdateItemCommand', 'GetItemCommand']);
     const update = (sent[1] as UpdateItemCommand).input;
-    expect(update.ConditionExpression).toMatch(/^#leaseToken = :v\d+ AND #status = :v\d+$/);
-    expect(update.ReturnValuesOnConditionCheckFailure).toBe('ALL_OLD');
+    expect(update.ConditionExpression).toMatch(/^leaseToken = :\d+ AND #0 = :\d+$/);
+    expect(update.ReturnValuesOnConditionCheckFailure).toBeUndefined();
+    expect((sent[2] as GetItemCommand).input.ConsistentRead).toBe(true);
   });
 });
 
@@ -301,7 +304,7 @@ describe('DynamoIdempotencyStore with a record of the wrong kind or a malformed 
     ]);
     expect((await store(client).begin(request())).status).toBe('acquired');
     expect((sent[1] as PutItemCommand).input.ConditionExpression).toBe(
-      'attribute_not_exists(#pk) OR #expiresAt <= :v0',
+      'attribute_not_exists(pk) OR expiresAt <= :0',
     );
   });
 

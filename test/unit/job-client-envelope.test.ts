@@ -86,7 +86,7 @@ describe('JobClient.sendEnvelope', () => {
     const text =
       '{ "specversion": "1.0", "id": "job-1", "source": "/php", "type": "payments.capture",\n' +
       '  "time": "2026-11-29T07:00:00Z", "datacontenttype": "application/json",\n' +
-      '  "traceparent": "00-abc-01", "data": { "amount": 1.50, "ref": 9007199254740991, "big": 1.0e300 } }';
+      '  "traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", "myext": "x", "data": { "amount": 1.50, "ref": 9007199254740991, "big": 1.0e300 } }';
     const result = await client(sqs).sendEnvelope('payments', text);
     expect(result).toEqual({ id: 'job-1', messageId: 'msg-0', queue: 'payments' });
     expect(sqs.requests).toHaveLength(1);

@@ -143,12 +143,15 @@ describe('plain JavaScript: option keys, batch shape, queue URLs', () => {
     const cases: Array<[Record<string, unknown>, string]> = [
       [
         { delay: 30 },
-        'options.delay is not an option (known: delaySeconds, id, partitionKey); did you mean delaySeconds?',
+        'options.delay is not an option (known: correlationId, delaySeconds, id, parent, partitionKey, traceparent, tracestate); did you mean delaySeconds?',
       ],
       [{ delaySecond: 30 }, 'did you mean delaySeconds?'],
       [{ partition_key: 'u-1' }, 'did you mean partitionKey?'],
       [{ MessageGroupId: 'u-1' }, 'did you mean partitionKey (it becomes the MessageGroupId)?'],
-      [{ zzz: 1 }, 'options.zzz is not an option (known: delaySeconds, id, partitionKey)'],
+      [
+        { zzz: 1 },
+        'options.zzz is not an option (known: correlationId, delaySeconds, id, parent, partitionKey, traceparent, tracestate)',
+      ],
     ];
     for (const [options, says] of cases) {
       const error = await errorOf(() => anyClient(sqs).send!.call(client(sqs), job(), { a: 1 }, options));

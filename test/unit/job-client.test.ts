@@ -131,6 +131,68 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
+// ---------------------------------------------------------------- lineage and trace
+
+describe('JobClient lineage and trace context', () => {
+  const TRACEPARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+  const bodyOf = (sqs: FakeSqs, i = 0) => parseEnvelope(sqs.requests[0]!.Entries![i]!.MessageBody!);
+
+  it('starts a new trace for a job sent without one: random ids, flags 00, a different trace per job', async () => {
+    const sqs = new FakeSqs();
+    await client(sqs).sendBatch([
+      batchEntry(capture, { paymentId: 'p-1' }),
+      batchEntry(capture, { paymentId: 'p-2' }),
+    ]);
+    const [a, b] = [bodyOf(sqs, 0), bodyOf(sqs, 1)];
+    expect(a.traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-00$/);
+    expect(a.traceparent?.slice(3, 35)).not.toBe(b.traceparent?.slice(3, 35));
+    expect(a).not.toHaveProperty('causationid');
+    expect(a).not.toHaveProperty('rootid');
+    expect(a).not.toHaveProperty('correlationid');
+  });
+
+  it('writes the correlation id, the trace given and the parent link', async () => {
+    const sqs = new FakeSqs();
+    await client(sqs).send(
+      capture,
+      { paymentId: 'p-1' },
+      {
+        correlationId: 'order-42',
+        traceparent: TRACEPARENT,
+        tracestate: 'rojo=00f067aa0ba902b7',
+        parent: { id: 'parent-1', rootId: 'root-1', job: 'orders.place#/shop\nroot-1' },
+      },
+    );
+    expect(bodyOf(sqs)).toMatchObject({
+      correlationid: 'order-42',
+      traceparent: TRACEPARENT,
+      tracestate: 'rojo=00f067aa0ba902b7',
+      causationid: 'parent-1',
+      rootid: 'root-1',
+      parentjob: 'orders.place#/shop\nroot-1',
+    });
+  });
+
+  it.each([
+    [{ traceparent: '00-abc-01' }, 'options.traceparent must be a W3C traceparent'],
+    [{ traceparent: TRACEPARENT.toUpperCase() }, 'options.traceparent must be a W3C traceparent'],
+    [{ tracestate: 'rojo=1' }, 'options.tracestate needs a traceparent'],
+    [{ correlationId: '' }, 'options.correlationId must not be empty'],
+    [{ correlationId: 'x'.repeat(257) }, 'options.correlationId must be at most 256 characters'],
+    [{ parent: 'parent-1' }, 'options.parent must be an object { id, rootId, job? }, got a string'],
+    [{ parent: { id: 'p' } }, "options.parent.rootId is missing: the chain root's envelope id"],
+    [{ parent: { id: 'p', rootId: 'r', root: 'x' } }, 'options.parent.root is not an option'],
+    [{ parent: { id: 7, rootId: 'r' } }, 'options.parent.id must be a string, got number'],
+  ])('refuses %j before sending: %s', async (options, says) => {
+    const sqs = new FakeSqs();
+    const error = await refusal(
+      client(sqs).send(capture, { paymentId: 'p-1' }, options as Parameters<JobClient['send']>[2]),
+    );
+    expect(error.problems.map((p) => p.message).join('\n')).toContain(says);
+    expect(sqs.requests).toHaveLength(0);
+  });
+});
+
 // ---------------------------------------------------------------- send
 
 describe('JobClient.send', () => {

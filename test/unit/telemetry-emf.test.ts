@@ -2,7 +2,12 @@ import { Metrics } from '@aws-lambda-powertools/metrics';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineJob } from '../../lib/runtime/job.ts';
-import { BatchMetrics, DirectEmf, type JobMetricName } from '../../lib/runtime/telemetry.ts';
+import {
+  BatchMetrics,
+  DirectEmf,
+  type JobMetricName,
+  publishBatchFailed,
+} from '../../lib/runtime/telemetry.ts';
 import { jobBody, sqsRecord } from '../factories/sqs.ts';
 import { captureOutput, type OutputLine, workerHarness } from '../factories/worker.ts';
 
@@ -43,6 +48,20 @@ describe('the worker’s own EMF writer (DirectEmf)', () => {
     expect(viaPowertools).toHaveLength(6);
     expect(viaDirect.map(withoutTimestamp)).toEqual(viaPowertools.map(withoutTimestamp));
     // Key order too (what a log reader sees).
+    expect(viaDirect.map((blob) => Object.keys(blob))).toEqual(
+      viaPowertools.map((blob) => Object.keys(blob)),
+    );
+  });
+
+  it('writes the BatchFailed blob as Powertools Metrics does: dimension set [Queue] alone', async () => {
+    const metrics = new Metrics({ namespace: 'SqsJobs' });
+    metrics.clearDefaultDimensions();
+    const { lines: viaPowertools } = await captureOutput(async () => publishBatchFailed(metrics, 'jobs'));
+    const direct: string[] = [];
+    publishBatchFailed(new DirectEmf({}, (line) => direct.push(line)), 'jobs');
+    const viaDirect = direct.map((line) => JSON.parse(line) as OutputLine);
+    expect(viaPowertools).toHaveLength(1);
+    expect(viaDirect.map(withoutTimestamp)).toEqual(viaPowertools.map(withoutTimestamp));
     expect(viaDirect.map((blob) => Object.keys(blob))).toEqual(
       viaPowertools.map((blob) => Object.keys(blob)),
     );

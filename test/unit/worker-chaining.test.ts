@@ -4,9 +4,17 @@
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { childJobId, deduplicationIdOf, type JobEnvelope } from '../../lib/runtime/envelope.ts';
+import {
+  childJobId,
+  deduplicationIdOf,
+  derivedTraceId,
+  type EnvelopeLineage,
+  type JobEnvelope,
+} from '../../lib/runtime/envelope.ts';
 import { TransientError } from '../../lib/runtime/errors.ts';
-import { defineJob, type EnqueueOptions } from '../../lib/runtime/job.ts';
+import { defaultJobKey, jobRecordKey } from '../../lib/runtime/idempotency/keys.ts';
+import { defineJob, type EnqueueOptions, type JobLineage } from '../../lib/runtime/job.ts';
+import { traceparentProblem } from '../../lib/runtime/trace-context.ts';
 import { FakeGuard } from '../factories/fake-guard.ts';
 import { jobBody, queueUrl, sqsRecord } from '../factories/sqs.ts';
 import { failedIds, workerHarness } from '../factories/worker.ts';
@@ -27,7 +35,13 @@ const mail = defineJob({
   run: async () => {},
 });
 
-type Plan = { confirm?: EnqueueOptions[]; mails?: number; fail?: boolean; badChild?: boolean };
+type Plan = {
+  confirm?: EnqueueOptions[];
+  mails?: number;
+  fail?: boolean;
+  badChild?: boolean;
+  seen?: (lineage: JobLineage) => void;
+};
 
 function parentJob(journal: string[], plan: () => Plan) {
   return defineJob({
@@ -36,6 +50,7 @@ function parentJob(journal: string[], plan: () => Plan) {
     schema: z.object({ bookingId: z.string() }),
     run: async ({ bookingId }, ctx) => {
       const p = plan();
+      p.seen?.(ctx.lineage);
       for (const options of p.confirm ?? []) ctx.enqueue(confirm, { bookingId }, options);
       for (let i = 0; i < (p.mails ?? 0); i++) ctx.enqueue(mail, { template: `t${i}` });
       if (p.badChild) ctx.enqueue(mail, { template: 42 } as unknown as { template: string });
@@ -46,10 +61,17 @@ function parentJob(journal: string[], plan: () => Plan) {
   });
 }
 
-const parentBody = (id = 'parent-1') =>
-  jobBody('booking.reserve', { bookingId: 'b-1' }, { id, source: '/checkout', partitionKey: 'user-9' });
-const parentRecord = (id?: string, receiveCount = 1) =>
-  sqsRecord({ body: parentBody(id), groupId: 'user-9', receiveCount });
+const parentBody = (id = 'parent-1', lineage?: EnvelopeLineage) =>
+  jobBody(
+    'booking.reserve',
+    { bookingId: 'b-1' },
+    { id, source: '/checkout', partitionKey: 'user-9', ...(lineage ? { lineage } : {}) },
+  );
+const parentRecord = (id?: string, receiveCount = 1, lineage?: EnvelopeLineage) =>
+  sqsRecord({ body: parentBody(id, lineage), groupId: 'user-9', receiveCount });
+
+const TRACE_ID = '0af7651916cd43dd8448eb211c80319c';
+const TRACEPARENT = `00-${TRACE_ID}-b7ad6b7169203331-01`;
 
 function harness(journal: string[], plan: () => Plan, guard?: FakeGuard) {
   const h = workerHarness({
@@ -158,5 +180,131 @@ describe('ctx.enqueue', () => {
     expect(h.sqs.batchEntries()).toEqual([]);
     const attributes = h.sqs.sentTo(h.dlqUrl)[0]?.MessageAttributes;
     expect(attributes?.ErrorName?.StringValue).toBe('ChildRejectedError');
+  });
+});
+
+describe('lineage of children', () => {
+  it('every child carries its parent id, the root id, the parent job, the correlation id and the trace', async () => {
+    const journal: string[] = [];
+    const h = harness(journal, () => ({ confirm: [{}], mails: 2 }));
+    const lineage = { correlationid: 'order-42', traceparent: TRACEPARENT, tracestate: 'rojo=1' };
+    await h.invoke([parentRecord('parent-1', 1, lineage)]);
+    const sent = envelopes(h);
+    expect(sent).toHaveLength(3);
+    const parentJobRef = jobRecordKey('booking.reserve', defaultJobKey('/checkout', 'parent-1'));
+    for (const child of sent) {
+      expect(child).toMatchObject({
+        causationid: 'parent-1',
+        rootid: 'parent-1',
+        parentjob: parentJobRef,
+        correlationid: 'order-42',
+        tracestate: 'rojo=1',
+      });
+      expect(traceparentProblem(child.traceparent ?? '')).toBeUndefined();
+      // Same trace and flags, a parent id of its own.
+      expect(child.traceparent?.slice(0, 36)).toBe(`00-${TRACE_ID}-`);
+      expect(child.traceparent?.slice(-3)).toBe('-01');
+      expect(child.traceparent).not.toBe(TRACEPARENT);
+    }
+    expect(new Set(sent.map((c) => c.traceparent)).size).toBe(3);
+  });
+
+  it("a grandchild keeps the chain's root id and correlation id", async () => {
+    const journal: string[] = [];
+    const h = harness(journal, () => ({ mails: 1 }));
+    const lineage = {
+      causationid: 'root-0',
+      rootid: 'root-0',
+      parentjob: 'orders.place#/shop\nroot-0',
+      correlationid: 'order-42',
+      traceparent: TRACEPARENT,
+    };
+    await h.invoke([parentRecord('parent-1', 1, lineage)]);
+    expect(envelopes(h)[0]).toMatchObject({
+      causationid: 'parent-1',
+      rootid: 'root-0',
+      correlationid: 'order-42',
+    });
+  });
+
+  it('a parent without a trace starts one for its children, the same on a re-run: the children are the same but for time', async () => {
+    const journal: string[] = [];
+    let fail = true;
+    const h = harness(journal, () => ({ confirm: [{}], mails: 1 }));
+    h.sqs.failWhen((call) =>
+      fail && call.action === 'SendMessageBatch' && call.input.QueueUrl === MAIL_URL
+        ? Object.assign(new Error('internal'), { name: 'InternalError', $fault: 'server' })
+        : undefined,
+    );
+    const bookingBodies = () =>
+      h.sqs.calls
+        .filter((c) => c.action === 'SendMessageBatch' && c.input.QueueUrl === BOOKING_URL)
+        .flatMap((c) =>
+          ((c.input as { Entries?: { MessageBody: string }[] }).Entries ?? []).map((e) => e.MessageBody),
+        );
+    await h.invoke([parentRecord('parent-1')]);
+    fail = false;
+    await h.invoke([parentRecord('parent-1', 2)]);
+    // The booking child went out on both runs, the same but for its creation time.
+    const bodies = bookingBodies().map((b) => ({ ...(JSON.parse(b) as JobEnvelope), time: '' }));
+    expect(bodies).toHaveLength(2);
+    expect(bodies[1]).toEqual(bodies[0]);
+    const traceIds = envelopes(h).map((e) => e.traceparent?.slice(3, 35));
+    expect(new Set(traceIds)).toEqual(new Set([derivedTraceId({ source: '/checkout', id: 'parent-1' })]));
+    expect(envelopes(h).every((e) => e.traceparent?.endsWith('-00'))).toBe(true);
+    expect(envelopes(h).every((e) => e.rootid === 'parent-1' && e.correlationid === undefined)).toBe(true);
+  });
+
+  it('ctx.lineage shows where the job comes from, and its log lines carry it', async () => {
+    const journal: string[] = [];
+    let seen: JobLineage | undefined;
+    const h = harness(journal, () => ({
+      seen: (lineage) => {
+        seen = lineage;
+      },
+      fail: true,
+    }));
+    const lineage = {
+      causationid: 'parent-0',
+      rootid: 'root-0',
+      parentjob: 'orders.place#/shop\nroot-0',
+      correlationid: 'order-42',
+      traceparent: TRACEPARENT,
+    };
+    const { logs } = await h.invoke([parentRecord('job-1', 1, lineage)]);
+    expect(seen).toEqual({
+      parentJobId: 'parent-0',
+      rootJobId: 'root-0',
+      correlationId: 'order-42',
+      parentJob: 'orders.place#/shop\nroot-0',
+      traceId: TRACE_ID,
+      traceparent: TRACEPARENT,
+      tracestate: undefined,
+    });
+    const retry = logs.find((l) => l.message === 'job failed; it will be retried');
+    expect(retry).toMatchObject({
+      jobId: 'job-1',
+      parentJobId: 'parent-0',
+      rootJobId: 'root-0',
+      correlationId: 'order-42',
+      traceId: TRACE_ID,
+    });
+  });
+
+  it('a root job without lineage logs no lineage keys, and its ctx.lineage names itself the root', async () => {
+    const journal: string[] = [];
+    let seen: JobLineage | undefined;
+    const h = harness(journal, () => ({
+      seen: (lineage) => {
+        seen = lineage;
+      },
+      fail: true,
+    }));
+    const { logs } = await h.invoke([parentRecord('job-1')]);
+    expect(seen).toMatchObject({ parentJobId: undefined, rootJobId: 'job-1', traceId: undefined });
+    const retry = logs.find((l) => l.message === 'job failed; it will be retried');
+    expect(retry).toBeDefined();
+    for (const key of ['parentJobId', 'rootJobId', 'correlationId', 'traceId'])
+      expect(retry).not.toHaveProperty(key);
   });
 });

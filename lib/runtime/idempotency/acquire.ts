@@ -2,11 +2,10 @@
  * The acquisition write of `begin`: the new IN_PROGRESS record that takes the lease, and the
  * condition under which it may be put (no live record, or the very record that was read).
  */
-import { randomUUID } from 'node:crypto';
 import { Expr } from './expr.ts';
 import type { BeginRequest } from './guard.ts';
 import type { ResolvedStoreLimits } from './options.ts';
-import { type JobRecord, N, S } from './record.ts';
+import { type JobRecord, N, randomToken, S } from './record.ts';
 
 /** How the next acquisition write is built: from nothing, or from the old record just read. */
 export type AcquirePlan =
@@ -37,7 +36,7 @@ export function acquisitionWrite(
     pk,
     recordType: 'job' as const,
     status: 'IN_PROGRESS' as const,
-    leaseToken: randomUUID(),
+    leaseToken: randomToken(),
     leaseExpiresAtMs: request.leaseExpiresAtMs,
     expiresAt: nowS + limits.recordTtlSeconds,
     payloadHash: request.payloadHash,
@@ -59,11 +58,11 @@ export function acquisitionWrite(
     // sent twice) both find no record; DynamoDB evaluates this condition atomically, so only
     // one put succeeds and the other reads the winner's record. A record whose TTL has passed
     // but that DynamoDB has not deleted yet counts as absent (`expiresAt <= now`, seconds).
-    const condition = `attribute_not_exists(${expr.n('pk')}) OR ${expr.n('expiresAt')} <= ${expr.v(N(nowS))}`;
+    const condition = `attribute_not_exists(pk) OR expiresAt <= ${expr.v(N(nowS))}`;
     const record: JobRecord = {
       ...base,
       attempt: 1,
-      generation: randomUUID(),
+      generation: randomToken(),
       redriveCount: 0,
       createdAtMs: now,
       lastError: undefined,
@@ -123,16 +122,17 @@ export function acquisitionWrite(
     };
   }
   // Race prevented: the new item is computed from the old one (attempt count, generation,
-  // failure evidence), a read-modify-write. Requiring the token, status and attempt that were
-  // read means the record is unchanged since: of two workers taking over the same expired or
-  // released lease, only the first put passes; a completion or release that landed in
-  // between is never overwritten; and a lease that was renewed by another acquisition (new
-  // token) is not stolen.
-  let condition = `${expr.n('leaseToken')} = ${expr.v(S(old.leaseToken))} AND ${expr.n('status')} = ${expr.v(S(old.status))} AND ${expr.n('attempt')} = ${expr.v(N(old.attempt))}`;
+  // failure evidence), a read-modify-write. Requiring the token and status that were read means
+  // the record is unchanged since: every acquisition writes a new random token, and the writes
+  // that end a lease change the status, so a (token, status) pair never comes back. Of two
+  // workers taking over the same expired or released lease, only the first put passes; a
+  // completion or release that landed in between is never overwritten; and a lease that was
+  // renewed by another acquisition (new token) is not stolen.
+  let condition = `leaseToken = ${expr.v(S(old.leaseToken))} AND ${expr.n('status')} = ${expr.v(S(old.status))}`;
   if (interrupted) {
     // Race prevented: a live lease is never taken over, even if the clock of this worker runs
     // ahead: the lease must have ended `leaseMarginMs` before now.
-    condition += ` AND ${expr.n('leaseExpiresAtMs')} < ${expr.v(N(now - limits.leaseMarginMs))}`;
+    condition += ` AND leaseExpiresAtMs < ${expr.v(N(now - limits.leaseMarginMs))}`;
   }
   return { record, expr, condition };
 }

@@ -4,7 +4,15 @@
  * lease token.
  */
 import { Expr } from './expr.ts';
-import { BOOL, type JobRecord, type JobRecordStatus, MAX_ERROR_BYTES, N, S, truncateUtf8 } from './record.ts';
+import {
+  type JobRecord,
+  type JobRecordStatus,
+  MAX_ERROR_BYTES,
+  N,
+  resultAttributes,
+  S,
+  truncateUtf8,
+} from './record.ts';
 import type { Storable } from './storable.ts';
 
 /** A fenced UpdateItem: its update and condition expressions. */
@@ -17,21 +25,17 @@ export interface FencedUpdate {
 /** Completion of the lease of `record` at `now` (epoch ms): COMPLETED with the result as `stored`. */
 export function completionWrite(record: JobRecord, stored: Storable, now: number): FencedUpdate {
   const expr = new Expr();
-  const sets = [
-    `${expr.n('status')} = ${expr.v(S('COMPLETED'))}`,
-    `${expr.n('resultStored')} = ${expr.v(BOOL(stored.stored))}`,
-    `${expr.n('resultBytes')} = ${expr.v(N(stored.bytes))}`,
-    `${expr.n('completedAtMs')} = ${expr.v(N(now))}`,
-    `${expr.n('endedAtMs')} = ${expr.v(N(now))}`,
-    `${expr.n('updatedAtMs')} = ${expr.v(N(now))}`,
-  ];
-  if (stored.json !== undefined) sets.push(`${expr.n('result')} = ${expr.v(S(stored.json))}`);
-  if (stored.reason !== undefined)
-    sets.push(`${expr.n('resultOmittedReason')} = ${expr.v(S(stored.reason))}`);
-  if (stored.detail !== undefined)
-    sets.push(
-      `${expr.n('resultOmittedDetail')} = ${expr.v(S(truncateUtf8(stored.detail, MAX_ERROR_BYTES)))}`,
-    );
+  // `completedAtMs` and `updatedAtMs` are read as `endedAtMs`; a stored result needs neither
+  // `resultStored` nor `resultBytes` (record.ts, resultAttributes).
+  const sets = [`${expr.n('status')} = ${expr.v(S('COMPLETED'))}`, `endedAtMs = ${expr.v(N(now))}`];
+  const attributes = resultAttributes({
+    stored: stored.stored,
+    json: stored.json,
+    bytes: stored.bytes,
+    reason: stored.reason,
+    detail: stored.detail,
+  });
+  for (const [name, value] of Object.entries(attributes)) sets.push(`${expr.n(name)} = ${expr.v(value)}`);
   const condition = fencingCondition(expr, record.leaseToken);
   return { update: `SET ${sets.join(', ')}`, expr, condition };
 }
@@ -55,15 +59,14 @@ export function failureWrite(
   const nowV = expr.v(N(now));
   const sets = [
     `${expr.n('status')} = ${expr.v(S(failureStatus(kind)))}`,
-    `${expr.n('lastError')} = ${expr.v(S(truncateUtf8(describeError(error), MAX_ERROR_BYTES)))}`,
-    `${expr.n('lastErrorKind')} = ${expr.v(S(kind))}`,
-    `${expr.n('lastFailureAtMs')} = ${nowV}`,
-    `${expr.n('firstFailureAtMs')} = if_not_exists(${expr.n('firstFailureAtMs')}, ${nowV})`,
-    `${expr.n('endedAtMs')} = ${nowV}`,
-    `${expr.n('updatedAtMs')} = ${nowV}`,
+    `lastError = ${expr.v(S(truncateUtf8(describeError(error), MAX_ERROR_BYTES)))}`,
+    `lastErrorKind = ${expr.v(S(kind))}`,
+    `lastFailureAtMs = ${nowV}`,
+    `firstFailureAtMs = if_not_exists(firstFailureAtMs, ${nowV})`,
+    `endedAtMs = ${nowV}`,
   ];
   // A permanent failure means the worker dead-lettered the job: a redrive of it must run.
-  const update = `SET ${sets.join(', ')}${kind === 'permanent' ? ` REMOVE ${expr.n('interruptedAtMs')}` : ''}`;
+  const update = `SET ${sets.join(', ')}${kind === 'permanent' ? ' REMOVE interruptedAtMs' : ''}`;
   const condition = fencingCondition(expr, record.leaseToken);
   return { update, expr, condition };
 }
@@ -76,7 +79,7 @@ export function failureWrite(
  * record its completion, which saves a needless rerun.
  */
 function fencingCondition(expr: Expr, leaseToken: string): string {
-  return `${expr.n('leaseToken')} = ${expr.v(S(leaseToken))} AND ${expr.n('status')} = ${expr.v(S('IN_PROGRESS'))}`;
+  return `leaseToken = ${expr.v(S(leaseToken))} AND ${expr.n('status')} = ${expr.v(S('IN_PROGRESS'))}`;
 }
 
 /** `Name: message` of anything thrown. */

@@ -7,8 +7,10 @@
  * alias attribute names (`#status`, `#result` ...): several are DynamoDB reserved words
  * (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ReservedWords.html).
  */
+import { randomBytes } from 'node:crypto';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { IdempotencyRecordError } from './errors.ts';
+import { unescapeKeyPart } from './keys.ts';
 
 /**
  * Status of a job record.
@@ -205,7 +207,15 @@ export const N = (value: number): AttributeValue => ({ N: String(Math.trunc(valu
 /** Boolean attribute value. */
 export const BOOL = (value: boolean): AttributeValue => ({ BOOL: value });
 
-/** Writes a job record as a full item (PutItem replaces the whole item). */
+/**
+ * Writes a job record as a full item (PutItem replaces the whole item). Only what cannot be
+ * derived is written (docs/contracts.md, "Idempotency table"): `jobType` is the first part of
+ * `pk`; `createdAtMs` only when it differs from `acquiredAtMs`; `redriveCount` only above 0;
+ * `updatedAtMs` and `completedAtMs` never (read as the latest of `acquiredAtMs`/`endedAtMs`, and
+ * `endedAtMs` of a COMPLETED record); the result attributes as {@link resultAttributes}. Every
+ * attribute the previous record format required is still written (`attempt`, `generation`, hex
+ * `payloadHash`), so a rolled-back worker reads these records too.
+ */
 export function jobRecordToItem(record: JobRecord): Record<string, AttributeValue> {
   const item: Record<string, AttributeValue> = {
     pk: S(record.pk),
@@ -217,17 +227,13 @@ export function jobRecordToItem(record: JobRecord): Record<string, AttributeValu
     payloadHash: S(record.payloadHash),
     attempt: N(record.attempt),
     generation: S(record.generation),
-    redriveCount: N(record.redriveCount),
-    jobType: S(truncateUtf8(record.jobType, MAX_TEXT_BYTES)),
     messageId: S(truncateUtf8(record.messageId, MAX_TEXT_BYTES)),
-    createdAtMs: N(record.createdAtMs),
     acquiredAtMs: N(record.acquiredAtMs),
-    updatedAtMs: N(record.updatedAtMs),
   };
+  if (record.createdAtMs !== record.acquiredAtMs) item.createdAtMs = N(record.createdAtMs);
+  if (record.redriveCount > 0) item.redriveCount = N(record.redriveCount);
   const optionalNumbers = {
     endedAtMs: record.endedAtMs,
-    completedAtMs: record.completedAtMs,
-    resultBytes: record.resultBytes,
     firstFailureAtMs: record.firstFailureAtMs,
     lastFailureAtMs: record.lastFailureAtMs,
     interruptedAtMs: record.interruptedAtMs,
@@ -235,14 +241,50 @@ export function jobRecordToItem(record: JobRecord): Record<string, AttributeValu
   for (const [name, value] of Object.entries(optionalNumbers)) {
     if (value !== undefined) item[name] = N(value);
   }
-  if (record.resultStored !== undefined) item.resultStored = BOOL(record.resultStored);
-  if (record.result !== undefined) item.result = S(record.result);
-  if (record.resultOmittedReason !== undefined) item.resultOmittedReason = S(record.resultOmittedReason);
-  if (record.resultOmittedDetail !== undefined)
-    item.resultOmittedDetail = S(truncateUtf8(record.resultOmittedDetail, MAX_ERROR_BYTES));
+  if (record.status === 'COMPLETED' && record.resultStored !== undefined) {
+    Object.assign(
+      item,
+      resultAttributes({
+        stored: record.resultStored,
+        json: record.result,
+        bytes: record.resultBytes ?? 0,
+        reason: record.resultOmittedReason,
+        detail: record.resultOmittedDetail,
+      }),
+    );
+  }
   if (record.lastError !== undefined) item.lastError = S(truncateUtf8(record.lastError, MAX_ERROR_BYTES));
   if (record.lastErrorKind !== undefined) item.lastErrorKind = S(record.lastErrorKind);
   return item;
+}
+
+/**
+ * The result attributes of a COMPLETED record: `result` (the JSON text) when stored and not
+ * `undefined`; when not stored, `resultStored` `false`, `resultBytes`, `resultOmittedReason` and
+ * `resultOmittedDetail` (cut to {@link MAX_ERROR_BYTES}). A stored result writes no
+ * `resultStored` and no `resultBytes`: a COMPLETED record without `resultStored` holds its whole
+ * result, and its size is that of `result`.
+ */
+export function resultAttributes(result: {
+  readonly stored: boolean;
+  readonly json: string | undefined;
+  readonly bytes: number;
+  readonly reason: OmittedReason | undefined;
+  readonly detail: string | undefined;
+}): Record<string, AttributeValue> {
+  if (result.stored) return result.json === undefined ? {} : { result: S(result.json) };
+  const item: Record<string, AttributeValue> = { resultStored: BOOL(false), resultBytes: N(result.bytes) };
+  if (result.reason !== undefined) item.resultOmittedReason = S(result.reason);
+  if (result.detail !== undefined) item.resultOmittedDetail = S(truncateUtf8(result.detail, MAX_ERROR_BYTES));
+  return item;
+}
+
+/**
+ * A new lease token or generation: 16 random bytes (128 bits, as a random UUID has 122) as 22
+ * base64url characters, 14 bytes fewer than a UUID in every write that carries one.
+ */
+export function randomToken(): string {
+  return randomBytes(16).toString('base64url');
 }
 
 /** Writes a step record as a full item. */
@@ -363,8 +405,14 @@ export function parseJobRecord(item: Record<string, AttributeValue>): JobRecord 
   const J = 'job';
   const status = reqS(item, 'status', J);
   if (!STATUSES.has(status)) throw malformed(item, 'status', J);
+  const pk = reqS(item, 'pk', J);
+  const acquiredAtMs = optN(item, 'acquiredAtMs', J) ?? 0;
+  const endedAtMs = optN(item, 'endedAtMs', J);
+  const completed = status === 'COMPLETED';
+  const resultStored = optBool(item, 'resultStored') ?? (completed ? true : undefined);
+  const result = optS(item, 'result');
   return {
-    pk: reqS(item, 'pk', J),
+    pk,
     recordType: 'job',
     status: status as JobRecordStatus,
     leaseToken: reqS(item, 'leaseToken', J),
@@ -374,16 +422,19 @@ export function parseJobRecord(item: Record<string, AttributeValue>): JobRecord 
     attempt: reqN(item, 'attempt', J),
     generation: reqS(item, 'generation', J),
     redriveCount: optN(item, 'redriveCount', J) ?? 0,
-    jobType: optS(item, 'jobType') ?? '',
+    // Written by records of the previous format; else the first part of `pk` (escaped there).
+    jobType: optS(item, 'jobType') ?? jobTypeOfPk(pk),
     messageId: optS(item, 'messageId') ?? '',
-    createdAtMs: optN(item, 'createdAtMs', J) ?? 0,
-    acquiredAtMs: optN(item, 'acquiredAtMs', J) ?? 0,
-    updatedAtMs: optN(item, 'updatedAtMs', J) ?? 0,
-    endedAtMs: optN(item, 'endedAtMs', J),
-    completedAtMs: optN(item, 'completedAtMs', J),
-    resultStored: optBool(item, 'resultStored'),
-    result: optS(item, 'result'),
-    resultBytes: optN(item, 'resultBytes', J),
+    createdAtMs: optN(item, 'createdAtMs', J) ?? acquiredAtMs,
+    acquiredAtMs,
+    updatedAtMs: optN(item, 'updatedAtMs', J) ?? Math.max(acquiredAtMs, endedAtMs ?? 0),
+    endedAtMs,
+    completedAtMs: optN(item, 'completedAtMs', J) ?? (completed ? endedAtMs : undefined),
+    resultStored,
+    result,
+    resultBytes:
+      optN(item, 'resultBytes', J) ??
+      (completed ? (result === undefined ? 0 : Buffer.byteLength(result, 'utf8')) : undefined),
     resultOmittedReason: optReason(item, 'resultOmittedReason'),
     resultOmittedDetail: optS(item, 'resultOmittedDetail'),
     lastError: optS(item, 'lastError'),
@@ -392,6 +443,16 @@ export function parseJobRecord(item: Record<string, AttributeValue>): JobRecord 
     lastFailureAtMs: optN(item, 'lastFailureAtMs', J),
     interruptedAtMs: optN(item, 'interruptedAtMs', J),
   };
+}
+
+/** The job type of a job record key `<jobType>#<key>`: its first part unescaped, or as it is when hashed. */
+function jobTypeOfPk(pk: string): string {
+  const part = pk.slice(0, Math.max(0, pk.indexOf('#')));
+  try {
+    return unescapeKeyPart(part);
+  } catch {
+    return part;
+  }
 }
 
 /**

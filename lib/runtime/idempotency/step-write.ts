@@ -1,7 +1,6 @@
 /** The write of a `once` step record: the step done, with its value as stored, once per generation. */
-import { randomUUID } from 'node:crypto';
 import { Expr } from './expr.ts';
-import { type JobRecord, N, S, type StepRecord } from './record.ts';
+import { type JobRecord, N, randomToken, S, type StepRecord } from './record.ts';
 import type { Storable } from './storable.ts';
 
 /** A step write: the record to put (conditional PutItem) and its condition. */
@@ -40,7 +39,7 @@ export function stepWrite(
     attempt: record.attempt,
     leaseToken: record.leaseToken,
     // Lets an SDK retry of this very put (after a lost response) recognise its own record.
-    writeId: randomUUID(),
+    writeId: randomToken(),
   };
   const expr = new Expr();
   // Race prevented: two runs of the same step in one generation (a fenced run still going
@@ -48,6 +47,6 @@ export function stepWrite(
   // and every later run, this one included, returns that one value. A record of an older
   // generation (the job key started over after its record expired) or past its TTL is a
   // leftover and is replaced.
-  const condition = `attribute_not_exists(${expr.n('pk')}) OR ${expr.n('expiresAt')} <= ${expr.v(N(nowS))} OR ${expr.n('generation')} <> ${expr.v(S(record.generation))}`;
+  const condition = `attribute_not_exists(pk) OR expiresAt <= ${expr.v(N(nowS))} OR generation <> ${expr.v(S(record.generation))}`;
   return { step, expr, condition };
 }

@@ -7,10 +7,12 @@
  * - Conditional writes (WorkingWithItems.html#WorkingWithItems.ConditionalUpdate): the condition
  *   is evaluated atomically against the item as it is at write time; a false condition fails the
  *   write with `ConditionalCheckFailedException` and changes nothing.
- * - `ReturnValuesOnConditionCheckFailure: ALL_OLD` (API_PutItem.html, API_UpdateItem.html): the
- *   item that failed the condition comes back on the exception as `Item`, without a read. Some
- *   emulators (dynalite 4) leave it out: the store then reads the item with a strongly
- *   consistent `GetItem` (API_GetItem.html, `ConsistentRead: true`).
+ * - `ReturnValuesOnConditionCheckFailure: ALL_OLD` (API_PutItem.html, API_DeleteItem.html): the
+ *   item that failed the condition comes back on the exception as `Item`, without a read. Asked
+ *   on PutItem (a duplicate's acquisition fails on the stored record, which then answers it) and
+ *   DeleteItem, not on UpdateItem (see {@link RecordTable.update}). Some emulators (dynalite 4)
+ *   leave it out: the store then reads the item with a strongly consistent `GetItem`
+ *   (API_GetItem.html, `ConsistentRead: true`).
  */
 import {
   type AttributeValue,
@@ -78,7 +80,9 @@ export class RecordTable {
           UpdateExpression: update,
           ConditionExpression: condition,
           ...expr.params(),
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          // No ReturnValuesOnConditionCheckFailure: a lease-ending update fails its condition
+          // only after a takeover or a lost response (rare), where the caller reads the item
+          // with one consistent GetItem; on the common path that parameter is bytes for nothing.
         }),
       ),
     );

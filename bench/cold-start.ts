@@ -1,0 +1,461 @@
+/**
+ * Cold start, bundle size and heap of a minimal worker, side by side with Powertools (issue 10,
+ * part of `npm run bench`): bench/workers/ours-minimal.ts against bench/workers/powertools-minimal.ts.
+ *
+ * - Bundle: each worker bundled as a user's bundler would, minified ESM for Node 24, the AWS SDK
+ *   external (it is in the Lambda runtime), no schema library; bytes of the output.
+ * - Cold start, in fresh Node processes (no flags, as Lambda starts them without
+ *   `NODE_OPTIONS`), the two sides alternating with the order flipped each round: `import` of
+ *   the bundle (ms from the start of the script to the module evaluated: Lambda's init phase),
+ *   and init to first response (to the handler's answer to a first batch of 10 new records, the
+ *   idempotency store's first DynamoDB calls on dynalite included); the same as CPU time of the
+ *   process (user + system), less sensitive to other load on the machine. Median over rounds,
+ *   ratio = median of per-round ratios.
+ * - Heap: in a fresh process per side and round (`--expose-gc`), 2,000 warm invocations of a
+ *   batch of 10 without a store (`BENCH_NO_STORE=1`: thousands of records need no table), then a
+ *   full GC: `heapUsed` after 2,000, and growth per invocation from 1,000 to 2,000.
+ * - Deployed workers: functions/*.ts bundled with JobQueue's settings (minified ESM, names kept,
+ *   AWS SDK bundled, source map), bundle and map bytes (ours only: there is no Powertools build
+ *   of the sample).
+ * Figures, not assertions.
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { SQSEvent } from 'aws-lambda';
+import { build, type Metafile } from 'esbuild';
+import { jobBody, queueUrl, sqsEvent, sqsRecord } from '../test/factories/sqs.ts';
+import { createClient, createTable, startDynalite } from '../test/support/dynalite.ts';
+import type { ComparisonRow } from './vs-powertools.ts';
+
+const root = new URL('../', import.meta.url).pathname;
+
+export interface ColdStartOptions {
+  /** Fresh processes per side for the cold-start rows. */
+  readonly coldRounds: number;
+  /** Fresh processes per side for the heap row. */
+  readonly heapRounds: number;
+}
+
+/** A figure of ours alone (no Powertools counterpart): the deployed sample workers. */
+export interface Figure {
+  readonly measure: string;
+  readonly unit: string;
+  readonly ours: number;
+}
+
+type Side = 'ours' | 'powertools';
+const SIDES: readonly Side[] = ['ours', 'powertools'];
+const ENTRY: Record<Side, string> = {
+  ours: 'bench/workers/ours-minimal.ts',
+  powertools: 'bench/workers/powertools-minimal.ts',
+};
+
+/** esbuild options of the minimal workers (what a user's bundler does), and of JobQueue's deployed ones. */
+async function bundle(
+  entry: string,
+  outfile: string | undefined,
+  deployed: boolean,
+): Promise<{ bytes: number; mapBytes: number; metafile: Metafile }> {
+  const result = await build({
+    absWorkingDir: root,
+    entryPoints: [entry],
+    bundle: true,
+    minify: true,
+    platform: 'node',
+    target: 'node24',
+    format: 'esm',
+    metafile: true,
+    write: outfile !== undefined,
+    ...(outfile !== undefined ? { outfile } : { outdir: join(tmpdir(), 'sqs-jobs-bench-unused') }),
+    ...(deployed
+      ? {
+          keepNames: true,
+          sourcemap: true,
+          mainFields: ['module', 'main'],
+          banner: {
+            js: "import { createRequire as __sqsJobsCreateRequire } from 'node:module'; const require = __sqsJobsCreateRequire(import.meta.url);",
+          },
+        }
+      : {
+          external: ['@aws-sdk/*'],
+          banner: {
+            js: "import { createRequire as __r } from 'node:module'; const require = __r(import.meta.url);",
+          },
+        }),
+    logLevel: 'silent',
+  });
+  let bytes = 0;
+  let mapBytes = 0;
+  for (const [file, output] of Object.entries(result.metafile.outputs)) {
+    if (file.endsWith('.map')) mapBytes += output.bytes;
+    else bytes += output.bytes;
+  }
+  return { bytes, mapBytes, metafile: result.metafile };
+}
+
+/** The largest inputs of a bundle by bytes in the output (for finding what to cut). */
+export function topInputs(metafile: Metafile, count: number): { input: string; bytes: number }[] {
+  const totals = new Map<string, number>();
+  for (const output of Object.values(metafile.outputs)) {
+    for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
+      const pkg = input.match(/node_modules\/((?:@[^/]+\/)?[^/]+)/)?.[1] ?? input;
+      totals.set(pkg, (totals.get(pkg) ?? 0) + bytesInOutput);
+    }
+  }
+  return [...totals.entries()]
+    .map(([input, bytes]) => ({ input, bytes }))
+    .sort((a, b) => b.bytes - a.bytes)
+    .slice(0, count);
+}
+
+/** The child of a cold-start or heap measurement: plain ESM, run by a fresh `node`. */
+const CHILD = `
+const started = performance.now();
+const [bundle, eventsFile, mode] = process.argv.slice(2);
+const { readFileSync } = await import('node:fs');
+const report = (value) => process.stderr.write('BENCH_RESULT ' + JSON.stringify(value) + '\\n');
+const context = {
+  functionName: 'bench', functionVersion: '$LATEST', memoryLimitInMB: '512',
+  invokedFunctionArn: 'arn:aws:lambda:us-east-1:123456789012:function:bench',
+  awsRequestId: 'r-0', logGroupName: '/aws/lambda/bench', logStreamName: 's',
+  callbackWaitsForEmptyEventLoop: true, getRemainingTimeInMillis: () => 60000,
+  done() {}, fail() {}, succeed() {},
+};
+const events = JSON.parse(readFileSync(eventsFile, 'utf8'));
+const cpuMs = (usage) => (usage.user + usage.system) / 1000;
+const beforeImport = performance.now();
+const cpuBeforeImport = process.cpuUsage();
+const { handler } = await import(bundle);
+const imported = performance.now();
+const importCpuMs = cpuMs(process.cpuUsage(cpuBeforeImport));
+const write = process.stdout.write.bind(process.stdout);
+process.stdout.write = () => true;
+if (mode === 'error') {
+  // A first error stack from inside the bundle: the worker's configuration error (no idempotency
+  // table), logged at ERROR with its stack, every record reported failed.
+  const before = performance.now();
+  const response = await handler(events[0], context);
+  const after = performance.now();
+  process.stdout.write = write;
+  if (response.batchItemFailures.length !== events[0].Records.length) throw new Error('error: expected every record failed');
+  report({ importMs: imported - beforeImport, errorMs: after - before });
+} else if (mode === 'cold') {
+  const response = await handler(events[0], context);
+  const responded = performance.now();
+  process.stdout.write = write;
+  if (response.batchItemFailures.length > 0) throw new Error('cold: records failed ' + JSON.stringify(response));
+  report({
+    importMs: imported - beforeImport,
+    firstResponseMs: responded - beforeImport,
+    importCpuMs,
+    firstResponseCpuMs: cpuMs(process.cpuUsage(cpuBeforeImport)),
+  });
+} else {
+  const heapAt = async (n) => {
+    for (let i = 0; i < n; i++) {
+      const response = await handler(events[i % events.length], context);
+      if (response.batchItemFailures.length > 0) throw new Error('heap: records failed');
+    }
+    globalThis.gc(); globalThis.gc();
+    return process.memoryUsage().heapUsed;
+  };
+  const after1000 = await heapAt(1000);
+  const after2000 = await heapAt(1000);
+  process.stdout.write = write;
+  report({ heapAfter2000: after2000, growthPerInvocation: (after2000 - after1000) / 1000 });
+}
+`;
+
+interface ChildResult {
+  readonly importMs?: number;
+  readonly importCpuMs?: number;
+  readonly firstResponseCpuMs?: number;
+  readonly errorMs?: number;
+  readonly firstResponseMs?: number;
+  readonly heapAfter2000?: number;
+  readonly growthPerInvocation?: number;
+}
+
+function runChild(args: readonly string[], env: NodeJS.ProcessEnv): Promise<ChildResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const line = stderr.split('\n').find((l) => l.startsWith('BENCH_RESULT '));
+      if (code !== 0 || line === undefined) {
+        reject(new Error(`bench child exited ${code}: ${stderr.slice(-2000)}`));
+        return;
+      }
+      resolve(JSON.parse(line.slice('BENCH_RESULT '.length)) as ChildResult);
+    });
+  });
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+const spread = (values: readonly number[]): [number, number] => [Math.min(...values), Math.max(...values)];
+
+function pairedRow(measure: string, unit: string, ours: number[], theirs: number[]): ComparisonRow {
+  const ratios = ours.map((v, i) => v / (theirs[i] as number));
+  return {
+    measure,
+    unit,
+    ours: median(ours),
+    powertools: median(theirs),
+    ratio: median(ratios),
+    oursSpread: spread(ours),
+    powertoolsSpread: spread(theirs),
+    ratioSpread: spread(ratios),
+  };
+}
+
+/** Batches of 10 new records with CloudEvents bodies, as JSON for the children. */
+function eventsJson(count: number): string {
+  const events: SQSEvent[] = Array.from({ length: count }, (_, b) =>
+    sqsEvent(
+      Array.from({ length: 10 }, (_, i) => {
+        const userId = `user-${i}`;
+        return sqsRecord({
+          queue: 'bench',
+          body: jobBody(
+            'bench.compute',
+            { orderId: `order-${b}-${i}-${process.pid}`, userId, amountCents: 1000 + i },
+            {
+              partitionKey: userId,
+            },
+          ),
+        });
+      }),
+    ),
+  );
+  return JSON.stringify(events);
+}
+
+/**
+ * Bundle, cold-start and heap rows of the minimal workers. Bundles are written to a temporary
+ * directory that links the project's node_modules (the AWS SDK stays external).
+ */
+export async function coldStartRows(options: ColdStartOptions): Promise<ComparisonRow[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'sqs-jobs-bench-'));
+  const dynamo = await startDynalite();
+  try {
+    symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'), 'dir');
+    mkdirSync(join(dir, 'out'));
+    const bundles = {} as Record<Side, { file: string; bytes: number }>;
+    for (const side of SIDES) {
+      const file = join(dir, 'out', `${side}.mjs`);
+      const { bytes } = await bundle(ENTRY[side], file, false);
+      bundles[side] = { file, bytes };
+    }
+    const childFile = join(dir, 'child.mjs');
+    writeFileSync(childFile, CHILD);
+    const oursTable = await createTable(dynamo.client);
+    const theirsTable = await createTable(createClient(dynamo.endpoint), { partitionKey: 'id' });
+    const baseEnv: NodeJS.ProcessEnv = {
+      PATH: process.env.PATH,
+      AWS_REGION: 'us-east-1',
+      AWS_ACCESS_KEY_ID: 'test',
+      AWS_SECRET_ACCESS_KEY: 'test',
+      AWS_ENDPOINT_URL: dynamo.endpoint,
+      AWS_LAMBDA_FUNCTION_NAME: 'bench',
+      POWERTOOLS_SERVICE_NAME: 'bench',
+      POWERTOOLS_METRICS_NAMESPACE: 'SqsJobsBench',
+      JOBS_QUEUE_NAME: 'bench',
+      JOBS_QUEUE_URL: queueUrl('bench'),
+      JOBS_DLQ_URL: queueUrl('bench-dlq'),
+      JOBS_IDEMPOTENCY_TABLE: oursTable,
+      IDEMPOTENCY_TABLE: theirsTable,
+    };
+
+    const cold: Record<
+      Side,
+      Record<'importMs' | 'firstResponseMs' | 'importCpuMs' | 'firstResponseCpuMs', number[]>
+    > = {
+      ours: { importMs: [], firstResponseMs: [], importCpuMs: [], firstResponseCpuMs: [] },
+      powertools: { importMs: [], firstResponseMs: [], importCpuMs: [], firstResponseCpuMs: [] },
+    };
+    for (let round = 0; round < options.coldRounds; round++) {
+      const order = round % 2 === 0 ? SIDES : [...SIDES].reverse();
+      for (const side of order) {
+        // New records each process: a first delivery, not a duplicate.
+        const eventsFile = join(dir, `events-${side}-${round}.json`);
+        writeFileSync(eventsFile, eventsJson(1));
+        const result = await runChild([childFile, bundles[side].file, eventsFile, 'cold'], baseEnv);
+        cold[side].importMs.push(result.importMs as number);
+        cold[side].firstResponseMs.push(result.firstResponseMs as number);
+        cold[side].importCpuMs.push(result.importCpuMs as number);
+        cold[side].firstResponseCpuMs.push(result.firstResponseCpuMs as number);
+      }
+    }
+
+    const heap: Record<Side, { after: number[]; growth: number[] }> = {
+      ours: { after: [], growth: [] },
+      powertools: { after: [], growth: [] },
+    };
+    const heapEvents = join(dir, 'events-heap.json');
+    writeFileSync(heapEvents, eventsJson(100));
+    for (let round = 0; round < options.heapRounds; round++) {
+      const order = round % 2 === 0 ? SIDES : [...SIDES].reverse();
+      for (const side of order) {
+        const result = await runChild(['--expose-gc', childFile, bundles[side].file, heapEvents, 'heap'], {
+          ...baseEnv,
+          BENCH_NO_STORE: '1',
+        });
+        heap[side].after.push((result.heapAfter2000 as number) / 2 ** 20);
+        heap[side].growth.push(result.growthPerInvocation as number);
+      }
+    }
+
+    return [
+      {
+        measure: 'bundle of a minimal worker, minified, AWS SDK external, no schema library',
+        unit: 'KB',
+        ours: bundles.ours.bytes / 1024,
+        powertools: bundles.powertools.bytes / 1024,
+        ratio: bundles.ours.bytes / bundles.powertools.bytes,
+      },
+      pairedRow(
+        'cold start: import of the minimal worker bundle (fresh process)',
+        'ms',
+        cold.ours.importMs,
+        cold.powertools.importMs,
+      ),
+      pairedRow(
+        'cold start: init to first response, batch of 10 new records, store on dynalite',
+        'ms',
+        cold.ours.firstResponseMs,
+        cold.powertools.firstResponseMs,
+      ),
+      // CPU time of the same processes: less sensitive than wall time to a machine shared with others.
+      pairedRow(
+        'cold start: import of the minimal worker bundle, CPU time',
+        'ms CPU',
+        cold.ours.importCpuMs,
+        cold.powertools.importCpuMs,
+      ),
+      pairedRow(
+        'cold start: init to first response, CPU time',
+        'ms CPU',
+        cold.ours.firstResponseCpuMs,
+        cold.powertools.firstResponseCpuMs,
+      ),
+      pairedRow(
+        'heap after 2,000 warm invocations (batches of 10, no store), after full GC',
+        'MiB',
+        heap.ours.after,
+        heap.powertools.after,
+      ),
+      {
+        // A ratio of two figures near zero says nothing: the row shows both, ratio 1 when both are under 100 bytes.
+        ...pairedRow(
+          'heap growth per invocation, invocations 1,000 to 2,000',
+          'bytes/invocation',
+          heap.ours.growth,
+          heap.powertools.growth,
+        ),
+        ratio:
+          Math.abs(median(heap.ours.growth)) < 100 && Math.abs(median(heap.powertools.growth)) < 100
+            ? 1
+            : median(heap.ours.growth) / median(heap.powertools.growth),
+      },
+    ];
+  } finally {
+    await dynamo.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Bundle and source-map bytes of each deployed sample worker (functions/*.ts) with JobQueue's settings. */
+export async function deployedWorkerFigures(): Promise<Figure[]> {
+  const figures: Figure[] = [];
+  for (const name of ['booking', 'notifications', 'payments']) {
+    const { bytes, mapBytes } = await bundle(`functions/${name}.ts`, undefined, true);
+    figures.push({ measure: `deployed worker functions/${name}.ts, bundle`, unit: 'KB', ours: bytes / 1024 });
+    figures.push({
+      measure: `deployed worker functions/${name}.ts, source map`,
+      unit: 'KB',
+      ours: mapBytes / 1024,
+    });
+  }
+  return figures;
+}
+
+/**
+ * The cost of source maps in a deployed worker (functions/payments.ts bundled with JobQueue's
+ * settings, its map next to it): fresh processes with and without `--enable-source-maps`,
+ * alternating; import time, and the first invocation whose error is logged with its stack (the
+ * worker's configuration error: no idempotency table). Medians over `rounds`.
+ */
+export async function sourceMapFigures(rounds: number): Promise<Figure[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'sqs-jobs-bench-maps-'));
+  try {
+    const file = join(dir, 'index.mjs');
+    await bundle('functions/payments.ts', file, true);
+    const childFile = join(dir, 'child.mjs');
+    writeFileSync(childFile, CHILD);
+    const eventsFile = join(dir, 'events.json');
+    writeFileSync(eventsFile, eventsJson(1));
+    const env: NodeJS.ProcessEnv = {
+      PATH: process.env.PATH,
+      AWS_REGION: 'us-east-1',
+      AWS_LAMBDA_FUNCTION_NAME: 'bench',
+      JOBS_QUEUE_NAME: 'payments',
+      JOBS_QUEUE_URL: queueUrl('payments'),
+      JOBS_DLQ_URL: queueUrl('payments-dlq'),
+    };
+    const runs = {
+      on: { importMs: [] as number[], errorMs: [] as number[] },
+      off: { importMs: [] as number[], errorMs: [] as number[] },
+    };
+    for (let round = 0; round < rounds; round++) {
+      const order: ('on' | 'off')[] = round % 2 === 0 ? ['on', 'off'] : ['off', 'on'];
+      for (const maps of order) {
+        const args = [
+          ...(maps === 'on' ? ['--enable-source-maps'] : []),
+          childFile,
+          file,
+          eventsFile,
+          'error',
+        ];
+        const result = await runChild(args, env);
+        runs[maps].importMs.push(result.importMs as number);
+        runs[maps].errorMs.push(result.errorMs as number);
+      }
+    }
+    return [
+      {
+        measure: 'deployed worker, import, with --enable-source-maps',
+        unit: 'ms',
+        ours: median(runs.on.importMs),
+      },
+      {
+        measure: 'deployed worker, import, without source maps',
+        unit: 'ms',
+        ours: median(runs.off.importMs),
+      },
+      {
+        measure: 'deployed worker, first invocation logging an error stack, with --enable-source-maps',
+        unit: 'ms',
+        ours: median(runs.on.errorMs),
+      },
+      {
+        measure: 'deployed worker, first invocation logging an error stack, without source maps',
+        unit: 'ms',
+        ours: median(runs.off.errorMs),
+      },
+    ];
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
