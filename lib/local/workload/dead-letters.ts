@@ -201,7 +201,9 @@ function errorText(error: unknown): string {
 /**
  * Reads every message of a FIFO queue and leaves them all there, visible, each group in its
  * order, by rotating each group once (see the module doc). Messages in flight when it starts
- * (held by someone else) are not read. Not for a queue something else consumes meanwhile.
+ * (held by someone else) are not read. Meant for a queue nothing else reads or writes meanwhile
+ * (the report reads once the queues are drained): a message sent to a group while it rotates
+ * lands between the group's copies and the rest, and is read only if it comes before the first copy.
  *
  * @throws {OpsError} when a receive fails (what is held is released first).
  */
