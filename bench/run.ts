@@ -14,6 +14,8 @@
  *   requests and bytes per new record (bench/vs-powertools.ts), new records/s on moto server
  *   (bench/moto.ts), bundle, cold start and heap of a minimal worker (bench/cold-start.ts,
  *   bench/workers/); and the sample's deployed workers' bundle and source-map sizes.
+ * - X-Ray tracing: CPU per record off / unsampled / sampled, the first sampled invocation, and
+ *   what the tracer adds to a bundle and its import (bench/tracing.ts).
  *
  * `npm run bench -- --local-scaling`: only `npm start` at 100, 1,000 and 5,000 users and the
  * emulators' ceiling (bench/local-scaling.ts; heavy, minutes, not in the short mode).
@@ -47,6 +49,7 @@ import {
 import { printEntryPointFigures } from './entry-points.ts';
 import { printLocalScaling } from './local-scaling.ts';
 import { motoRows } from './moto.ts';
+import { measureTracing, printTracing } from './tracing.ts';
 import {
   type ComparisonOptions,
   type ComparisonRow,
@@ -262,6 +265,7 @@ async function main(): Promise<void> {
   printComparison(rows, FULL);
   printFigures(figures);
   console.log(`load average at the end: ${loadavg().join(' ')}`);
+  printTracing(await measureTracing());
   await printEntryPointFigures();
 }
 

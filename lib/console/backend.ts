@@ -15,12 +15,13 @@ import type { DeadLetterMessage } from '../ops/dead-letter-message.ts';
 import { type DeadLetterRead, readDeadLetters } from '../ops/dlq-reader.ts';
 import type { DeadLetterFilter } from '../ops/filters.ts';
 import { compileFilter, describeFilter } from '../ops/filters.ts';
+import { type ChainDeadLetterQueue, type JobChain, walkJobChain } from '../ops/job-chain.ts';
 import { type OldestMessageAgeSource, unknownOldestAges } from '../ops/oldest-age.ts';
 import { type MovedItem, redriveDeadLetters, verifyRedrive } from '../ops/redrive.ts';
 import { type QueueStats, readQueueStats } from '../ops/stats.ts';
 import { type DeadLetterSummary, summarizeDeadLetters } from '../ops/summary.ts';
 import { decodeDefaultJobKey } from '../runtime/idempotency/keys.ts';
-import { type JobLookup, type JobRecordView, lookupJobRecord, lookupKey } from './jobs.ts';
+import { type JobLookup, type JobRecordView, lookupJobRecord, lookupKey, readItemOf } from './jobs.ts';
 import type { ConsoleAlarm, ConsoleQueue, ConsoleSetup } from './setup.ts';
 
 /** Defaults of the backend, defined once. */
@@ -693,7 +694,11 @@ export class ConsoleBackend {
     };
   }
 
-  /** A job: its idempotency record and steps, and its dead letters in any DLQ of the console. */
+  /**
+   * A job: its idempotency record and steps, its dead letters in any DLQ of the console, and its
+   * chain (lib/ops/job-chain.ts, as `sqs-jobs job` prints it): parent, children, the whole chain
+   * from the first send to the last descendant.
+   */
   async job(lookup: JobLookup): Promise<{
     readonly lookup: JobLookup;
     readonly record: JobRecordView | null;
@@ -704,6 +709,8 @@ export class ConsoleBackend {
       readonly message: ReturnType<typeof fullMessage>;
     }[];
     readonly deadLetterNotes: readonly string[];
+    readonly chain: JobChain | null;
+    readonly chainNote: string | undefined;
   }> {
     if (lookup.type === '') throw new ConsoleRequestError(400, 'give the job type');
     let key: string;
@@ -749,6 +756,53 @@ export class ConsoleBackend {
         }
       }
     }
-    return { lookup, record, recordNote, deadLetters, deadLetterNotes };
+    let chain: JobChain | null = null;
+    let chainNote: string | undefined;
+    if (this.setup.dynamodb !== undefined && this.setup.idempotencyTables.length > 0) {
+      const queueIdOfDlq = new Map<string, string>();
+      try {
+        const walked = await walkJobChain({
+          tables: this.setup.idempotencyTables,
+          readItem: readItemOf(this.setup.dynamodb),
+          start: { type: lookup.type, key },
+          deadLetters: () => this.#chainDeadLetters(queueIdOfDlq),
+          now: this.#now,
+        });
+        // The page links a dead letter to its DLQ view, which is named by the console's queue id.
+        chain = {
+          ...walked,
+          jobs: walked.jobs.map((j) =>
+            j.deadLetter === undefined
+              ? j
+              : { ...j, deadLetter: { ...j.deadLetter, queueId: queueIdOfDlq.get(j.deadLetter.dlq) } },
+          ),
+        };
+      } catch (error) {
+        chainNote = `the chain could not be read: ${errorText(error)}`;
+      }
+    } else {
+      chainNote = 'the chain is read from the idempotency table: none is known to this console';
+    }
+    return { lookup, record, recordNote, deadLetters, deadLetterNotes, chain, chainNote };
+  }
+
+  /** Every DLQ of the console as the chain walk reads them (the cached, held-and-released reads). */
+  async #chainDeadLetters(queueIdOfDlq: Map<string, string>): Promise<ChainDeadLetterQueue[]> {
+    const out: ChainDeadLetterQueue[] = [];
+    for (const queue of this.setup.queues) {
+      try {
+        const { read } = await this.#readDlq(queue, false);
+        queueIdOfDlq.set(read.queue.name, queue.id);
+        out.push({
+          name: read.queue.name,
+          messages: read.messages,
+          notRead: read.notRead,
+          fifo: read.queue.fifo,
+        });
+      } catch (error) {
+        out.push({ name: `${queue.id} DLQ`, messages: [], notRead: 0, fifo: false, error: errorText(error) });
+      }
+    }
+    return out;
   }
 }

@@ -10,7 +10,9 @@
  * names the steps.
  */
 import { type AttributeValue, GetItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
+import type { ReadJobItem } from '../ops/job-chain.ts';
 import { defaultJobKey, jobRecordKey, stepRecordKey } from '../runtime/idempotency/keys.ts';
+import { parseJobRecord } from '../runtime/idempotency/record.ts';
 import type { ConsoleDynamo } from './setup.ts';
 
 /** A plain JSON value of an item attribute. */
@@ -40,6 +42,37 @@ export function plainValue(value: AttributeValue): PlainValue {
 /** An item's attributes as plain values. */
 export function plainItem(item: Record<string, AttributeValue>): PlainItem {
   return Object.fromEntries(Object.entries(item).map(([name, value]) => [name, plainValue(value)]));
+}
+
+/** Fields of a job record that are read, not stored (docs/contracts.md, "Job record": "Read as"). */
+const DERIVED_JOB_FIELDS = [
+  'jobType',
+  'createdAtMs',
+  'updatedAtMs',
+  'completedAtMs',
+  'resultStored',
+  'resultBytes',
+] as const;
+
+/**
+ * A job record as the page shows it: its attributes, plus the fields the runtime derives when
+ * reading it (the type from `pk`, the times from `acquiredAtMs`/`endedAtMs`, ...), which the
+ * record format leaves out to keep writes small. An item the runtime cannot read as a job record
+ * is shown as stored.
+ */
+export function jobRecordView(item: Record<string, AttributeValue>): PlainItem {
+  const plain = plainItem(item);
+  let record: ReturnType<typeof parseJobRecord>;
+  try {
+    record = parseJobRecord(item);
+  } catch {
+    return plain;
+  }
+  for (const field of DERIVED_JOB_FIELDS) {
+    const value = record[field];
+    if (plain[field] === undefined && value !== undefined) plain[field] = value;
+  }
+  return plain;
 }
 
 /** How the page names a job. */
@@ -90,6 +123,11 @@ async function getItem(
     new GetItemCommand({ TableName: table, Key: { pk: { S: pk } }, ConsistentRead: true }),
   )) as { Item?: Record<string, AttributeValue> };
   return out.Item;
+}
+
+/** The chain walk's reader (lib/ops/job-chain.ts) over the console's DynamoDB client. */
+export function readItemOf(dynamodb: ConsoleDynamo): ReadJobItem {
+  return (table, pk) => getItem(dynamodb, table, pk);
 }
 
 /** Most Scan pages read when looking for step records on an emulator. */
@@ -177,7 +215,7 @@ export async function lookupJobRecord(
     table,
     pk,
     key,
-    record: record === undefined ? null : plainItem(record),
+    record: record === undefined ? null : jobRecordView(record),
     steps,
     stepsMissing: missing,
     stepsNote,

@@ -4,7 +4,7 @@
  * is created, by the rules in ./job-queue/rules (one module per group of settings, each citing
  * its AWS page); every unsafe setting is reported in one {@link JobsConfigError}.
  */
-import { Annotations, Duration, Names, Stack, Token } from 'aws-cdk-lib';
+import { Annotations, Duration, Names, Stack, Token, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as cloudwatchActions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -22,6 +22,7 @@ import {
   JOB_QUEUE_WARNINGS,
   JOBS_METRICS_NAMESPACE,
   NAME_PATTERN,
+  XRAY_WRITE_ACTIONS,
 } from './job-queue/defaults.ts';
 import type { JobQueueAlarms, JobQueueProps } from './job-queue/props.ts';
 import { checkJobQueue } from './job-queue/rules/index.ts';
@@ -34,6 +35,7 @@ export {
   JOB_QUEUE_DEFAULTS,
   JOB_QUEUE_WARNINGS,
   JOBS_METRICS_NAMESPACE,
+  XRAY_WRITE_ACTIONS,
 } from './job-queue/defaults.ts';
 export type { JobDefinitionLike, JobQueueAlarms, JobQueueProps } from './job-queue/props.ts';
 
@@ -51,6 +53,8 @@ export type { JobDefinitionLike, JobQueueAlarms, JobQueueProps } from './job-que
  *   deployed ones); its own log group and a role that may only write its logs, consume and
  *   change visibility on its queue, send to its DLQ and enqueue targets, and read/write the
  *   idempotency table;
+ * - X-Ray active tracing on the worker (`tracing`, default `Tracing.ACTIVE`), with a policy of
+ *   its own on the role for the two X-Ray write actions [lambda-x-ray] [list_awsx-ray];
  * - the SQS event source with `ReportBatchItemFailures` always on [services-sqs-errorhandling];
  * - seven alarms ({@link JobQueueAlarms}), with the alarm topic as action when given.
  *
@@ -64,6 +68,8 @@ export type { JobDefinitionLike, JobQueueAlarms, JobQueueProps } from './job-que
  * - setting-up-dead-letter-queue-retention: https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/setting-up-dead-letter-queue-retention.html
  * - high-throughput-fifo: https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/high-throughput-fifo.html
  * - quotas-messages: https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/quotas-messages.html
+ * - lambda-x-ray: https://docs.aws.amazon.com/lambda/latest/dg/services-xray.html
+ * - list_awsx-ray: https://docs.aws.amazon.com/service-authorization/latest/reference/list_awsx-ray.html
  *
  * Worker environment (docs/contracts.md): `JOBS_QUEUE_NAME`, `JOBS_QUEUE_URL`, `JOBS_DLQ_URL`,
  * `JOBS_MAX_ATTEMPTS` and `JOBS_JOB_TIMEOUT_SECONDS` (the effective `maxAttempts` and
@@ -136,6 +142,11 @@ export class JobQueue extends Construct {
   /** The effective `jobTimeoutSeconds`: the prop, else the highest `timeoutSeconds` of `jobs`, in seconds. */
   readonly jobTimeoutSeconds: number;
 
+  /** X-Ray tracing of the worker in effect (`tracing`, default `Tracing.ACTIVE`). */
+  readonly tracing: lambda.Tracing;
+  /** The X-Ray write policy on the worker's role; undefined when `tracing` is `DISABLED`. */
+  readonly tracingPolicy: iam.Policy | undefined;
+
   /** `recursiveLoop` as given; undefined = Lambda's default (Terminate), not chosen. */
   readonly recursiveLoop: lambda.RecursiveLoop | undefined;
 
@@ -170,6 +181,7 @@ export class JobQueue extends Construct {
     this.jobTimeoutSeconds = settings.jobTimeoutSeconds!;
     this.maxReceiveCount = maxReceiveCount;
     this.recursiveLoop = props.recursiveLoop;
+    this.tracing = props.tracing ?? lambda.Tracing.ACTIVE;
     this.functionTimeout = functionTimeout;
     this.visibilityTimeout = visibilityTimeout;
 
@@ -266,6 +278,7 @@ export class JobQueue extends Construct {
       },
     });
     const cfnWorker = this.worker.node.defaultChild as lambda.CfnFunction;
+    this.tracingPolicy = this.addTracing(role, cfnWorker);
     // Lets tools find a queue's worker (and its code asset) in the synthesized template.
     cfnWorker.addMetadata('sqs-jobs:queue', props.name);
     this.worker.addEnvironment('JOBS_HANDLER_VERSION', props.handlerVersion ?? codeAssetHash(cfnWorker));
@@ -299,6 +312,35 @@ export class JobQueue extends Construct {
         alarm.addOkAction(action);
       }
     }
+  }
+
+  /**
+   * X-Ray tracing as `NodejsFunction`'s own `tracing` prop would set it, except for the policy:
+   * CDK puts `xray:*` on `*` into the role's default policy, where acknowledging cdk-nag's
+   * `AwsSolutions-IAM5[Resource::*]` would also hide any later wildcard of the queue, DLQ or table
+   * grants. Here the two write actions get a policy of their own (under the role, so the function
+   * depends on it: Lambda checks the role's X-Ray permissions when the function is created with
+   * tracing) and the finding is acknowledged on that policy only [list_awsx-ray].
+   */
+  private addTracing(role: iam.Role, cfnWorker: lambda.CfnFunction): iam.Policy | undefined {
+    if (this.tracing === lambda.Tracing.DISABLED) return undefined;
+    cfnWorker.tracingConfig = { mode: this.tracing };
+    const policy = new iam.Policy(role, 'XRayWrite', {
+      roles: [role],
+      statements: [
+        new iam.PolicyStatement({
+          actions: [...XRAY_WRITE_ACTIONS],
+          // Neither action takes a resource ARN [list_awsx-ray].
+          resources: ['*'],
+        }),
+      ],
+    });
+    Validations.of(policy).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions (Service Authorization Reference, AWS X-Ray: no resource type), so Resource must be *; this policy holds only these two write actions of the X-Ray tracing of the worker',
+    });
+    return policy;
   }
 
   /**

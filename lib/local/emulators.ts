@@ -130,16 +130,20 @@ type DynaliteFactory = (options: {
   updateTableMs?: number;
 }) => Server;
 
-/** Most time `stop` waits for requests dynalite is still handling, in milliseconds. */
-const DYNALITE_DRAIN_MS = 10_000;
+/**
+ * Most time `stop` waits for requests dynalite is still handling, in milliseconds. Generous: on a
+ * saturated 2-core machine a handler can take more than 10 s, and one cut off by the database
+ * closing ends the process.
+ */
+const DYNALITE_DRAIN_MS = 60_000;
 
 /**
  * Starts dynalite (in-process, in-memory) on 127.0.0.1 with a free port and table changes that
  * take no time (`createTableMs: 0`).
  *
- * `stop` shuts down in order: no new connections, then waits (up to 10 s) for the requests
- * dynalite is still handling, then closes every connection, and only then does dynalite close
- * its database. A handler still running when the database closes throws `Database is closed`
+ * `stop` shuts down in order: no new requests (answered 503), then waits (up to 60 s) for the
+ * requests dynalite is still handling, then closes the server and every connection, and only then
+ * does dynalite close its database. A handler still running when the database closes throws `Database is closed`
  * from a callback (an uncaught exception that ends the process), which is what happened when
  * a local run stopped at its deadline with function threads mid-request. A request counts as
  * handled when dynalite ends its response (`res.end`), not when its socket closes: a terminated
@@ -154,19 +158,40 @@ export async function startDynalite(): Promise<{ url: string; stop(): Promise<vo
   const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   let handling = 0;
   let drained: (() => void) | undefined;
-  // Before dynalite's own listener, so every request is counted before its handler runs.
-  server.prependListener('request', (_request: IncomingMessage, response: ServerResponse) => {
+  let stopping = false;
+  // dynalite's own request handlers run behind one gate: once stopping, a request that arrives
+  // on a connection still open (keep-alive) is answered 503 without reaching dynalite, so no
+  // handler can start after the drain and meet a closed database; every other request is counted
+  // until its response ends.
+  const handlers = server.listeners('request') as ((req: IncomingMessage, res: ServerResponse) => void)[];
+  server.removeAllListeners('request');
+  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    if (stopping) {
+      response.writeHead(503, { 'content-type': 'application/x-amz-json-1.0', connection: 'close' });
+      response.end(
+        '{"__type":"com.amazonaws.dynamodb.v20120810#ServiceUnavailableException","message":"the local DynamoDB emulator is stopping"}',
+      );
+      return;
+    }
     handling += 1;
     const end = response.end.bind(response) as (...args: unknown[]) => ServerResponse;
     let ended = false;
+    const done = () => {
+      if (ended) return;
+      ended = true;
+      handling -= 1;
+      if (handling === 0) drained?.();
+    };
     response.end = ((...args: unknown[]) => {
-      if (!ended) {
-        ended = true;
-        handling -= 1;
-        if (handling === 0) drained?.();
-      }
+      done();
       return end(...args);
     }) as ServerResponse['end'];
+    // dynalite starts its handler once the body is read: a request whose connection went away
+    // before that never gets a response, and nothing of it runs.
+    response.once('close', () => {
+      if (!request.complete) done();
+    });
+    for (const handler of handlers) handler.call(server, request, response);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -181,8 +206,11 @@ export async function startDynalite(): Promise<{ url: string; stop(): Promise<vo
     url: `http://127.0.0.1:${port}`,
     stop() {
       stopped ??= (async () => {
-        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-        server.closeIdleConnections();
+        // No request starts from now on (the gate answers 503). The server is closed only once
+        // the running handlers are done: dynalite closes its database as soon as the server has
+        // no connection left, and a terminated function thread's connection goes away while
+        // its request is still being handled.
+        stopping = true;
         if (handling > 0) {
           let timer: NodeJS.Timeout | undefined;
           await new Promise<void>((resolve) => {
@@ -191,6 +219,7 @@ export async function startDynalite(): Promise<{ url: string; stop(): Promise<vo
           });
           clearTimeout(timer);
         }
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeAllConnections();
         await closed;
       })();

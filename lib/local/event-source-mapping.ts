@@ -13,6 +13,11 @@
  *   the queue's visibility timeout (and moves to the DLQ after `maxReceiveCount` receives).
  * - The visibility timeout is the queue's own; the mapping never changes it (the worker does,
  *   for its backoff).
+ * - Each invocation gets the X-Ray trace header Lambda would set (`_X_AMZN_TRACE_ID`, xray.ts),
+ *   continuing the records' `AWSTraceHeader`; a record whose chain already invoked the function
+ *   16 times is held back when its `RecursiveLoop` is not `Allow` (Lambda's recursive loop
+ *   detection): not delivered, not deleted, so it comes back after the visibility timeout and
+ *   reaches the DLQ after `maxReceiveCount` receives.
  */
 import { randomUUID } from 'node:crypto';
 import {
@@ -25,6 +30,7 @@ import type { LostResponseFault } from './faults.ts';
 import type { FunctionHost } from './function-host.ts';
 import type { ThreadError } from './function-host-thread.ts';
 import { interpretBatchResponse, toSqsRecord } from './sqs-event.ts';
+import { type FunctionTracing, type StoppedRecord, traceInvocation } from './xray.ts';
 
 /** Counters of one function (all mappings on it). Plain numbers, updated in place. */
 export interface FunctionStats {
@@ -54,6 +60,11 @@ export interface FunctionStats {
   recordsFailed: number;
   /** DeleteMessageBatch entries the queue refused (the record will be delivered again). */
   deleteFailures: number;
+  /**
+   * Records held back by the emulated recursive loop detection (Lambda's metric
+   * `RecursiveInvocationsDropped`): each delivery of a stopped record counts.
+   */
+  recursiveInvocationsDropped: number;
 }
 
 /** A new set of zero counters. */
@@ -72,6 +83,7 @@ export function emptyStats(): FunctionStats {
     recordsDeleted: 0,
     recordsFailed: 0,
     deleteFailures: 0,
+    recursiveInvocationsDropped: 0,
   };
 }
 
@@ -119,6 +131,16 @@ export interface EventSourceMappingPollerOptions {
   readonly onInvocation?: (report: InvocationReport) => void;
   /** Reports poll errors (emulator down...); polling goes on after a pause. */
   readonly onError?: (error: unknown) => void;
+  /**
+   * X-Ray trace header and recursive loop detection of the function (xray.ts). Without it,
+   * invocations get no trace header and nothing is held back.
+   */
+  readonly tracing?: FunctionTracing & {
+    /** The `AWSTraceHeader` SQS kept for a message, when the endpoint did not return it. */
+    readonly headerOf?: (messageId: string) => string | undefined;
+    /** Called for each record held back by the stop rule. */
+    readonly onStopped?: (record: StoppedRecord) => void;
+  };
   /** Long-poll wait per ReceiveMessage, in seconds. @default 20 */
   readonly waitTimeSeconds?: number;
   /**
@@ -260,16 +282,18 @@ export class EventSourceMappingPoller {
     }
   }
 
-  private async process(messages: Message[]): Promise<void> {
+  private async process(received: Message[]): Promise<void> {
     const { options } = this;
     const { stats } = options;
     try {
+      const { messages, traceHeader } = this.trace(received);
+      if (messages.length === 0) return;
       const records = messages.map((m) => toSqsRecord(m, options.queue.arn, options.region));
       const ids = records.map((r) => r.messageId);
       const awsRequestId = randomUUID();
       stats.invocations++;
       stats.recordsReceived += records.length;
-      const outcome = await options.host.invoke({ Records: records }, awsRequestId);
+      const outcome = await options.host.invoke({ Records: records }, awsRequestId, traceHeader);
       if (outcome.coldStart) stats.coldStarts++;
       let report: Omit<InvocationReport, 'failedMessageIds'> & { failedMessageIds?: readonly string[] };
       const base = {
@@ -320,6 +344,31 @@ export class EventSourceMappingPoller {
     } finally {
       this.active--;
     }
+  }
+
+  /**
+   * The invocation's trace header and the messages to deliver (xray.ts): each gets the
+   * `AWSTraceHeader` SQS kept for it; the ones the recursion stop rule holds back stay on the
+   * queue, counted and reported.
+   */
+  private trace(received: Message[]): { messages: Message[]; traceHeader: string | undefined } {
+    const tracing = this.options.tracing;
+    if (tracing === undefined) return { messages: received, traceHeader: undefined };
+    const withHeaders = received.map((m) => {
+      const kept = m.Attributes?.AWSTraceHeader ?? tracing.headerOf?.(m.MessageId ?? '');
+      return kept === undefined || m.Attributes?.AWSTraceHeader !== undefined
+        ? m
+        : { ...m, Attributes: { ...m.Attributes, AWSTraceHeader: kept } };
+    });
+    const trace = traceInvocation(
+      withHeaders,
+      (m) => m.Attributes?.AWSTraceHeader,
+      (m) => m.MessageId ?? '',
+      tracing,
+    );
+    this.options.stats.recursiveInvocationsDropped += trace.stopped.length;
+    for (const stopped of trace.stopped) tracing.onStopped?.(stopped);
+    return { messages: [...trace.deliver], traceHeader: trace.traceHeader };
   }
 
   private async delete(messages: Message[]): Promise<void> {

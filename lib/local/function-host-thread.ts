@@ -48,6 +48,8 @@ export interface InvokeMessage {
   readonly event: unknown;
   readonly awsRequestId: string;
   readonly deadlineMs: number;
+  /** `_X_AMZN_TRACE_ID` of this invocation, as Lambda sets it (xray.ts); unset when absent. */
+  readonly traceHeader?: string;
 }
 
 /** A failure as Lambda reports it (`errorType`, `errorMessage`, `stackTrace`). */
@@ -220,6 +222,9 @@ async function main(): Promise<void> {
   }
   port.on('message', async (message: InvokeMessage) => {
     if (message.type !== 'invoke') return;
+    // Lambda sets the trace header per invocation; the AWS SDK and Powertools read it from here.
+    if (message.traceHeader === undefined) delete process.env._X_AMZN_TRACE_ID;
+    else process.env._X_AMZN_TRACE_ID = message.traceHeader;
     const context = createLambdaContext({
       functionName: data.functionName,
       invokedFunctionArn: data.invokedFunctionArn,

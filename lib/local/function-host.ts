@@ -185,11 +185,16 @@ class ExecutionEnvironment {
     pending?.settle(error);
   }
 
-  invoke(event: unknown, awsRequestId: string, deadlineMs: number): Promise<ThreadMessage | ThreadError> {
+  invoke(
+    event: unknown,
+    awsRequestId: string,
+    deadlineMs: number,
+    traceHeader: string | undefined,
+  ): Promise<ThreadMessage | ThreadError> {
     const id = this.nextId++;
     return new Promise((settle) => {
       this.pending = { id, settle };
-      const message: InvokeMessage = { type: 'invoke', id, event, awsRequestId, deadlineMs };
+      const message: InvokeMessage = { type: 'invoke', id, event, awsRequestId, deadlineMs, traceHeader };
       this.worker.postMessage(message);
     });
   }
@@ -238,8 +243,13 @@ export class FunctionHost {
    * - `success`: the handler returned; `payload` is its JSON round trip (undefined → null).
    * - `error`: the handler threw or rejected, the module failed to load, or the thread crashed.
    * - `timeout`: the invocation ran past the function's `Timeout`; its environment is discarded.
+   * @param traceHeader the invocation's `_X_AMZN_TRACE_ID` (Lambda sets one for every invocation).
    */
-  async invoke(event: unknown, awsRequestId: string = randomUUID()): Promise<InvokeOutcome> {
+  async invoke(
+    event: unknown,
+    awsRequestId: string = randomUUID(),
+    traceHeader?: string,
+  ): Promise<InvokeOutcome> {
     if (this.stopped) {
       return { kind: 'error', error: stoppedError(), durationMs: 0, coldStart: false };
     }
@@ -256,7 +266,7 @@ export class FunctionHost {
         timer = setTimeout(() => resolve('timeout'), timeoutMs);
       });
       const reply = await Promise.race([
-        env.invoke(event, awsRequestId, invokeStarted + timeoutMs),
+        env.invoke(event, awsRequestId, invokeStarted + timeoutMs, traceHeader),
         timedOut,
       ]);
       clearTimeout(timer);

@@ -108,6 +108,15 @@ export interface ReportFacts {
   readonly idempotency?: IdempotencyRecordSummary;
   /** Producer send retries (requests SQS did not take, sent again); undefined when not counted. */
   readonly producerRetries?: number;
+  /**
+   * The dead-lettered messages as read (body and evidence attributes), for the examples of each
+   * cause: the body is the original envelope, which names the job and its chain (`causationid`,
+   * `rootid`, `correlationid`, `traceparent`). Undefined: the examples show the error only.
+   */
+  readonly deadLetterMessages?: readonly {
+    readonly body: string;
+    readonly attributes: Readonly<Record<string, string>>;
+  }[];
 }
 
 /** One checked invariant or warning. */
@@ -182,6 +191,8 @@ export interface RunReport {
       expected: number;
       /** The `ErrorMessage` of one of them, shortened. */
       example?: string;
+      /** The job of one of them and its chain, from its body (when the facts have the messages). */
+      exampleJob?: DeadLetterJob;
     }[];
     readonly unexplained: number;
     /** Dead letters without the worker's evidence attributes (no `ErrorName`, `ErrorReason` or `Attempts`). */
@@ -280,6 +291,61 @@ export function findOrderViolations(logs: readonly OrderLog[]): OrderViolation[]
   return violations;
 }
 
+/** A dead-lettered job and its chain, as its body (the original envelope) names them. */
+export interface DeadLetterJob {
+  readonly jobType?: string;
+  readonly jobId: string;
+  /** Envelope `causationid`: the job that enqueued it. */
+  readonly parentJobId?: string;
+  /** Envelope `rootid`; the job's own id for a root. */
+  readonly rootJobId: string;
+  readonly correlationId?: string;
+  /** The trace id of the envelope's `traceparent`. */
+  readonly traceId?: string;
+}
+
+/** The job of a dead-lettered body and its chain, or undefined for a body that is no envelope. */
+export function deadLetterJobOf(body: string): DeadLetterJob | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  if (typeof parsed !== 'object' || parsed === null) return undefined;
+  const o = parsed as Record<string, unknown>;
+  const text = (k: string) => (typeof o[k] === 'string' && o[k] !== '' ? (o[k] as string) : undefined);
+  const jobId = text('id');
+  if (jobId === undefined) return undefined;
+  const traceparent = text('traceparent');
+  const job: { -readonly [K in keyof DeadLetterJob]: DeadLetterJob[K] } = {
+    jobId,
+    rootJobId: text('rootid') ?? jobId,
+  };
+  const jobType = text('type');
+  if (jobType !== undefined) job.jobType = jobType;
+  const parentJobId = text('causationid');
+  if (parentJobId !== undefined) job.parentJobId = parentJobId;
+  const correlationId = text('correlationid');
+  if (correlationId !== undefined) job.correlationId = correlationId;
+  if (traceparent !== undefined && /^[0-9a-f]{2}-[0-9a-f]{32}-/.test(traceparent))
+    job.traceId = traceparent.slice(3, 35);
+  return job;
+}
+
+/** The example line of a dead letter's job: `job <type> <id>, parent .., root .., correlation .., trace ..`. */
+export function describeDeadLetterJob(job: DeadLetterJob): string {
+  return [
+    `job ${job.jobType ?? '?'} ${job.jobId}`,
+    job.parentJobId === undefined ? undefined : `parent ${job.parentJobId}`,
+    job.rootJobId === job.jobId ? 'root itself' : `root ${job.rootJobId}`,
+    job.correlationId === undefined ? undefined : `correlation ${job.correlationId}`,
+    job.traceId === undefined ? undefined : `trace ${job.traceId}`,
+  ]
+    .filter((part) => part !== undefined)
+    .join(', ');
+}
+
 function causeOf(dl: DeadLetterFact): string {
   const name = dl.errorName ?? 'unknown error';
   return dl.errorReason && dl.errorReason !== name ? `${name} (${dl.errorReason})` : name;
@@ -339,8 +405,24 @@ export function buildReport(facts: ReportFacts): RunReport {
     if (dl.expectedBecause !== undefined) row.expected += 1;
     causes.set(cause, row);
   }
+  // One example job per cause, with its chain, from the messages read (their bodies).
+  const exampleJobs = new Map<string, DeadLetterJob>();
+  for (const message of facts.deadLetterMessages ?? []) {
+    const a = message.attributes;
+    const cause = causeOf({
+      queue: '',
+      ...(a.ErrorName ? { errorName: a.ErrorName } : {}),
+      ...(a.ErrorReason ? { errorReason: a.ErrorReason } : {}),
+    });
+    if (exampleJobs.has(cause)) continue;
+    const job = deadLetterJobOf(message.body);
+    if (job !== undefined) exampleJobs.set(cause, job);
+  }
   const byCause = [...causes]
-    .map(([cause, row]) => ({ cause, ...row }))
+    .map(([cause, row]) => {
+      const exampleJob = exampleJobs.get(cause);
+      return { cause, ...row, ...(exampleJob ? { exampleJob } : {}) };
+    })
     .sort((a, b) => b.count - a.count || a.cause.localeCompare(b.cause));
   const unexplained = facts.deadLetters.filter((dl) => dl.expectedBecause === undefined).length;
   const withoutEvidence = facts.deadLetters.filter(
@@ -596,19 +678,24 @@ export function renderReport(report: RunReport, options: { timeoutSeconds?: numb
   );
   out.push(`Dead-lettered by cause (${report.deadLetters.total}):`);
   if (report.deadLetters.byCause.length === 0) out.push('  none');
-  else
-    out.push(
-      ...table(
-        report.deadLetters.byCause.map((c) => [
-          c.cause,
-          String(c.count),
-          c.expected === c.count ? 'expected' : `${c.count - c.expected} unexplained`,
-          c.example === undefined ? '' : `e.g. "${c.example}"`,
-        ]),
-        '  ',
-        [2, 3],
-      ),
+  else {
+    const rows = table(
+      report.deadLetters.byCause.map((c) => [
+        c.cause,
+        String(c.count),
+        c.expected === c.count ? 'expected' : `${c.count - c.expected} unexplained`,
+        c.example === undefined ? '' : `e.g. "${c.example}"`,
+      ]),
+      '  ',
+      [2, 3],
     );
+    // Each cause's example job and its chain under its row (sqs-jobs job prints the whole chain).
+    rows.forEach((line, i) => {
+      out.push(line);
+      const job = report.deadLetters.byCause[i]?.exampleJob;
+      if (job !== undefined) out.push(`      ${describeDeadLetterJob(job)}`);
+    });
+  }
   out.push('');
   out.push(
     `Duplicate deliveries absorbed: ${report.duplicatesAbsorbed ?? 'not measured'}${report.duplicatesSource ? ` (${report.duplicatesSource})` : ''}`,

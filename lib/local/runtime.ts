@@ -42,6 +42,7 @@ import {
   resolveFunction,
 } from './function-config.ts';
 import { FunctionHost, type FunctionLogLine } from './function-host.ts';
+import { type LocalTracing, startLocalTracing } from './local-tracing.ts';
 import {
   type ProvisionedQueue,
   type ProvisionedStack,
@@ -49,6 +50,8 @@ import {
   provisionStack,
 } from './provision.ts';
 import { type EnsureSynthesizedOptions, ensureSynthesized, type SynthResult } from './synth.ts';
+import { functionTracingOf } from './xray.ts';
+import type { XraySegmentDocument } from './xray-daemon.ts';
 
 /** Default pollers (concurrent invocations) of a mapping without `ScalingConfig.MaximumConcurrency`. */
 export const DEFAULT_MAPPING_CONCURRENCY = 5;
@@ -118,6 +121,11 @@ export interface LocalRuntimeOptions {
   readonly onInvocation?: (report: InvocationReport) => void;
   /** Poll / delete errors of the mappings (they retry on their own). @default ignored */
   readonly onError?: (error: unknown) => void;
+  /**
+   * Where the local runtime's notes go, one line each (a record held back by the emulated
+   * recursive loop detection...). @default stderr, as `note: <text>`
+   */
+  readonly onNote?: (note: string) => void;
   /** Queues/tables that already exist on an external endpoint: `recreate` or `fail`. @default 'recreate' */
   readonly existingResources?: 'recreate' | 'fail';
   /** Long-poll wait of the mappings' ReceiveMessage calls, in seconds (0–20). @default 20 */
@@ -279,6 +287,11 @@ export interface LocalRuntime {
   setLostResponseRate(functionSelector: string, rate: number): void;
   /** Counters of the fault proxies (summed); undefined without `awsFaults`. */
   awsFaultStats(): FaultProxyStats | undefined;
+  /**
+   * The X-Ray segment documents the functions sent (the subsegments of traced jobs), oldest
+   * first: Lambda's X-Ray daemon is stood in for by a local UDP sink (xray-daemon.ts).
+   */
+  traceSegments(): readonly XraySegmentDocument[];
   /** Changes the AWS fault rates from now on (missing kinds become 0). @throws {RangeError} without `awsFaults`, or on a bad rate. */
   setAwsFaultRates(rates: Partial<AwsFaultRates>): void;
   /**
@@ -328,7 +341,11 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
   const emulators = await startEmulators(options.endpoints, env);
   const proxies: FaultProxy[] = [];
   let endpoints = emulators.endpoints;
+  let tracing: LocalTracing | undefined;
   try {
+    // SQS keeps each send's trace header (AWSTraceHeader): emulated in front of the endpoint.
+    tracing = await startLocalTracing(endpoints.sqs);
+    endpoints = { ...endpoints, sqs: tracing.proxy.url };
     if (options.awsFaults !== undefined) {
       const seed = options.seed ?? 1;
       const byTarget = new Map<string, FaultProxy>();
@@ -349,6 +366,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     }
   } catch (error) {
     await Promise.all(proxies.map((p) => p.close()));
+    await tracing?.close();
     await emulators.stop();
     throw error;
   }
@@ -383,6 +401,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       credentials,
       synth,
       hosts,
+      tracing,
     });
     if (options.visibilityTimeoutSeconds !== undefined) {
       for (const url of new Set(runtime.workers.filter((w) => w.enabled).map((w) => w.queueUrl))) {
@@ -403,6 +422,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     if (pollerSqs !== sqs) pollerSqs.destroy();
     dynamodb.destroy();
     await Promise.all(proxies.map((p) => p.close()));
+    await tracing.close();
     await emulators.stop();
     throw error;
   }
@@ -426,6 +446,7 @@ interface BuildInput {
   readonly synth: SynthResult | undefined;
   /** Filled with every host created, so the caller can stop them on failure. */
   readonly hosts: FunctionHost[];
+  readonly tracing: LocalTracing;
 }
 
 function buildRuntime(input: BuildInput): { runtime: LocalRuntime; pollers: EventSourceMappingPoller[] } {
@@ -443,6 +464,12 @@ function buildRuntime(input: BuildInput): { runtime: LocalRuntime; pollers: Even
     credentials,
   } = input;
   const region = provisioned.region;
+  const note = options.onNote ?? ((text: string) => process.stderr.write(`note: ${text}\n`));
+  const rawProperties = (logicalId: string): Readonly<Record<string, unknown>> =>
+    (provisioned.functions.find((f) => f.logicalId === logicalId)?.resource.Properties ?? {}) as Record<
+      string,
+      unknown
+    >;
   const warnings = [...provisioned.warnings];
   const defaultConcurrency = options.defaultMaximumConcurrency ?? DEFAULT_MAPPING_CONCURRENCY;
   if (!Number.isInteger(defaultConcurrency) || defaultConcurrency < 1) {
@@ -523,7 +550,16 @@ function buildRuntime(input: BuildInput): { runtime: LocalRuntime; pollers: Even
     for (const [key, vars] of Object.entries(options.functionEnvironment ?? {})) {
       if (matchesFunction(fn, key)) Object.assign(overrides, vars);
     }
-    fnEnvs.set(fn.logicalId, functionEnvironment({ fn, region, endpoints, credentials, overrides }));
+    fnEnvs.set(
+      fn.logicalId,
+      functionEnvironment({
+        fn,
+        region,
+        endpoints,
+        credentials,
+        overrides: { ...input.tracing.functionEnvironment, ...overrides },
+      }),
+    );
     stats.set(fn.logicalId, emptyStats());
     faults.set(fn.logicalId, new LostResponseFault(rateFor(fn), seededRandom(seed + 7919 * index++)));
   }
@@ -589,6 +625,16 @@ function buildRuntime(input: BuildInput): { runtime: LocalRuntime; pollers: Even
           fault: faults.get(fn.logicalId),
           onInvocation: options.onInvocation,
           onError: options.onError,
+          tracing: {
+            ...functionTracingOf(fn.arn, rawProperties(fn.logicalId), (value, key) =>
+              provisioned.resolver.resolve(value as never, `Resources.${fn.logicalId}.Properties.${key}`),
+            ),
+            headerOf: input.tracing.proxy.headerOf,
+            onStopped: (stopped) =>
+              note(
+                `${fn.logicalId}: message ${stopped.messageId} would be invocation ${stopped.invocation} of its chain (RecursiveLoop is not Allow): held back as Lambda's recursive loop detection stops it (RecursiveInvocationException); it stays on ${w.queueUrl}, comes back after the visibility timeout and moves to the DLQ after maxReceiveCount receives`,
+              ),
+          },
           waitTimeSeconds: options.receiveWaitTimeSeconds,
           serializeFifoReceives: options.serializeFifoReceives,
         }),
@@ -655,6 +701,7 @@ function buildRuntime(input: BuildInput): { runtime: LocalRuntime; pollers: Even
       if (input.pollerSqs !== sqs) input.pollerSqs.destroy();
       dynamodb.destroy();
       await Promise.all(proxies.map((p) => p.close()));
+      await input.tracing.close();
       await emulators.stop();
     })();
     return stopping;
@@ -713,6 +760,7 @@ function buildRuntime(input: BuildInput): { runtime: LocalRuntime; pollers: Even
           : [faults.get(functionFor(functionSelector).logicalId)];
       for (const f of targets) f?.setRate(rate);
     },
+    traceSegments: () => input.tracing.daemon.segments(),
     awsFaultStats() {
       return proxies.length === 0 ? undefined : sumFaultProxyStats(proxies.map((p) => p.stats()));
     },

@@ -219,6 +219,7 @@ async function runOn(stack: SampleStack, options: LocalRunOptions, bootMs: numbe
     requireDeadLetterEvidence: true,
     ...(workload.idempotency ? { idempotency: workload.idempotency } : {}),
     producerRetries: workload.producerRetries,
+    deadLetterMessages: workload.deadLetters,
   };
   return {
     facts,

@@ -49,7 +49,11 @@ export interface DeadLetterEvidenceAttributes {
   readonly sourceMessageId?: string;
 }
 
-/** The identity of the job in a body, read leniently (a dead-lettered body may be a bad envelope). */
+/**
+ * The identity of the job in a body, read leniently (a dead-lettered body may be a bad envelope),
+ * with its lineage: the DLQ message keeps the original body, which carries it (docs/contracts.md,
+ * "Lineage and trace context"), while the 10 message attributes SQS allows hold the evidence.
+ */
 export interface JobIdentity {
   /** Envelope `id`. */
   readonly id: string;
@@ -59,6 +63,18 @@ export interface JobIdentity {
   readonly type: string | undefined;
   /** Envelope `partitionkey`, when present. */
   readonly partitionKey: string | undefined;
+  /** Envelope `causationid`: the parent job's id (children only). */
+  readonly parentId?: string;
+  /** Envelope `rootid`: the chain's first job's id (children only). */
+  readonly rootId?: string;
+  /** Envelope `parentjob`: the parent's job reference `<type>#<key>` (children only). */
+  readonly parentJob?: string;
+  /** Envelope `correlationid`, when present. */
+  readonly correlationId?: string;
+  /** Envelope `traceparent`, when present. */
+  readonly traceparent?: string;
+  /** The trace id of `traceparent` (its 32 hex digits after the version), when it has that shape. */
+  readonly traceId?: string;
 }
 
 /** One DLQ message as the operations use it. */
@@ -112,7 +128,27 @@ function readIdentity(body: string): JobIdentity | undefined {
   const text = (key: string) => (typeof obj[key] === 'string' && obj[key] !== '' ? obj[key] : undefined);
   const id = text('id');
   if (id === undefined) return undefined;
-  return { id, source: text('source'), type: text('type'), partitionKey: text('partitionkey') };
+  const identity: { -readonly [K in keyof JobIdentity]: JobIdentity[K] } = {
+    id,
+    source: text('source'),
+    type: text('type'),
+    partitionKey: text('partitionkey'),
+  };
+  const lineage = {
+    parentId: text('causationid'),
+    rootId: text('rootid'),
+    parentJob: text('parentjob'),
+    correlationId: text('correlationid'),
+    traceparent: text('traceparent'),
+  };
+  for (const [key, value] of Object.entries(lineage)) {
+    if (value !== undefined) identity[key as keyof typeof lineage] = value;
+  }
+  const traceparent = identity.traceparent;
+  if (traceparent !== undefined && /^[0-9a-f]{2}-[0-9a-f]{32}-/.test(traceparent)) {
+    identity.traceId = traceparent.slice(3, 35);
+  }
+  return identity;
 }
 
 /** {@link DeadLetterMessage.jobKey} of a body. */

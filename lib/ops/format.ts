@@ -4,6 +4,7 @@
  */
 import { type DeadLetterMessage, NO_EVIDENCE_REASON } from './dead-letter-message.ts';
 import type { DeadLetterRead, ReleaseReport } from './dlq-reader.ts';
+import { describeJobRef } from './job-chain.ts';
 import type { QueueInfo } from './queue.ts';
 import type { RedriveItem, RedriveResult, VerifyRedriveResult } from './redrive.ts';
 import { cutText, type DeadLetterGroup, type DeadLetterSummary, type GroupKey } from './summary.ts';
@@ -93,8 +94,13 @@ function groupDetails(group: DeadLetterGroup, indent: string): string[] {
   for (const message of group.errorMessages)
     lines.push(`${indent}message: ${cutText(oneLine(message), 200)}`);
   const sample = group.sample;
+  const about = [
+    sample.jobId ? `job ${sample.jobId}` : undefined,
+    sample.rootJobId && sample.rootJobId !== sample.jobId ? `root ${sample.rootJobId}` : undefined,
+    sample.correlationId ? `correlation ${sample.correlationId}` : undefined,
+  ].filter((part) => part !== undefined);
   lines.push(
-    `${indent}sample: ${sample.messageId}${sample.jobId ? ` (job ${sample.jobId})` : ''} ${cutText(oneLine(sample.body), TEXT_BODY_CHARS)}`,
+    `${indent}sample: ${sample.messageId}${about.length > 0 ? ` (${about.join(', ')})` : ''} ${cutText(oneLine(sample.body), TEXT_BODY_CHARS)}`,
   );
   return lines;
 }
@@ -184,6 +190,11 @@ export function prettyBody(body: string): string {
   return JSON.stringify(parsed) === compactJson(body) ? JSON.stringify(parsed, null, 2) : body;
 }
 
+/** A word for a shell command line: as it is when safe, else single-quoted. */
+function shellWord(value: string): string {
+  return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", "'\\''")}'`;
+}
+
 /** Text of `show` for one message: where it is, its evidence, stack and body. */
 export function renderMessage(message: DeadLetterMessage): string {
   const e = message.evidence;
@@ -201,6 +212,18 @@ export function renderMessage(message: DeadLetterMessage): string {
   row('job id', message.job?.id);
   row('job source', message.job?.source);
   row('job type', message.jobType);
+  row('parent job id', message.job?.parentId);
+  row('parent job', message.job?.parentJob === undefined ? undefined : describeJobRef(message.job.parentJob));
+  row('root job id', message.job?.rootId);
+  row('correlation id', message.job?.correlationId);
+  row('trace id', message.job?.traceId ?? message.job?.traceparent);
+  const job = message.job;
+  if (job?.type !== undefined && job.source !== undefined) {
+    row(
+      'follow its chain',
+      `sqs-jobs job ${shellWord(job.type)} --source ${shellWord(job.source)} --id ${shellWord(job.id)}`,
+    );
+  }
   row('reason', message.reason);
   row('error', e.errorName === undefined ? undefined : `${e.errorName}: ${e.errorMessage ?? ''}`);
   row('attempts', e.attempts);

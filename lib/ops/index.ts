@@ -1,7 +1,8 @@
 /**
  * `sqs-jobs/ops`: dead-letter queue operations for operators and tools (the `sqs-jobs` CLI,
  * the console): read a DLQ without losing messages, summarize it by cause, redrive (all or
- * filtered, FIFO-safe) and verify what came back. See docs/operations.md.
+ * filtered, FIFO-safe) and verify what came back; walk a job's chain (`walkJobChain`). See
+ * docs/operations.md.
  */
 export { createOpsSqsClient, type OpsClientInput, opsClientConfig } from './client.ts';
 export {
@@ -32,6 +33,20 @@ export {
   SqsUnreachableError,
 } from './errors.ts';
 export { compileFilter, type DeadLetterFilter, describeFilter, matchesPattern } from './filters.ts';
+export {
+  type ChainDeadLetter,
+  type ChainDeadLetterQueue,
+  type ChainJob,
+  type ChainJobState,
+  describeJobRef,
+  type JobChain,
+  type JobName,
+  jobOfRecordKey,
+  type ReadJobItem,
+  type WalkJobChainOptions,
+  walkJobChain,
+} from './job-chain.ts';
+export { jobChainJson, renderJobChain } from './job-chain-format.ts';
 export {
   CloudWatchUnavailableError,
   cloudWatchOldestAges,

@@ -23,6 +23,10 @@ export interface GroupSample {
   readonly messageId: string;
   /** Envelope `id` of the job, when the body has one. */
   readonly jobId: string | undefined;
+  /** The chain the job belongs to, from its body: root id (its own id for a root), correlation id, trace id. */
+  readonly rootJobId?: string;
+  readonly correlationId?: string;
+  readonly traceId?: string;
   readonly errorMessage: string | undefined;
   /** The body, cut to {@link SAMPLE_BODY_MAX_CHARS}. */
   readonly body: string;
@@ -155,6 +159,9 @@ function group(
     sample: {
       messageId: last.messageId,
       jobId: last.job?.id,
+      ...(last.job === undefined ? {} : { rootJobId: last.job.rootId ?? last.job.id }),
+      ...(last.job?.correlationId === undefined ? {} : { correlationId: last.job.correlationId }),
+      ...(last.job?.traceId === undefined ? {} : { traceId: last.job.traceId }),
       errorMessage: last.evidence.errorMessage,
       body: cutText(last.body, SAMPLE_BODY_MAX_CHARS),
     },

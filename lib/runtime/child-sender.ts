@@ -2,7 +2,7 @@
  * The default sender of child jobs: a `JobClient` (lib/client/job-client.ts) on the queue URLs
  * of the worker's environment (`JOBS_QUEUE_URL_<NAME>`, docs/contracts.md).
  */
-import { JobClient } from '../client/job-client.ts';
+import type { JobClient } from '../client/job-client.ts';
 import { JobClientError } from '../client/job-client-error.ts';
 import { queueUrlsFromEnv } from '../sqs/queue-urls.ts';
 import type { ChildSender } from './children.ts';
@@ -28,25 +28,27 @@ export interface ChildSenderOptions {
  * again would build the same children. Entries SQS did not take come back in `failed` and are
  * handled by the caller as transient.
  *
- * @throws {ChildRejectedError} when the client options are invalid (e.g. a malformed queue URL).
+ * A client whose options are invalid (e.g. a malformed queue URL) fails every send with a
+ * {@link ChildRejectedError}.
  */
 export function createJobClientChildSender(options: ChildSenderOptions): ChildSender {
-  let client: JobClient;
-  try {
-    client = new JobClient({
-      source: options.source,
-      queueUrls: options.queueUrls ?? queueUrlsFromEnv(options.env),
-      sqs: options.sqs,
-      logger: options.logger,
-    });
-  } catch (error) {
-    throw rejected(error);
-  }
+  // Loaded at the first send (with the SQS module it needs): most workers' batches send no child.
+  let client: Promise<JobClient> | undefined;
   return {
+    // With it the parent's record links its children (childRecordKeys).
     source: options.source,
     async sendBatch(entries) {
       try {
-        return await client.sendBatch(entries);
+        client ??= import('../client/job-client.ts').then(
+          ({ JobClient }) =>
+            new JobClient({
+              source: options.source,
+              queueUrls: options.queueUrls ?? queueUrlsFromEnv(options.env),
+              sqs: options.sqs,
+              logger: options.logger,
+            }),
+        );
+        return await (await client).sendBatch(entries);
       } catch (error) {
         throw rejected(error);
       }

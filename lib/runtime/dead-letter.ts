@@ -12,12 +12,13 @@
  */
 
 import { createHash } from 'node:crypto';
-import { type MessageAttributeValue, SendMessageCommand } from '@aws-sdk/client-sqs';
+import type { MessageAttributeValue } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
 import { bodyToSendOn, escapeRefusedCharacters } from '../sqs/characters.ts';
 import { isValidMessageGroupId } from '../sqs/message-parameters.ts';
 import { messageSizeBytes, SQS_MAX_MESSAGE_BYTES, utf8Bytes } from '../sqs/message-size.ts';
 import { isFifoQueueUrl } from '../sqs/queue-urls.ts';
+import { loadSqsModule } from './sqs-module.ts';
 import type { SqsSender } from './sqs-port.ts';
 
 /**
@@ -336,6 +337,7 @@ export async function sendToDeadLetterQueue(request: DeadLetterRequest): Promise
         MessageDeduplicationId: deadLetterDeduplicationId(record.messageId),
       }
     : {};
+  const { SendMessageCommand } = await loadSqsModule();
   const send = (maxBytes: number) => {
     const attributes = evidenceAttributes(body, evidence, maxBytes);
     return request.sqs.send(

@@ -10,7 +10,7 @@
 import type { SQSRecord } from 'aws-lambda';
 import { backoffDelaySeconds, DEFAULT_RETRY_POLICY, type RetryPolicy } from './backoff.ts';
 import { payloadHash } from './canonical-json.ts';
-import { ChildCollector, type ChildSender, sendChildren } from './children.ts';
+import { ChildCollector, type ChildSender, childRecordKeys, sendChildren } from './children.ts';
 import type { WorkerConfig } from './config.ts';
 import { type DeadLetterEvidence, GROUP_PARKED_REASON, sendToDeadLetterQueue } from './dead-letter.ts';
 import { type JobEnvelope, parseEnvelope } from './envelope.ts';
@@ -20,10 +20,11 @@ import { type StoredValueSubject, unfaithfulJsonReason } from './idempotency/fai
 import type { GroupPark, IdempotencyGuard, Lease } from './idempotency/guard.ts';
 import { defaultJobKey, deriveIdempotencyKey, jobRecordKey } from './idempotency/keys.ts';
 import type { EnqueueOptions, JobContext, JobDefinition, JobLineage, JobLogger, StepValue } from './job.ts';
-import { lineageOf, withLineage } from './lineage.ts';
+import { lineageLogKeys, lineageOf, withLineage } from './lineage.ts';
 import type { SqsSender } from './sqs-port.ts';
 import { type BatchMetrics, UNKNOWN_JOB_TYPE, type WorkerLogger, withKeys } from './telemetry.ts';
 import { type RunLimit, startRunLimit } from './timeout.ts';
+import type { JobTracer } from './tracing.ts';
 import { JobDataInvalidError, LeaseExpiredError, UnknownJobTypeError } from './worker-errors.ts';
 
 /**
@@ -89,6 +90,8 @@ export interface RecordDeps {
    * always logged, and the worker writes one summary line per batch (docs/contracts.md, "Logs").
    */
   readonly completedLogLevel: 'info' | 'debug' | undefined;
+  /** X-Ray: records a subsegment per record; undefined when the invocation is not traced (tracing.ts). */
+  readonly jobTracer?: JobTracer | undefined;
 }
 
 /**
@@ -108,6 +111,8 @@ class RecordRun {
   /** Set when this record is the blocking job of its parked group, coming back (a redrive). */
   blocker: GroupPark | undefined = undefined;
   #envelope: JobEnvelope | undefined;
+  /** For the trace: the job's key once known. */
+  key: string | undefined = undefined;
   #attempt: number | undefined;
   #lineageLogger: WorkerLogger | undefined;
   #logger: WorkerLogger | undefined;
@@ -117,6 +122,11 @@ class RecordRun {
     this.deps = deps;
     this.receiveCount = readReceiveCount(record);
     this.groupId = deps.parking ? parkingGroupOf(record) : undefined;
+  }
+
+  /** The envelope, once read. */
+  get envelope(): JobEnvelope | undefined {
+    return this.#envelope;
   }
 
   /** The worker's logger with the envelope's lineage keys, once the envelope is read. */
@@ -172,6 +182,25 @@ const retry = (delaySeconds: number, reason: RetryReason): RecordOutcome => ({
  */
 export async function processRecord(record: SQSRecord, deps: RecordDeps): Promise<RecordOutcome> {
   const run = new RecordRun(record, deps);
+  if (deps.jobTracer === undefined) return runRecord(run);
+  const startedAtMs = deps.now();
+  const outcome = await runRecord(run);
+  deps.jobTracer.recordJob({
+    jobType: run.jobType,
+    key: run.key,
+    outcome: outcome.status,
+    retryReason: outcome.status === 'retry' ? outcome.reason : undefined,
+    queue: deps.config.queueName,
+    messageId: record.messageId,
+    receiveCount: run.receiveCount,
+    envelope: run.envelope,
+    startedAtMs,
+  });
+  return outcome;
+}
+
+async function runRecord(run: RecordRun): Promise<RecordOutcome> {
+  const { deps } = run;
   if (deps.remainingMs() <= deps.deadlineMarginMs) {
     run.logger.info('record not started: the Lambda deadline is near', {
       outcome: 'deferred',
@@ -239,6 +268,7 @@ async function pipeline(run: RecordRun): Promise<RecordOutcome> {
   } catch (error) {
     return failed(run, job, error, undefined, undefined);
   }
+  run.key = key;
   if (run.identity) {
     run.identity = { ...run.identity, pks: jobIdentityPks(job.type, key, envelope.source, envelope.id) };
   }
@@ -286,6 +316,7 @@ async function beginLease(
         deps.now() + Math.max(0, Math.min(jobTimeoutMs, lambdaBudgetMs)) + deps.deadlineMarginMs,
       onLeaseExpired: job.idempotency?.onLeaseExpired ?? 'rerun',
       messageId: run.record.messageId,
+      ...(envelope.parentjob === undefined ? {} : { parentJob: envelope.parentjob }),
     });
   } catch (error) {
     const classification = classifyError(error, deps.now());
@@ -468,9 +499,13 @@ async function runJob(
 
   let sentChildren = 0;
   const children = ctx.children;
+  let childLinks: string[] | undefined;
   if (children !== undefined && children.entries.length > 0) {
     try {
-      sentChildren = await sendChildren(deps.childSender(), children.entries);
+      const sender = deps.childSender();
+      sentChildren = await sendChildren(sender, children.entries);
+      // The parent's record links its children (the chain walk down), when their source is known.
+      if (lease && sender.source !== undefined) childLinks = childRecordKeys(children.entries, sender.source);
     } catch (error) {
       return failed(run, job, error, lease, deps.now() - startedAt);
     }
@@ -480,7 +515,9 @@ async function runJob(
   if (lease) {
     warnIfNotStored(run, result, { kind: 'result', jobType: job.type });
     try {
-      const write = await lease.complete(result);
+      const write = await (childLinks === undefined
+        ? lease.complete(result)
+        : lease.complete(result, childLinks));
       if (write === 'fenced') {
         deps.metrics.add(job.type, 'JobLeaseFenced');
         run.logger.warn(
@@ -655,6 +692,7 @@ async function failed(
   const delaySeconds = backoffDelaySeconds(attempt, job.retry, classification.minDelayMs, deps.random);
   if (lease) await failLease(run, lease, error, 'transient');
   deps.metrics.add(job.type, 'JobRetried');
+  noteFailure(run, job.type, 'retry');
   run.logger.warn('job failed; it will be retried', {
     outcome: 'retry',
     reason: classification.reason,
@@ -664,6 +702,13 @@ async function failed(
     error,
   });
   return retry(delaySeconds, 'transient');
+}
+
+/** Lists a failed record with its lineage in the EMF metadata of its job type (`failedJobs`). */
+function noteFailure(run: RecordRun, jobType: string, outcome: 'retry' | 'dead-lettered'): void {
+  const { envelope } = run;
+  if (envelope === undefined) return;
+  run.deps.metrics.addFailure(jobType, { jobId: envelope.id, outcome, ...lineageLogKeys(envelope) });
 }
 
 async function failLease(
@@ -744,6 +789,7 @@ async function deadLetter(run: RecordRun, input: DeadLetterInput): Promise<Recor
   // Only routed types become a JobType dimension: a type from an unrouted body is producer
   // input, and each distinct value would be a new CloudWatch metric.
   deps.metrics.add(input.job?.type ?? UNKNOWN_JOB_TYPE, 'JobDeadLettered');
+  noteFailure(run, input.job?.type ?? UNKNOWN_JOB_TYPE, 'dead-lettered');
   run.logger.error('job dead-lettered', {
     outcome: 'dead-lettered',
     reason: input.reason,

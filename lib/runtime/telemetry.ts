@@ -16,6 +16,22 @@ const UNIT = { Count: 'Count', Milliseconds: 'Milliseconds' } as const satisfies
   `${MetricUnit}`
 >;
 
+/**
+ * One failed record as the EMF metadata `failedJobs` lists it: the job and its lineage
+ * (docs/contracts.md, "Metrics"). Metadata, never dimensions: each value would be a new metric.
+ */
+export interface FailedJobMetadata {
+  readonly jobId: string;
+  readonly outcome: 'retry' | 'dead-lettered';
+  readonly parentJobId?: string;
+  readonly rootJobId?: string;
+  readonly correlationId?: string;
+  readonly traceId?: string;
+}
+
+/** Most failed records listed per EMF blob; the rest are counted in `failedJobsNotListed`. */
+export const MAX_FAILED_JOBS_LISTED = 10;
+
 /** Default CloudWatch namespace when `POWERTOOLS_METRICS_NAMESPACE` is unset. */
 export const DEFAULT_METRICS_NAMESPACE = 'SqsJobs';
 
@@ -103,6 +119,7 @@ export class DirectEmf {
     queueName: string,
     jobType: string | undefined,
     metrics: readonly { name: string; unit: EmfUnit; value: number | readonly number[] }[],
+    metadata?: Readonly<Record<string, unknown>>,
   ): void {
     if (this.disabled || metrics.length === 0) return;
     const blob: Record<string, unknown> = {
@@ -116,6 +133,8 @@ export class DirectEmf {
           },
         ],
       },
+      // Where Powertools puts metadata: after _aws, before the dimensions.
+      ...metadata,
       Queue: queueName,
     };
     if (jobType !== undefined) blob.JobType = jobType;
@@ -137,6 +156,31 @@ function isTruthy(value: string | undefined): boolean {
  */
 export class BatchMetrics {
   readonly #values = new Map<string, Map<JobMetricName, number[]>>();
+  /** Failed records per job type, for the `failedJobs` metadata; made at the first failure. */
+  #failures: Map<string, FailedJobMetadata[]> | undefined;
+
+  /**
+   * Notes a failed record (retried or dead-lettered) with its lineage: the first blob of its job
+   * type lists it as metadata `failedJobs` (at most {@link MAX_FAILED_JOBS_LISTED}).
+   */
+  addFailure(jobType: string, failure: FailedJobMetadata): void {
+    this.#failures ??= new Map();
+    const list = this.#failures.get(jobType);
+    if (list) list.push(failure);
+    else this.#failures.set(jobType, [failure]);
+  }
+
+  /** The metadata of the first blob of a job type: its failed records, if any. */
+  #metadataOf(jobType: string): Record<string, unknown> | undefined {
+    const list = this.#failures?.get(jobType);
+    if (list === undefined) return undefined;
+    return list.length <= MAX_FAILED_JOBS_LISTED
+      ? { failedJobs: list }
+      : {
+          failedJobs: list.slice(0, MAX_FAILED_JOBS_LISTED),
+          failedJobsNotListed: list.length - MAX_FAILED_JOBS_LISTED,
+        };
+  }
 
   /** Records one value: a count of 1, or a duration in milliseconds for `JobDuration`. */
   add(jobType: string, name: JobMetricName, value = 1): void {
@@ -173,6 +217,9 @@ export class BatchMetrics {
         metrics.addDimensions({});
         metrics.addDimensions({ JobType: jobType });
         if (blob === 0) {
+          // Powertools types metadata values as strings; it writes any JSON value as it is.
+          for (const [key, value] of Object.entries(this.#metadataOf(jobType) ?? {}))
+            metrics.addMetadata(key, value as string);
           for (const [name, values] of byName) {
             if (name === 'JobDuration') continue;
             metrics.addMetric(
@@ -189,6 +236,7 @@ export class BatchMetrics {
       }
     }
     this.#values.clear();
+    this.#failures = undefined;
   }
 
   /** {@link flush} through the worker's own writer: the same blobs, in the same order. */
@@ -218,10 +266,11 @@ export class BatchMetrics {
             value: part.length === 1 ? (part[0] as number) : part,
           });
         }
-        emf.publish(queueName, jobType, metrics);
+        emf.publish(queueName, jobType, metrics, blob === 0 ? this.#metadataOf(jobType) : undefined);
       }
     }
     this.#values.clear();
+    this.#failures = undefined;
   }
 }
 

@@ -8,8 +8,8 @@
  * id is invalid. A version above `00` may carry more after a further `-` (§3.2.4: parse the first
  * four fields as version `00`); what this library writes is always version `00`.
  *
- * The checks are character loops, not regular expressions: they run on every record the worker
- * reads (issue 10 keeps the envelope check cheap).
+ * The check is one pass over the characters with a lookup table, not a regular expression: it
+ * runs on every record that carries a traceparent (issue 10 keeps the envelope check cheap).
  */
 import { randomBytes } from 'node:crypto';
 
@@ -34,11 +34,46 @@ function hexField(value: string, start: number, end: number, nonZero: boolean): 
   return !(nonZero && zero);
 }
 
+/** 1 for the char codes of 0-9 and a-f. */
+const LOWER_HEX = new Uint8Array(128);
+for (const digit of '0123456789abcdef') LOWER_HEX[digit.charCodeAt(0)] = 1;
+
+/**
+ * Whether a traceparent is valid, in one pass over its first 55 characters: the check of every
+ * record that carries one (about 200 ns; {@link traceparentProblem} says what is wrong only when
+ * this says no).
+ */
+export function isValidTraceparent(value: string): boolean {
+  const length = value.length;
+  if (length < TRACEPARENT_LENGTH) return false;
+  let traceBits = 0;
+  let parentBits = 0;
+  for (let i = 0; i < TRACEPARENT_LENGTH; i++) {
+    const code = value.charCodeAt(i);
+    if (i === 2 || i === 35 || i === 52) {
+      if (code !== 45) return false;
+    } else if (code > 127 || LOWER_HEX[code] === 0) {
+      return false;
+    } else if (i > 2 && i < 35) {
+      traceBits |= code ^ 48;
+    } else if (i > 35 && i < 52) {
+      parentBits |= code ^ 48;
+    }
+  }
+  if (traceBits === 0 || parentBits === 0) return false;
+  const version = value.charCodeAt(0) * 256 + value.charCodeAt(1);
+  if (version === 0x6666) return false; // ff
+  if (length === TRACEPARENT_LENGTH) return true;
+  // Version 00 is exactly 55 characters; a later version may go on after a '-' (§3.2.4).
+  return version !== 0x3030 && value.charCodeAt(TRACEPARENT_LENGTH) === 45;
+}
+
 /**
  * What is wrong with a `traceparent`, in words, or undefined when it is valid.
  * @example traceparentProblem('00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01') // undefined
  */
 export function traceparentProblem(value: string): string | undefined {
+  if (isValidTraceparent(value)) return undefined;
   const shape =
     'must be a W3C traceparent: version-traceid-parentid-flags, 2-32-16-2 lowercase hex digits (e.g. 00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01)';
   if (value.length < TRACEPARENT_LENGTH) return `${shape}, got ${JSON.stringify(value)}`;
@@ -57,7 +92,7 @@ export function traceparentProblem(value: string): string | undefined {
   if (!hexField(value, 36, 52, false)) return `${shape}: the parent id is not 16 lowercase hex digits`;
   if (!hexField(value, 36, 52, true)) return 'must be a W3C traceparent: an all-zero parent id is invalid';
   if (!hexField(value, 53, 55, false)) return `${shape}: the flags are not 2 lowercase hex digits`;
-  return undefined;
+  return `${shape}, got ${JSON.stringify(value)}`;
 }
 
 /**

@@ -2,8 +2,8 @@
  * Sets when a failed record comes back: ChangeMessageVisibility counts the new timeout from now,
  * 0 s to 12 h (ChangeMessageVisibility API reference).
  */
-import { ChangeMessageVisibilityCommand } from '@aws-sdk/client-sqs';
 import { MAX_VISIBILITY_TIMEOUT_SECONDS } from './backoff.ts';
+import { loadSqsModule } from './sqs-module.ts';
 import type { SqsSender } from './sqs-port.ts';
 import type { WorkerLogger } from './telemetry.ts';
 
@@ -23,6 +23,7 @@ export async function changeVisibility(
 ): Promise<boolean> {
   const timeout = Math.min(MAX_VISIBILITY_TIMEOUT_SECONDS, Math.max(0, Math.ceil(seconds)));
   try {
+    const { ChangeMessageVisibilityCommand } = await loadSqsModule();
     await sqs.send(
       new ChangeMessageVisibilityCommand({
         QueueUrl: queueUrl,

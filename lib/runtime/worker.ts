@@ -14,7 +14,7 @@
 import { type Logger, LogLevelThreshold } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
-import { SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { isFifoQueueUrl } from '../sqs/queue-urls.ts';
@@ -27,6 +27,7 @@ import { BatchParking } from './group-park.ts';
 import { type GroupParkStore, type IdempotencyGuard, isGroupParkStore } from './idempotency/guard.ts';
 import { type DeadLetterPolicy, deadLetterPolicyProblem } from './job.ts';
 import { type AnyJob, processRecord, type RecordDeps, type RecordOutcome } from './record.ts';
+import { loadSqsModule } from './sqs-module.ts';
 import type { SqsSender } from './sqs-port.ts';
 import {
   BatchMetrics,
@@ -37,6 +38,7 @@ import {
   UNKNOWN_QUEUE,
   type WorkerLogger,
 } from './telemetry.ts';
+import { JobTracing } from './tracing.ts';
 import { changeVisibility } from './visibility.ts';
 import { WorkerConfigError } from './worker-errors.ts';
 
@@ -167,6 +169,11 @@ export function createWorker(options: WorkerOptions): WorkerHandler {
   const random = options.random ?? Math.random;
   const logEachRecord = options.logEachRecord ?? env.JOBS_LOG_EACH_RECORD?.trim().toLowerCase() === 'true';
   const setup = resolveSetup(options, jobs, env, sqs, logger, parks);
+  // X-Ray: a subsegment per job of a sampled invocation; the tracer is loaded on the first one.
+  const tracing = new JobTracing({
+    env,
+    onLoadError: (error) => logger.warn('X-Ray tracing is off: the tracer could not be loaded', { error }),
+  });
   // The Queue dimension of BatchFailed: known even when the rest of the configuration is not.
   const queueName = setup.ok
     ? setup.value.config.queueName
@@ -178,7 +185,9 @@ export function createWorker(options: WorkerOptions): WorkerHandler {
     const records = event.Records;
     const startedAt = now();
     const batchMetrics = new BatchMetrics();
+    const traced = tracing.forInvocation();
     const deps: RecordDeps = {
+      jobTracer: traced && (await traced),
       jobs,
       guard: setup.value.guard,
       parking: setup.value.parkStore
@@ -250,15 +259,15 @@ function countOutcomes(outcomes: readonly RecordOutcome[]): {
 }
 
 /**
- * The default SQS client, constructed at its first `send` (region and credentials resolved then),
- * not while the module initialises: the happy path of a batch never calls SQS.
+ * The default SQS client, loaded and constructed at its first `send` (region and credentials
+ * resolved then), not while the module initialises: the happy path of a batch never calls SQS.
  */
 function lazySqsClient(): SqsSender {
-  let client: SQSClient | undefined;
+  let client: Promise<SQSClient> | undefined;
   return {
-    send: (command) => {
-      client ??= new SQSClient({});
-      return client.send(command as never);
+    send: async (command) => {
+      client ??= loadSqsModule().then(({ SQSClient }) => new SQSClient({}));
+      return (await client).send(command as never);
     },
   };
 }

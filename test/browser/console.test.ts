@@ -9,7 +9,8 @@
  * - after the report (the stack keeps running), the dead-letters page shows them grouped by cause;
  *   once the cause is fixed, a dry-run redrive counts, the confirmed redrive moves, and the
  *   redriven jobs complete (their idempotency records say COMPLETED, nothing came back);
- * - the jobs page shows a redriven job's record, and a payment's record and `once` step;
+ * - the jobs page shows a redriven job's record and its chain (parent, children, every job of the
+ *   chain, each a link to its own page), and a payment's record and `once` step;
  * - a request without the token is refused (403), and a read-only console has no redrive;
  * - Ctrl-C stops it all with the report's exit code.
  * Screenshots of the three pages go to test-results/console-*.png (and, with
@@ -234,6 +235,60 @@ describe('the console in a browser, during npm start -- --console (a local run w
     expect(await page.locator('[data-testid="job-dead-letters"]').textContent()).toMatch(
       /Not in any dead-letter queue/,
     );
+    // Times the record format derives rather than stores are shown too.
+    for (const field of ['createdAtMs', 'completedAtMs', 'updatedAtMs']) {
+      expect(
+        await page.locator(`[data-testid="job-record"] td[data-field="${field}"]`).textContent(),
+        field,
+      ).toMatch(/\d{2}:\d{2}:\d{2}/);
+    }
+
+    // Its chain: reserve → confirm → invoice → email, each a link to its own page. The redriven
+    // reserve completed; its descendants follow: look again until the whole chain is done.
+    const chain = page.locator('[data-testid="job-chain"]');
+    await chain.locator('tr[data-chain-job="booking.reserve-inventory"]').waitFor();
+    expect(await chain.locator('[data-field="parent"]').textContent()).toContain(
+      'none: this job is the root',
+    );
+    const deadline = Date.now() + 60_000;
+    while (Date.now() < deadline) {
+      const rows = chain.locator('tr[data-chain-job]');
+      const states = await rows.evaluateAll((list) =>
+        list.map((r) => (r as unknown as { getAttribute(n: string): string }).getAttribute('data-state')),
+      );
+      if (states.length === 4 && states.every((state) => state === 'done')) break;
+      // The page reads the chain once per lookup: ask again, and wait for the answer.
+      const answered = page.waitForResponse((r) => r.url().includes('/api/jobs?'));
+      await chain.locator('button[data-action="refresh-chain"]').click();
+      await answered;
+    }
+    expect(
+      await chain
+        .locator('tr[data-chain-job]')
+        .evaluateAll((rows) =>
+          rows.map((r) =>
+            (r as unknown as { getAttribute(n: string): string }).getAttribute('data-chain-job'),
+          ),
+        ),
+    ).toEqual([
+      'booking.reserve-inventory',
+      'booking.confirm-reservation',
+      'booking.issue-invoice',
+      'notifications.send-email',
+    ]);
+    // A child's page names its parent and its own child, each a link.
+    await chain.locator('[data-field="children"] a[data-chain-link="booking.confirm-reservation"]').click();
+    await page
+      .locator(
+        '[data-testid="job-chain"] [data-field="parent"] a[data-chain-link="booking.reserve-inventory"]',
+      )
+      .waitFor();
+    expect(await page.locator('[data-testid="job-chain"] [data-field="children"]').textContent()).toContain(
+      'booking.issue-invoice',
+    );
+    await page
+      .locator('[data-testid="job-chain"]')
+      .screenshot({ path: new URL('console-job-chain.png', RESULTS).pathname });
 
     // A payment of the run: its record, its result and its `once` step (the capture call to the
     // payment API). The first booking in stock, found through the console's API.

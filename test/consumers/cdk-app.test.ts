@@ -18,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type LocalRuntime, startLocalRuntime } from '../../lib/local/runtime.ts';
 import type { LocalRuntimeDescription } from '../../lib/local/serve.ts';
 import { deduplicationIdOf } from '../../lib/runtime/envelope.ts';
+import { parseJobRecord } from '../../lib/runtime/idempotency/record.ts';
 import {
   CDK_SOURCE,
   cdkMarkersIn,
@@ -223,7 +224,6 @@ interface ProducerReport {
 }
 
 const str = (v: AttributeValue | undefined) => v?.S;
-const num = (v: AttributeValue | undefined) => (v?.N === undefined ? undefined : Number(v.N));
 
 describe('producers → the consumer stack on the local runtime', () => {
   let rt: LocalRuntime;
@@ -348,15 +348,16 @@ describe('producers → the consumer stack on the local runtime', () => {
         );
         for (const item of out.Items ?? []) {
           if (str(item.recordType) !== 'job') continue;
-          const result = str(item.result);
+          // Read as the runtime reads it: derived fields (jobType, completedAtMs) are not stored.
+          const record = parseJobRecord(item);
           rows.push({
-            pk: str(item.pk) ?? '',
-            status: str(item.status) ?? '',
-            jobType: str(item.jobType) ?? '',
-            attempt: num(item.attempt) ?? 0,
-            acquiredAtMs: num(item.acquiredAtMs) ?? 0,
-            completedAtMs: num(item.completedAtMs),
-            result: result === undefined ? undefined : (JSON.parse(result) as JobRow['result']),
+            pk: record.pk,
+            status: record.status,
+            jobType: record.jobType,
+            attempt: record.attempt,
+            acquiredAtMs: record.acquiredAtMs,
+            completedAtMs: record.completedAtMs,
+            result: record.result === undefined ? undefined : (JSON.parse(record.result) as JobRow['result']),
           });
         }
         start = out.LastEvaluatedKey;

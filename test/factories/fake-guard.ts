@@ -24,7 +24,13 @@ interface Entry {
 
 /** A call made on a lease handed out by the fake. */
 export type LeaseCall =
-  | { readonly op: 'complete'; readonly key: string; readonly result: unknown }
+  | {
+      readonly op: 'complete';
+      readonly key: string;
+      readonly result: unknown;
+      /** The children's record keys the run linked (`childJobs`), when it sent any. */
+      readonly children?: readonly string[];
+    }
   | {
       readonly op: 'fail';
       readonly key: string;
@@ -137,8 +143,8 @@ export class FakeGuard implements IdempotencyGuard {
     return {
       attempt: entry.attempt,
       firstFailureAtMs: entry.firstFailureAtMs,
-      async complete(result: unknown): Promise<LeaseWrite> {
-        calls.push({ op: 'complete', key, result });
+      async complete(result: unknown, children?: readonly string[]): Promise<LeaseWrite> {
+        calls.push({ op: 'complete', key, result, ...(children === undefined ? {} : { children }) });
         if (!holds()) return 'fenced';
         entry.status = 'completed';
         entry.result = result;

@@ -208,13 +208,16 @@ describe('JobQueue: FIFO queue with table, topic and enqueue targets', () => {
     });
   });
 
-  it('grants least privilege: own logs, consume its queue, send to its DLQ and targets, item access on the table', () => {
+  it('grants least privilege: own logs, consume its queue, send to its DLQ and targets, item access on the table, X-Ray writes', () => {
     const roleId = logicalId(booking.worker.role!);
     const { statements, managedPolicies } = roleStatements(s.json, roleId);
     expect(managedPolicies).toEqual([]);
     expect(statements.every((st) => st.effect === 'Allow')).toBe(true);
-    expect(statements.flatMap((st) => st.resources)).not.toContain('"*"');
-    const touched = new Set(statements.flatMap((st) => st.resources));
+    // The only `*`: the two X-Ray write actions, which take no resource ARN (tracing is on by default).
+    expect(statements.filter((st) => st.resources.includes('"*"'))).toEqual([
+      { effect: 'Allow', actions: ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'], resources: ['"*"'] },
+    ]);
+    const touched = new Set(statements.flatMap((st) => st.resources).filter((r) => r !== '"*"'));
     expect(touched).toEqual(
       new Set([
         logicalId(booking.logGroup),

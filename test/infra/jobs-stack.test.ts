@@ -18,6 +18,7 @@ import {
   actionsOn,
   loadBundledHandler,
   logicalId,
+  referencedId,
   removeDir,
   roleStatements,
   tempOutdir,
@@ -157,6 +158,31 @@ describe('JobsStack (sample app)', () => {
       (m) => m.level === 'warning' && String(m.entry.data).startsWith('recursiveLoop:'),
     );
     expect(warned).toEqual([]);
+  });
+
+  it('traces every worker with X-Ray (TracingConfig Active); the X-Ray write statement is on the worker roles only', () => {
+    const functions = Object.entries(json.Resources).filter(([, r]) => r.Type === 'AWS::Lambda::Function');
+    expect(functions).toHaveLength(SAMPLE_QUEUES.length);
+    for (const [, fn] of functions) expect(fn.Properties.TracingConfig).toEqual({ Mode: 'Active' });
+    const workerRoles = SAMPLE_QUEUES.map((q) =>
+      logicalId(synthed.stack.jobQueue(q.name).worker.role!),
+    ).sort();
+    const withXray = Object.values(json.Resources)
+      .filter((r) => r.Type === 'AWS::IAM::Policy' && JSON.stringify(r.Properties).includes('xray:'))
+      .flatMap((r) => (r.Properties.Roles as unknown[]).map((role) => referencedId(role)));
+    expect(withXray.sort()).toEqual(workerRoles);
+    for (const role of workerRoles) {
+      const xray = roleStatements(json, role).statements.filter((s) =>
+        s.actions.some((a) => a.startsWith('xray:')),
+      );
+      expect(xray).toEqual([
+        {
+          effect: 'Allow',
+          actions: ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'],
+          resources: ['"*"'],
+        },
+      ]);
+    }
   });
 
   it('gives every worker APP_TABLE, EXTERNAL_API_URL and the enqueue URLs of its topology targets', () => {

@@ -32,6 +32,7 @@ import { createEnvelope } from '../../lib/runtime/envelope.ts';
 import { PermanentError } from '../../lib/runtime/errors.ts';
 import { defineJob, type JobLogger } from '../../lib/runtime/job.ts';
 import type { AnyJob } from '../../lib/runtime/record.ts';
+import { newTraceparent } from '../../lib/runtime/trace-context.ts';
 import { createWorker } from '../../lib/runtime/worker.ts';
 import { lambdaContext, recordFromMessage, sqsEvent } from '../factories/sqs.ts';
 import { captureOutput } from '../factories/worker.ts';
@@ -325,9 +326,17 @@ describe('dead letters on the emulator', () => {
       const queue = await createQueue('big', false, maxBytes);
       const dlq = await createQueue('big-dlq', false, maxBytes);
       const job = failing('m'.repeat(20_000), 80_000);
-      // The envelope around the pad has a fixed size (UUID id, ISO time): fill the body up to the wanted size.
+      // The envelope around the pad has a fixed size (UUID id, ISO time, the traceparent JobClient
+      // starts): fill the body up to the wanted size.
       const overhead = Buffer.byteLength(
-        JSON.stringify(createEnvelope({ type: 'orders.capture', source: '/tests/dlq', data: { pad: '' } })),
+        JSON.stringify(
+          createEnvelope({
+            type: 'orders.capture',
+            source: '/tests/dlq',
+            data: { pad: '' },
+            lineage: { traceparent: newTraceparent() },
+          }),
+        ),
       );
       const { sent, dead } = await sendAndFail(queue, dlq, job, 'p'.repeat(maxBytes - room - overhead));
       expect(Buffer.byteLength(sent)).toBe(maxBytes - room);

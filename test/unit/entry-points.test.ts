@@ -80,6 +80,8 @@ describe('entry points', () => {
     expect([...packages].sort()).toEqual(
       [
         '@aws-lambda-powertools/logger',
+        // Imported by lib/runtime/tracing.ts on the first sampled invocation only (X-Ray).
+        '@aws-lambda-powertools/tracer',
         '@aws-sdk/client-dynamodb',
         '@aws-sdk/client-sqs',
         '@middy/core',

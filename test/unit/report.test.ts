@@ -327,3 +327,57 @@ describe('renderReport', () => {
     expect(renderReport(report)).not.toContain('not finished');
   });
 });
+
+describe('failure examples name the job and its chain', () => {
+  it('each cause shows one dead-lettered job with its parent, root, correlation id and trace id', () => {
+    const body = JSON.stringify({
+      specversion: '1.0',
+      id: 'e-1',
+      source: '/sqs-jobs/booking',
+      type: 'notifications.send-email',
+      causationid: 'i-1',
+      rootid: 'book-1',
+      correlationid: 'order-42',
+      traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00',
+    });
+    const report = buildReport(
+      facts({
+        deadLetters: [
+          {
+            queue: 'notifications',
+            errorName: 'PermanentError',
+            errorReason: 'HTTP 400',
+            errorMessage: 'bad request',
+          },
+          {
+            queue: 'payments',
+            errorName: 'EnvelopeError',
+            errorReason: 'EnvelopeError',
+            errorMessage: 'bad',
+          },
+        ],
+        deadLetterMessages: [
+          { body, attributes: { ErrorName: 'PermanentError', ErrorReason: 'HTTP 400' } },
+          {
+            body: '{"specversion":"1.0",',
+            attributes: { ErrorName: 'EnvelopeError', ErrorReason: 'EnvelopeError' },
+          },
+        ],
+      }),
+    );
+    const permanent = report.deadLetters.byCause.find((c) => c.cause === 'PermanentError (HTTP 400)');
+    expect(permanent?.exampleJob).toEqual({
+      jobType: 'notifications.send-email',
+      jobId: 'e-1',
+      parentJobId: 'i-1',
+      rootJobId: 'book-1',
+      correlationId: 'order-42',
+      traceId: '0af7651916cd43dd8448eb211c80319c',
+    });
+    expect(report.deadLetters.byCause.find((c) => c.cause === 'EnvelopeError')?.exampleJob).toBeUndefined();
+    const text = renderReport(report);
+    expect(text).toMatch(
+      /PermanentError \(HTTP 400\) +1 .*\n {6}job notifications\.send-email e-1, parent i-1, root book-1, correlation order-42, trace 0af7651916cd43dd8448eb211c80319c\n/,
+    );
+  });
+});

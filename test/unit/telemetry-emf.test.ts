@@ -1,6 +1,7 @@
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { PermanentError } from '../../lib/runtime/errors.ts';
 import { defineJob } from '../../lib/runtime/job.ts';
 import {
   BatchMetrics,
@@ -25,6 +26,17 @@ function collected(): BatchMetrics {
     ['orders.notify', 'JobDuration', 7],
   ];
   for (const [type, name, value] of adds) batch.add(type, name, value);
+  batch.addFailure('orders.capture', {
+    jobId: 'job-7',
+    outcome: 'retry',
+    rootJobId: 'root-1',
+    parentJobId: 'parent-1',
+    correlationId: 'order-42',
+    traceId: '0af7651916cd43dd8448eb211c80319c',
+  });
+  batch.addFailure('unknown', { jobId: 'job-8', outcome: 'dead-lettered' });
+  // 12 failures of one type: 10 listed, 2 counted.
+  for (let i = 0; i < 12; i++) batch.addFailure('orders.bulk', { jobId: `bulk-${i}`, outcome: 'retry' });
   // 120 durations of one type: three blobs of at most 50 values.
   for (let i = 0; i < 120; i++) batch.add('orders.bulk', i === 0 ? 'JobCompleted' : 'JobDuration', i);
   return batch;
@@ -46,6 +58,31 @@ describe('the worker’s own EMF writer (DirectEmf)', () => {
     expect(direct.every((line) => line.endsWith('\n'))).toBe(true);
     const viaDirect = direct.map((line) => JSON.parse(line) as OutputLine);
     expect(viaPowertools).toHaveLength(6);
+    // The failures' lineage is metadata of the first blob of their job type, never a dimension.
+    const capture = viaPowertools.find((b) => b.JobType === 'orders.capture');
+    expect(capture?.failedJobs).toEqual([
+      {
+        jobId: 'job-7',
+        outcome: 'retry',
+        rootJobId: 'root-1',
+        parentJobId: 'parent-1',
+        correlationId: 'order-42',
+        traceId: '0af7651916cd43dd8448eb211c80319c',
+      },
+    ]);
+    const bulk = viaPowertools.filter((b) => b.JobType === 'orders.bulk');
+    expect(bulk.map((b) => (b.failedJobs as unknown[] | undefined)?.length)).toEqual([
+      10,
+      undefined,
+      undefined,
+    ]);
+    expect(bulk[0]?.failedJobsNotListed).toBe(2);
+    expect(viaPowertools.find((b) => b.JobType === 'orders.notify')).not.toHaveProperty('failedJobs');
+    for (const blob of viaPowertools) {
+      const dimensions = (blob._aws as { CloudWatchMetrics: { Dimensions: string[][] }[] })
+        .CloudWatchMetrics[0]?.Dimensions;
+      expect(dimensions).toEqual([['Queue'], ['Queue', 'JobType']]);
+    }
     expect(viaDirect.map(withoutTimestamp)).toEqual(viaPowertools.map(withoutTimestamp));
     // Key order too (what a log reader sees).
     expect(viaDirect.map((blob) => Object.keys(blob))).toEqual(
@@ -125,5 +162,48 @@ describe('the worker’s own EMF writer (DirectEmf)', () => {
         JobDuration: expect.any(Number),
       },
     ]);
+  });
+});
+
+describe('EMF metadata of failures', () => {
+  it('a dead-lettered job of a chain is listed with its lineage in the batch blob of its type', async () => {
+    const job = defineJob({
+      type: 'orders.capture',
+      queue: 'jobs',
+      schema: z.object({ orderId: z.string() }),
+      run: async () => {
+        throw new PermanentError('card declined');
+      },
+    });
+    const h = workerHarness({ jobs: [job], metrics: undefined });
+    const body = jobBody(
+      'orders.capture',
+      { orderId: 'o1' },
+      {
+        id: 'job-1',
+        lineage: {
+          causationid: 'parent-1',
+          rootid: 'root-1',
+          correlationid: 'order-42',
+          traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+        },
+      },
+    );
+    const { emf } = await h.invoke([sqsRecord({ body })]);
+    expect(emf).toHaveLength(1);
+    expect(emf[0]).toMatchObject({
+      failedJobs: [
+        {
+          jobId: 'job-1',
+          outcome: 'dead-lettered',
+          parentJobId: 'parent-1',
+          rootJobId: 'root-1',
+          correlationId: 'order-42',
+          traceId: '0af7651916cd43dd8448eb211c80319c',
+        },
+      ],
+      JobDeadLettered: 1,
+    });
+    expect(Object.keys(emf[0] ?? {}).slice(0, 4)).toEqual(['_aws', 'failedJobs', 'Queue', 'JobType']);
   });
 });

@@ -184,6 +184,21 @@ describe('ctx.enqueue', () => {
 });
 
 describe('lineage of children', () => {
+  it("the parent's completion links its children's records; the parentjob a child carries is the parent's record key", async () => {
+    const journal: string[] = [];
+    const guard = new FakeGuard({ journal });
+    const h = harness(journal, () => ({ confirm: [{}], mails: 1 }), guard);
+    await h.invoke([parentRecord('parent-1')]);
+    const sent = envelopes(h);
+    const complete = guard.leaseCalls.find((c) => c.op === 'complete');
+    expect(complete?.op === 'complete' ? complete.children : undefined).toEqual(
+      sent.map((child) => jobRecordKey(child.type, defaultJobKey('/sqs-jobs/jobs', child.id))),
+    );
+    expect(new Set(sent.map((c) => c.parentjob))).toEqual(
+      new Set([jobRecordKey('booking.reserve', defaultJobKey('/checkout', 'parent-1'))]),
+    );
+  });
+
   it('every child carries its parent id, the root id, the parent job, the correlation id and the trace', async () => {
     const journal: string[] = [];
     const h = harness(journal, () => ({ confirm: [{}], mails: 2 }));

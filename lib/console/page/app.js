@@ -617,6 +617,11 @@ function Evidence({ message }) {
     ['Source message id', e.sourceMessageId],
     ['Message group', message.messageGroupId],
     ['In the DLQ since', time(message.sentAt)],
+    // The lineage, from the body (the original envelope).
+    ['Parent job id', message.job?.parentId],
+    ['Root job id', message.job?.rootId],
+    ['Correlation id', message.job?.correlationId],
+    ['Trace id', message.job?.traceId],
   ].filter(([, v]) => v !== undefined && v !== '');
   return html`<div>
     ${message.hasEvidence ? null : html`<p class="note">No evidence attributes: SQS moved this message after maxReceiveCount receives (the worker crashed, timed out or was throttled).</p>`}
@@ -647,7 +652,7 @@ function MessagePanel({ queueId, messageId }) {
     ${
       m
         ? html`<div>
-            ${m.job ? html`<p><a href=${href('/jobs', { type: m.jobType, source: m.job.source, id: m.job.id })} data-action="lookup-job">Look up this job (idempotency record, steps) →</a></p>` : null}
+            ${m.job ? html`<p><a href=${href('/jobs', { type: m.jobType, source: m.job.source, id: m.job.id })} data-action="lookup-job">Look up this job (idempotency record, steps, its chain) →</a></p>` : null}
             <${Evidence} message=${m} />
           </div>`
         : null
@@ -677,6 +682,62 @@ const RECORD_TIMES = [
   ['interruptedAtMs', 'Interrupted'],
   ['updatedAtMs', 'Last write'],
 ];
+
+const CHAIN_STATE = {
+  done: ['ok', 'done'],
+  'dead-lettered': ['bad', 'dead-lettered'],
+  running: ['warn', 'running'],
+  retrying: ['warn', 'retrying'],
+  'queued-or-in-flight': ['warn', 'queued or in flight'],
+};
+
+/** The page of a job of a chain: by its envelope when its key is the default key, else by its key. */
+function chainJobHref(job) {
+  return job.id !== undefined
+    ? href('/jobs', { type: job.type, source: job.source, id: job.id })
+    : href('/jobs', { type: job.type, key: job.key });
+}
+
+function chainJobName(job) {
+  return job.id ?? job.key ?? job.pk;
+}
+
+/** Parent and children of the job asked for, then the whole chain, each linking to its own page. */
+function Chain({ chain, note, onRefresh }) {
+  if (!chain)
+    return html`<section class="card" data-testid="job-chain"><h3>Chain</h3><p class="note">${note ?? 'not available'}</p></section>`;
+  const byPk = new Map(chain.jobs.map((j) => [j.pk, j]));
+  const asked = chain.jobs.find((j) => j.asked);
+  const parent = asked?.parentPk ? byPk.get(asked.parentPk) : undefined;
+  const children = (asked?.childPks ?? []).map((pk) => byPk.get(pk)).filter((j) => j !== undefined);
+  const link = (j) =>
+    html`<a href=${chainJobHref(j)} data-chain-link=${j.type}>${j.type} <code>${chainJobName(j)}</code></a>`;
+  return html`<section class="card" data-testid="job-chain">
+    <h3>
+      Chain <small>${plural(chain.jobs.length, 'job')}, from the first send to the last descendant</small>
+      <button class="link" data-action="refresh-chain" onClick=${onRefresh}>look again</button>
+    </h3>
+    <p data-field="parent">Parent: ${parent ? link(parent) : asked?.parentPk ? html`<code>${asked.parentPk}</code> (no record)` : 'none: this job is the root'}</p>
+    <p data-field="children">Children: ${children.length === 0 ? 'none' : children.map((c, i) => html`${i > 0 ? ', ' : ''}${link(c)}`)}</p>
+    <table class="chain">
+      <thead><tr><th>Job</th><th>State</th><th>Attempts</th><th>First run</th><th>Ended</th><th>Where it is now</th></tr></thead>
+      <tbody>
+        ${chain.jobs.map((j) => {
+          const [cls, label] = CHAIN_STATE[j.state] ?? ['warn', j.state];
+          return html`<tr data-chain-job=${j.type} data-state=${j.state} class=${j.asked ? 'asked' : ''}>
+            <td style=${`padding-left: ${0.5 + j.depth * 1.25}em`}>${j.depth > 0 ? '└ ' : ''}${j.asked ? html`<strong>${j.type} <code>${chainJobName(j)}</code></strong>` : link(j)}</td>
+            <td><span class=${cls}>${label}</span></td>
+            <td>${j.attempts ?? '–'}</td>
+            <td>${time(j.firstRunAt)}</td>
+            <td>${time(j.endedAt)}</td>
+            <td>${j.deadLetter ? html`<a href=${href('/dead-letters', { queue: j.deadLetter.queueId, message: j.deadLetter.messageId })}>${j.where}</a>` : j.where}${j.outcome && j.state !== 'done' ? html`<br /><span class="sub">${j.outcome}</span>` : null}</td>
+          </tr>`;
+        })}
+      </tbody>
+    </table>
+    ${chain.notes.map((n) => html`<p class="note">${n}</p>`)}
+  </section>`;
+}
 
 function JobsPage({ config, params }) {
   const [form, setForm] = useState({
@@ -757,7 +818,7 @@ function JobsPage({ config, params }) {
                       )}
                       ${RECORD_TIMES.filter(([k]) => typeof record[k] === 'number').map(
                         ([k, label]) =>
-                          html`<tr><th>${label}</th><td>${time(record[k])}${k === 'leaseExpiresAtMs' && record.status === 'IN_PROGRESS' && record[k] < Date.now() ? ' (expired)' : ''}</td></tr>`,
+                          html`<tr><th>${label}</th><td data-field=${k}>${time(record[k])}${k === 'leaseExpiresAtMs' && record.status === 'IN_PROGRESS' && record[k] < Date.now() ? ' (expired)' : ''}</td></tr>`,
                       )}
                       ${record.leaseToken ? html`<tr><th>Lease token</th><td><code>${String(record.leaseToken).slice(0, 8)}…</code></td></tr>` : null}
                     </table>
@@ -796,6 +857,7 @@ function JobsPage({ config, params }) {
                 : null
             }
           </section>
+          <${Chain} chain=${data.chain} note=${data.chainNote} onRefresh=${() => lookup(form)} />
           <section class="card" data-testid="job-dead-letters">
             <h3>In a dead-letter queue</h3>
             ${data.deadLetterNotes.map((n) => html`<p class="note">${n}</p>`)}

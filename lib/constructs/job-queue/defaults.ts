@@ -54,6 +54,17 @@ export const IDEMPOTENCY_TABLE_ACTIONS = [
   'dynamodb:UpdateItem',
 ] as const;
 
+/**
+ * What a traced worker may do on X-Ray (the function's `TracingConfig` is `Active` or
+ * `PassThrough`): upload its segments and the telemetry of their transmission, nothing else
+ * (no sampling rules: Lambda samples, and centralized sampling is off inside Lambda). Neither
+ * action supports resource-level permissions (Service Authorization Reference, "Actions,
+ * resources, and condition keys for AWS X-Ray": no resource type), so their statement's resource
+ * is `*`, in a policy of its own whose cdk-nag finding `AwsSolutions-IAM5[Resource::*]` is
+ * acknowledged there, for it alone [list_awsx-ray].
+ */
+export const XRAY_WRITE_ACTIONS = ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'] as const;
+
 /** AWS limits the validation checks against. */
 export const LIMITS = {
   fifoMaxBatchSize: 10,

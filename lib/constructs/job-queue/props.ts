@@ -241,6 +241,23 @@ export interface JobQueueProps {
   readonly sourceMaps?: boolean;
 
   /**
+   * AWS X-Ray tracing of the worker (`TracingConfig.Mode` of AWS::Lambda::Function).
+   * `Tracing.ACTIVE` (the default): Lambda samples invocations (X-Ray's default rule: the first
+   * request each second and 5 % of the rest) and continues the traces of sampled upstream
+   * requests; in each sampled invocation the worker records one subsegment per job (annotations
+   * `jobType`, `jobKey`, `outcome`, searchable; the envelope's id and lineage as metadata). The
+   * role gets `xray:PutTraceSegments` and `xray:PutTelemetryRecords` in a policy of its own
+   * (these actions take no resource ARN, so the resource is `*`; its cdk-nag finding
+   * `AwsSolutions-IAM5[Resource::*]` is acknowledged on that policy only).
+   * `Tracing.PASS_THROUGH`: traced only when the upstream request was sampled (same policy).
+   * `Tracing.DISABLED`: no `TracingConfig` and no X-Ray policy; the worker records nothing.
+   * Recursive loop detection (`recursiveLoop`) does not depend on it: Lambda counts the hops in
+   * the trace header in every mode [invocation-recursion].
+   * @default lambda.Tracing.ACTIVE
+   */
+  readonly tracing?: lambda.Tracing;
+
+  /**
    * Extra environment variables of the worker. They cannot override the `JOBS_*` and
    * `POWERTOOLS_*` variables set by the construct.
    * @default - none

@@ -78,7 +78,8 @@ Examples:
 
 Exit codes: 0 stopped with Ctrl-C, 2 could not start. See docs/operations.md ("Console").`;
 
-async function readLocalDescription(io: CliIo, source: string): Promise<LocalRuntimeDescription> {
+/** What `sqs-jobs local --json` printed, from a file or stdin (`-`). @throws {RangeError} when it holds none. */
+export async function readLocalDescription(io: CliIo, source: string): Promise<LocalRuntimeDescription> {
   let text: string;
   if (source === '-') {
     if (io.readStdin === undefined) throw new RangeError('--local -: stdin cannot be read here');

@@ -1,6 +1,6 @@
 /**
  * `sqs-jobs`: the operator CLI. Commands: `dlq list|show|redrive` (./dlq.ts), `stats` (./stats.ts),
- * `send` (./send.ts), `local` (./local.ts: your app's stack on this machine). bin/sqs-jobs.ts wires it to the process; tests run it in-process with their
+ * `send` (./send.ts), `job` (./job.ts: a job's chain), `local` (./local.ts: your app's stack on this machine). bin/sqs-jobs.ts wires it to the process; tests run it in-process with their
  * own {@link CliIo}.
  *
  * Exit codes: 0 done; 1 done with problems (per command, see its --help); 2 could not run (unknown
@@ -11,6 +11,7 @@ import { CommandRunner } from './common.ts';
 import { addConsoleCommand } from './console.ts';
 import { addDlqCommand } from './dlq.ts';
 import { CLI_EXIT, type CliIo } from './io.ts';
+import { addJobCommand } from './job.ts';
 import { addLocalCommand } from './local.ts';
 import { addSendCommand } from './send.ts';
 import { addStatsCommand } from './stats.ts';
@@ -39,7 +40,7 @@ export async function runSqsJobsCli(argv: readonly string[], io: CliIo): Promise
     .name('sqs-jobs')
     .description(
       'Operate sqs-jobs queues: queue depths and ages (stats), send a job (send), inspect and redrive ' +
-        'dead-letter queues (dlq), run your stack locally (local), a web console (console).',
+        "dead-letter queues (dlq), a job's whole chain (job), run your stack locally (local), a web console (console).",
     )
     .exitOverride()
     .configureOutput({
@@ -55,6 +56,7 @@ export async function runSqsJobsCli(argv: readonly string[], io: CliIo): Promise
   addStatsCommand(program, runner);
   addSendCommand(program, runner);
   addDlqCommand(program, runner);
+  addJobCommand(program, runner);
   addLocalCommand(program, runner);
   addConsoleCommand(program, runner);
 

@@ -42,6 +42,7 @@ export function acquisitionWrite(
     payloadHash: request.payloadHash,
     jobType: request.jobType,
     messageId: request.messageId,
+    parentJob: request.parentJob,
     acquiredAtMs: now,
     updatedAtMs: now,
     endedAtMs: undefined,

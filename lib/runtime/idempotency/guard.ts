@@ -20,6 +20,11 @@ export interface BeginRequest {
   readonly onLeaseExpired: LeaseExpiredPolicy;
   /** The SQS messageId, for the record's evidence. */
   readonly messageId: string;
+  /**
+   * The parent job's record key (the envelope's `parentjob`), written on the record as its link
+   * up (`parentJob`) so a job's chain can be walked; absent for a chain's root.
+   */
+  readonly parentJob?: string;
 }
 
 /** Result of {@link IdempotencyGuard.begin}. */
@@ -51,8 +56,11 @@ export interface Lease {
   readonly attempt: number;
   /** When this key first failed, epoch ms (DLQ evidence); undefined before any failure. */
   readonly firstFailureAtMs: number | undefined;
-  /** Marks the key COMPLETED with the result (not stored whole above the size cap). */
-  complete(result: unknown): Promise<LeaseWrite>;
+  /**
+   * Marks the key COMPLETED with the result (not stored whole above the size cap), and the record
+   * keys of the children the run sent (`childJobs`, its links down the chain), if any.
+   */
+  complete(result: unknown, children?: readonly string[]): Promise<LeaseWrite>;
   /**
    * Ends the run after a failure. `transient`: the lease is released so a retry can run, and
    * the attempt count and error stay. `permanent`: the record lets a later redrive of the same

@@ -22,8 +22,19 @@ export interface FencedUpdate {
   readonly condition: string;
 }
 
-/** Completion of the lease of `record` at `now` (epoch ms): COMPLETED with the result as `stored`. */
-export function completionWrite(record: JobRecord, stored: Storable, now: number): FencedUpdate {
+/** Most UTF-8 bytes of child links (`childJobs`) a record keeps; more are counted in `childJobsNotLinked`. */
+export const MAX_CHILD_LINK_BYTES = 2048;
+
+/**
+ * Completion of the lease of `record` at `now` (epoch ms): COMPLETED with the result as `stored`,
+ * and the children's record keys as `childJobs` (a String Set, up to {@link MAX_CHILD_LINK_BYTES}).
+ */
+export function completionWrite(
+  record: JobRecord,
+  stored: Storable,
+  now: number,
+  children?: readonly string[],
+): FencedUpdate {
   const expr = new Expr();
   // `completedAtMs` and `updatedAtMs` are read as `endedAtMs`; a stored result needs neither
   // `resultStored` nor `resultBytes` (record.ts, resultAttributes).
@@ -36,6 +47,18 @@ export function completionWrite(record: JobRecord, stored: Storable, now: number
     detail: stored.detail,
   });
   for (const [name, value] of Object.entries(attributes)) sets.push(`${expr.n(name)} = ${expr.v(value)}`);
+  if (children !== undefined && children.length > 0) {
+    const linked: string[] = [];
+    let bytes = 0;
+    for (const pk of new Set(children)) {
+      bytes += Buffer.byteLength(pk, 'utf8');
+      if (bytes > MAX_CHILD_LINK_BYTES) break;
+      linked.push(pk);
+    }
+    const notLinked = new Set(children).size - linked.length;
+    if (linked.length > 0) sets.push(`childJobs = ${expr.v({ SS: linked })}`);
+    if (notLinked > 0) sets.push(`childJobsNotLinked = ${expr.v(N(notLinked))}`);
+  }
   const condition = fencingCondition(expr, record.leaseToken);
   return { update: `SET ${sets.join(', ')}`, expr, condition };
 }

@@ -9,7 +9,7 @@ import type { JobRecord } from './record.ts';
 
 /** The store's side of a lease. */
 export interface LeaseOps {
-  complete(record: JobRecord, result: unknown): Promise<LeaseWrite>;
+  complete(record: JobRecord, result: unknown, children?: readonly string[]): Promise<LeaseWrite>;
   fail(record: JobRecord, error: unknown, kind: 'transient' | 'permanent'): Promise<LeaseWrite>;
   once<T>(record: JobRecord, stepName: string, fn: () => Promise<T>): Promise<T>;
 }
@@ -40,8 +40,8 @@ export class DynamoLease implements Lease {
    * @returns `ok`, or `fenced` when another run took the lease over (nothing was written).
    * @throws {IdempotencyStoreError} when DynamoDB fails.
    */
-  complete(result: unknown): Promise<LeaseWrite> {
-    return this.#ops.complete(this.#record, result);
+  complete(result: unknown, children?: readonly string[]): Promise<LeaseWrite> {
+    return this.#ops.complete(this.#record, result, children);
   }
 
   /**

@@ -92,6 +92,10 @@ export interface JobRecord {
    * of that lease's expiry; cleared by a permanent failure (the worker dead-lettered it).
    */
   readonly interruptedAtMs: number | undefined;
+  /** Chain link up: the parent job's record key (the envelope's `parentjob`); children only. */
+  readonly parentJob?: string | undefined;
+  /** Chain links down, COMPLETED only: record keys of the children its run sent (String Set). */
+  readonly childJobs?: readonly string[] | undefined;
 }
 
 /** A step record of `once`, under `<jobPk>#step#<stepName>`. */
@@ -255,6 +259,7 @@ export function jobRecordToItem(record: JobRecord): Record<string, AttributeValu
   }
   if (record.lastError !== undefined) item.lastError = S(truncateUtf8(record.lastError, MAX_ERROR_BYTES));
   if (record.lastErrorKind !== undefined) item.lastErrorKind = S(record.lastErrorKind);
+  if (record.parentJob !== undefined) item.parentJob = S(record.parentJob);
   return item;
 }
 
@@ -442,6 +447,8 @@ export function parseJobRecord(item: Record<string, AttributeValue>): JobRecord 
     firstFailureAtMs: optN(item, 'firstFailureAtMs', J),
     lastFailureAtMs: optN(item, 'lastFailureAtMs', J),
     interruptedAtMs: optN(item, 'interruptedAtMs', J),
+    parentJob: optS(item, 'parentJob'),
+    childJobs: item.childJobs?.SS,
   };
 }
 

@@ -206,19 +206,23 @@ export class DynamoIdempotencyStore implements IdempotencyGuard, GroupParkStore 
 
   /** What a lease calls back into; private methods bound once. */
   readonly #leaseOps: LeaseOps = {
-    complete: (record, result) => this.#completeLease(record, result),
+    complete: (record, result, children) => this.#completeLease(record, result, children),
     fail: (record, error, kind) => this.#failLease(record, error, kind),
     once: (record, stepName, fn) => this.#runOnce(record, stepName, fn),
   };
 
   /** Completes a lease: conditional UpdateItem, fenced by the lease token. */
-  async #completeLease(record: JobRecord, result: unknown): Promise<LeaseWrite> {
+  async #completeLease(
+    record: JobRecord,
+    result: unknown,
+    children?: readonly string[],
+  ): Promise<LeaseWrite> {
     const now = this.#now();
     const stored = storable(result, record, this.#limits.maxResultBytes, {
       kind: 'result',
       jobType: record.jobType,
     });
-    const { update, expr, condition } = completionWrite(record, stored, now);
+    const { update, expr, condition } = completionWrite(record, stored, now, children);
     const written = await this.#table.update('complete', record.pk, update, expr, condition);
     const outcome = written.ok ? 'ok' : await this.#afterFencedWrite(record, written, 'COMPLETED');
     if (outcome === 'ok') {

@@ -20,6 +20,7 @@ import { parkRule } from './park.ts';
 import { redriveRule } from './redrive.ts';
 import { requiredRule } from './required.ts';
 import { timeoutsRule } from './timeouts.ts';
+import { tracingRule } from './tracing.ts';
 import type { JobQueueFinding, JobQueueRule, RuleInput } from './types.ts';
 import { visibilityRule } from './visibility.ts';
 
@@ -42,6 +43,7 @@ export const JOB_QUEUE_RULES: readonly JobQueueRule[] = [
   idempotencyRule,
   parkRule,
   alarmsRule,
+  tracingRule,
   entryRule,
   bundlingRule,
 ];

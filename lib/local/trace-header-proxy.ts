@@ -1,0 +1,166 @@
+/**
+ * `AWSTraceHeader` at the SQS boundary of the local runtime. SQS keeps the `X-Amzn-Trace-Id`
+ * header of a SendMessage / SendMessageBatch request (or an entry's
+ * `MessageSystemAttributes.AWSTraceHeader`, which wins) with each message it stores, and returns
+ * it as the `AWSTraceHeader` system attribute [xray-services-sqs]. The embedded emulator (fauxqs
+ * 2.4) keeps neither, so this proxy in front of the SQS endpoint reads the header of each send,
+ * forwards the request untouched, and remembers the header by the `MessageId` SQS answered; the
+ * event source mappings add it to the records they deliver ({@link TraceHeaderProxy.headerOf})
+ * when the emulator did not return one. JSON protocol only (AWS SDK v3); other requests are
+ * forwarded as they are.
+ *
+ * - xray-services-sqs: https://docs.aws.amazon.com/xray/latest/devguide/xray-services-sqs.html
+ */
+import {
+  Agent,
+  createServer,
+  request as httpRequest,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { AddressInfo } from 'node:net';
+
+/** Headers remembered at most (oldest forgotten first): a long soak must not grow without bound. */
+export const MAX_REMEMBERED_HEADERS = 200_000;
+
+/** A running proxy. */
+export interface TraceHeaderProxy {
+  /** `http://127.0.0.1:<port>`. */
+  readonly url: string;
+  /** The trace header SQS would keep with this message, when its send carried one. */
+  headerOf(messageId: string): string | undefined;
+  close(): Promise<void>;
+}
+
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'host', 'content-length']);
+
+function forwardHeaders(headers: IncomingHttpHeaders, bodyLength: number): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [key, value] of Object.entries(headers)) {
+    if (value !== undefined && !HOP_BY_HOP.has(key)) out[key] = value;
+  }
+  out['content-length'] = String(bodyLength);
+  return out;
+}
+
+async function readAll(stream: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+/** Entry id → trace header of a send request; undefined when it is not a JSON send. */
+function sendHeaders(headers: IncomingHttpHeaders, body: Buffer): Map<string, string> | undefined {
+  const target = String(headers['x-amz-target'] ?? '');
+  if (target !== 'AmazonSQS.SendMessage' && target !== 'AmazonSQS.SendMessageBatch') return undefined;
+  const httpHeader = headers['x-amzn-trace-id'];
+  const fromHeader = typeof httpHeader === 'string' && httpHeader !== '' ? httpHeader : undefined;
+  type Entry = { Id?: string; MessageSystemAttributes?: { AWSTraceHeader?: { StringValue?: string } } };
+  let parsed: Entry & { Entries?: Entry[] };
+  try {
+    parsed = JSON.parse(body.toString('utf8')) as Entry & { Entries?: Entry[] };
+  } catch {
+    return undefined;
+  }
+  const entries = target === 'AmazonSQS.SendMessage' ? [{ ...parsed, Id: '' }] : (parsed.Entries ?? []);
+  const out = new Map<string, string>();
+  for (const entry of entries) {
+    const header = entry.MessageSystemAttributes?.AWSTraceHeader?.StringValue ?? fromHeader;
+    if (header !== undefined) out.set(String(entry.Id ?? ''), header);
+  }
+  return out;
+}
+
+/** Message ids of a send response, by entry id (`''` for SendMessage). */
+function sentMessageIds(body: Buffer): Map<string, string> {
+  const out = new Map<string, string>();
+  try {
+    const parsed = JSON.parse(body.toString('utf8')) as {
+      MessageId?: string;
+      Successful?: { Id?: string; MessageId?: string }[];
+    };
+    if (typeof parsed.MessageId === 'string') out.set('', parsed.MessageId);
+    for (const s of parsed.Successful ?? []) {
+      if (typeof s.MessageId === 'string') out.set(String(s.Id ?? ''), s.MessageId);
+    }
+  } catch {
+    // Not JSON (an error page): nothing was stored.
+  }
+  return out;
+}
+
+/** Starts the proxy on 127.0.0.1 (a free port) in front of `target` (an http(s) SQS endpoint). */
+export async function startTraceHeaderProxy(target: string): Promise<TraceHeaderProxy> {
+  const base = new URL(target);
+  const https = base.protocol === 'https:';
+  const agent = https ? new HttpsAgent({ keepAlive: true }) : new Agent({ keepAlive: true });
+  const remembered = new Map<string, string>();
+
+  const remember = (messageId: string, header: string) => {
+    if (remembered.size >= MAX_REMEMBERED_HEADERS) {
+      const oldest = remembered.keys().next().value;
+      if (oldest !== undefined) remembered.delete(oldest);
+    }
+    remembered.set(messageId, header);
+  };
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const body = await readAll(req);
+    const headers = sendHeaders(req.headers, body);
+    const url = new URL(req.url ?? '/', base);
+    const upstream = (https ? httpsRequest : httpRequest)(url, {
+      method: req.method,
+      headers: forwardHeaders(req.headers, body.length),
+      agent,
+    });
+    upstream.on('response', async (answer) => {
+      try {
+        const payload = await readAll(answer);
+        if (headers !== undefined && headers.size > 0 && (answer.statusCode ?? 500) < 300) {
+          for (const [entryId, messageId] of sentMessageIds(payload)) {
+            const header = headers.get(entryId);
+            if (header !== undefined) remember(messageId, header);
+          }
+        }
+        const out: Record<string, string | string[]> = {};
+        for (const [key, value] of Object.entries(answer.headers)) {
+          if (value !== undefined && !HOP_BY_HOP.has(key)) out[key] = value;
+        }
+        out['content-length'] = String(payload.length);
+        res.writeHead(answer.statusCode ?? 502, out);
+        res.end(payload);
+      } catch {
+        res.destroy();
+      }
+    });
+    upstream.on('error', () => {
+      if (!res.headersSent) res.writeHead(502);
+      res.end();
+    });
+    // A client that goes away (an aborted long poll, a terminated function thread) takes its
+    // upstream request with it.
+    res.on('close', () => {
+      if (!res.writableEnded) upstream.destroy();
+    });
+    upstream.end(body);
+  }
+
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch(() => res.destroy());
+  });
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    headerOf: (messageId) => remembered.get(messageId),
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      agent.destroy();
+    },
+  };
+}

@@ -1,0 +1,178 @@
+/**
+ * Lambda's recursive loop detection, emulated by the local runtime (lib/local/xray.ts), on a
+ * chain of 20 jobs that each re-enqueue the next on their own queue (test/fixtures/chain-worker.ts,
+ * bundled by two JobQueues synthesized here): with `recursiveLoop: ALLOW` every step runs; with
+ * `TERMINATE` the 17th invocation of the chain is held back, said in a `note:`, and its message
+ * reaches the DLQ after `maxReceiveCount` receives, as on Lambda. The hops are counted through
+ * what a real worker propagates: the trace header Lambda sets, copied by the bundled AWS SDK into
+ * its SendMessageBatch requests, kept by SQS as `AWSTraceHeader` (the envelope's own lineage and
+ * traceparent play no part). Also seen here: each invocation's X-Ray trace id in the function
+ * logs (Powertools' `xray_trace_id`), and one X-Ray subsegment per job with its annotations, sent
+ * by the bundled Powertools Tracer to the local stand-in for the X-Ray daemon.
+ */
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import { App, Stack } from 'aws-cdk-lib';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { JobQueue } from '../../lib/constructs/job-queue.ts';
+import { type LocalRuntime, startLocalRuntime } from '../../lib/local/runtime.ts';
+import { parseTraceHeader, RECURSION_STOP_INVOCATIONS } from '../../lib/local/xray.ts';
+import { createEnvelope } from '../../lib/runtime/envelope.ts';
+import { removeDir, tempOutdir } from '../infra/helpers.ts';
+
+const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const STEPS = 20;
+
+let outdir: string;
+let rt: LocalRuntime;
+const logs: Record<string, unknown>[] = [];
+const notes: string[] = [];
+
+/** Synthesizes the two chain queues (each enqueueing to itself) into `outdir`. */
+function synthesizeChainApp(dir: string): void {
+  const app = new App({ outdir: dir });
+  const stack = new Stack(app, 'ChainStack');
+  for (const [id, name, recursiveLoop] of [
+    ['Allow', 'chain-allow', lambda.RecursiveLoop.ALLOW],
+    ['Terminate', 'chain-terminate', lambda.RecursiveLoop.TERMINATE],
+  ] as const) {
+    const q = new JobQueue(stack, id, {
+      name,
+      entry: 'test/fixtures/chain-worker.ts',
+      projectRoot: PROJECT_ROOT,
+      maxAttempts: 1,
+      jobTimeoutSeconds: 5,
+      maxReceiveCount: 2,
+      idempotencyTable: false,
+      alarmTopic: false,
+      recursiveLoop,
+    });
+    q.addEnqueueTarget(name, q.queue);
+  }
+  app.synth();
+}
+
+async function until<T>(probe: () => T | undefined | false, what: string, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** The `chain step` log lines of one chain, by hop. */
+function steps(chain: string): Record<string, unknown>[] {
+  return logs
+    .filter((l) => l.message === 'chain step' && l.chain === chain)
+    .sort((a, b) => Number(a.hop) - Number(b.hop));
+}
+
+async function startChain(queue: string, chain: string): Promise<void> {
+  const body = JSON.stringify(
+    createEnvelope({ type: 'chain.step', source: '/tests/recursion', data: { chain, hop: 1, last: STEPS } }),
+  );
+  await rt.sqs.send(new SendMessageCommand({ QueueUrl: rt.queue(queue).url, MessageBody: body }));
+}
+
+beforeAll(async () => {
+  outdir = tempOutdir('recursion');
+  synthesizeChainApp(outdir);
+  rt = await startLocalRuntime({
+    assemblyDir: outdir,
+    synthesize: 'never',
+    env: {},
+    receiveWaitTimeSeconds: 1,
+    // The held-back message comes back after 3 s and reaches the DLQ on its third receive; a
+    // step takes milliseconds (environments initialised first), far from being received twice.
+    visibilityTimeoutSeconds: 3,
+    prewarm: true,
+    functionLogs: (line) => {
+      try {
+        logs.push(JSON.parse(line.line) as Record<string, unknown>);
+      } catch {
+        // not a JSON line
+      }
+    },
+    onNote: (note) => notes.push(note),
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await rt?.stop();
+  removeDir(outdir);
+});
+
+describe('a chain of 20 steps on one queue, with Lambda recursive loop detection emulated', () => {
+  it('recursiveLoop ALLOW: all 20 steps run, one trace, the Lineage counting 1..20', async () => {
+    await startChain('chain-allow', 'allow');
+    const done = await until(
+      () => steps('allow').length === STEPS && steps('allow'),
+      '20 steps of chain-allow',
+    );
+    expect(done.map((l) => l.hop)).toEqual(Array.from({ length: STEPS }, (_, i) => i + 1));
+    const headers = done.map((l) => parseTraceHeader(String(l.traceHeader)));
+    // Every step continues the trace of the first: the header travelled through SQS.
+    expect(new Set(headers.map((h) => h?.root)).size).toBe(1);
+    expect(headers.map((h) => Number(h?.lineage?.split(':')[1]))).toEqual(done.map((l) => l.hop));
+    expect(headers.every((h) => h?.sampled === '1')).toBe(true);
+    // Powertools Logger adds the invocation's trace id to every line (SQS_JOBS_FUNCTION_LOGS=1 shows it).
+    expect(done.map((l) => l.xray_trace_id)).toEqual(headers.map((h) => h?.root));
+    expect(notes.filter((n) => n.includes('Allow'))).toEqual([]);
+  }, 90_000);
+
+  it(`recursiveLoop TERMINATE: steps 1..${RECURSION_STOP_INVOCATIONS} run, the next is held back with a note and ends in the DLQ`, async () => {
+    await startChain('chain-terminate', 'terminate');
+    await until(() => notes.length > 0 && notes, 'the note of the held-back step');
+    const ran = steps('terminate');
+    expect(ran.map((l) => l.hop)).toEqual(
+      Array.from({ length: RECURSION_STOP_INVOCATIONS }, (_, i) => i + 1),
+    );
+    expect(notes[0]).toMatch(
+      new RegExp(
+        `would be invocation ${RECURSION_STOP_INVOCATIONS + 1} of its chain \\(RecursiveLoop is not Allow\\)`,
+      ),
+    );
+    const worker = rt.worker('chain-terminate');
+    const dlq = rt.queue('chain-terminate').deadLetterQueue?.url ?? '';
+    let body: string | undefined;
+    const deadline = Date.now() + 30_000;
+    while (body === undefined && Date.now() < deadline) {
+      const out = await rt.sqs.send(new ReceiveMessageCommand({ QueueUrl: dlq, WaitTimeSeconds: 1 }));
+      body = out.Messages?.[0]?.Body;
+    }
+    expect(JSON.parse(body ?? '{}').data).toEqual({
+      chain: 'terminate',
+      hop: RECURSION_STOP_INVOCATIONS + 1,
+      last: STEPS,
+    });
+    // Never run: no step 17 in the logs, and each delivery of it was counted as dropped.
+    expect(steps('terminate').map((l) => l.hop)).not.toContain(RECURSION_STOP_INVOCATIONS + 1);
+    expect(
+      rt.stats().functions[worker.functionLogicalId]?.recursiveInvocationsDropped,
+    ).toBeGreaterThanOrEqual(1);
+  }, 90_000);
+
+  it('recorded one X-Ray subsegment per job run, with its type, key and outcome as annotations', async () => {
+    const subsegments = await until(() => {
+      const found = rt.traceSegments().filter((s) => s.name === '## chain.step');
+      return found.length >= STEPS + RECURSION_STOP_INVOCATIONS && found;
+    }, 'the subsegments of 36 jobs');
+    expect(subsegments).toHaveLength(STEPS + RECURSION_STOP_INVOCATIONS);
+    const roots = new Set(
+      steps('allow')
+        .concat(steps('terminate'))
+        .map((l) => parseTraceHeader(String(l.traceHeader))?.root),
+    );
+    for (const s of subsegments) {
+      expect(s.annotations).toMatchObject({ jobType: 'chain.step', outcome: 'completed' });
+      expect(['chain-allow', 'chain-terminate']).toContain(s.annotations?.queue);
+      expect(String(s.annotations?.jobKey)).not.toBe('');
+      expect(roots.has(s.trace_id)).toBe(true);
+      expect(s.metadata?.['sqs-jobs']?.job).toMatchObject({ envelope: { source: expect.any(String) } });
+    }
+  });
+});
