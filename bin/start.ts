@@ -7,14 +7,27 @@
  * execution environments killed right after a side effect and jobs that overrun their time limit
  * included, plus a scan of the idempotency table at the end.
  *
+ * `--keep-running`: after the report the stack stays up (emulators, workers, fake external API)
+ * until Ctrl-C, and where everything is gets printed (lib/local/serve.ts) with `sqs-jobs` commands
+ * to paste. `--console` also serves the web console for the run (from the start, so it shows the
+ * run; lib/console/local.ts) and implies `--keep-running`. `--no-workload`: the stack alone, no
+ * workload and no report, until Ctrl-C.
+ *
  * Exit code: 0 when every invariant holds, 1 when one fails, 2 when the run could not happen or
  * could not complete (bad flags, the stack did not start, an endpoint is unreachable, the deadline
  * was reached before every job was final), 130 when Ctrl-C stopped the wait (the partial report is
- * printed first).
+ * printed first, and nothing is kept running). With `--keep-running`, Ctrl-C after the report
+ * stops everything and the exit code is still the report's; with `--no-workload` it is 0.
+ *
+ * `--json`: the report as one JSON document on stdout (progress on stderr). With
+ * `--keep-running` (or `--console`) stdout is JSON Lines: the report on one line, then the
+ * description of the running stack on one line (the `sqs-jobs local --json` object plus
+ * `externalApi` and `console`); with `--no-workload`, only the description.
  */
 import { connect } from 'node:net';
 import cliProgress from 'cli-progress';
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { consoleBeside, EmfCompletions } from '../lib/console/local.ts';
 import { ENDPOINT_ENV, resolveEndpointOptions } from '../lib/local/emulators.ts';
 import type { FaultRates } from '../lib/local/external-service.ts';
 import {
@@ -29,7 +42,18 @@ import {
   usersFor,
 } from '../lib/local/presets.ts';
 import { renderReport, unfinishedMessage } from '../lib/local/report.ts';
-import { type LocalRunResult, runLocal, type WorkloadProgress } from '../lib/local/workload.ts';
+import { type BesideRuntime, type StartBeside, serveRunning } from '../lib/local/serve.ts';
+import {
+  demoSends,
+  type LocalRunOptions,
+  type LocalRunResult,
+  runLocalAndKeep,
+  type SampleStack,
+  seedDemo,
+  startSampleStack,
+  type WorkloadProgress,
+} from '../lib/local/workload.ts';
+import { DEFAULT_CONSOLE_HOST } from '../lib/ops/cli/console.ts';
 import { SAMPLE_JOB_TIMEOUT_SECONDS } from '../lib/sample/jobs.ts';
 
 /** How `--fault-rate` is split over the failing kinds (shares add up to 1). */
@@ -111,7 +135,26 @@ interface StartFlags {
   readonly timeoutSeconds: number;
   readonly endpoint?: string;
   readonly json: boolean;
+  readonly keepRunning: boolean;
+  readonly console: boolean;
+  /** False with --no-workload. */
+  readonly workload: boolean;
+  readonly consoleHost: string;
+  readonly consolePort: number;
+  readonly readOnly: boolean;
 }
+
+/** Flags that only shape the workload or its report: refused with --no-workload when given. */
+const WORKLOAD_FLAGS = [
+  'users',
+  'jobs',
+  'bookingsPerUser',
+  'outOfStock',
+  'malformed',
+  'duplicates',
+  'timeoutSeconds',
+  'soak',
+] as const;
 
 /** The command line of `npm start` (or, with the soak preset, of `npm run soak`). */
 export function buildProgram(preset: Preset = START_PRESET): Command {
@@ -247,7 +290,28 @@ export function buildProgram(preset: Preset = START_PRESET): Command {
         .env(ENDPOINT_ENV.shared)
         .argParser(endpointUrl),
     )
-    .option('--json', 'print the report as JSON on stdout (progress goes to stderr)', false)
+    .option(
+      '--json',
+      'print the report as JSON on stdout (progress goes to stderr); with --keep-running, JSON Lines: the report, then where everything is',
+      false,
+    )
+    .option(
+      '--keep-running',
+      'after the report, keep the stack (emulators, workers, fake external API) up until Ctrl-C and print its endpoints, queue and DLQ URLs, tables and sqs-jobs commands to paste',
+      false,
+    )
+    .option(
+      '--console',
+      'serve the web console for this run (its URL, with an access token, is printed as soon as the stack is up); implies --keep-running',
+      false,
+    )
+    .option(
+      '--no-workload',
+      'start the sample stack and keep it up until Ctrl-C, with no workload and no report (what sqs-jobs local does for your own app)',
+    )
+    .option('--console-host <address>', 'address the console listens on', DEFAULT_CONSOLE_HOST)
+    .option('--console-port <n>', 'port of the console (0: any free port)', integer(0, 65_535), 0)
+    .option('--read-only', 'console without redrive', false)
     .addHelpText(
       'after',
       soak
@@ -263,7 +327,8 @@ Environment:
   ${DEBUG_ENV}=1            print the stack trace of an error that stops the run
 
 Exit code: 0 all invariants hold, 1 an invariant failed, 2 the run could not happen or did not
-finish before --timeout-seconds.`
+finish before --timeout-seconds. --keep-running, --console and --json work as with npm start
+(npm start -- --help).`
         : `
 Examples:
   npm start                                   default run: 100 users x 3 bookings, 5% API faults
@@ -271,6 +336,15 @@ Examples:
   npm start -- --fault-rate 0.2 --seed 7      more faults, another seed
   npm start -- --endpoint http://localhost:5000   against moto server (or env ${ENDPOINT_ENV.shared})
   npm run soak                                the soak: 10,000 jobs, every fault kind on (same flags)
+  npm start -- --keep-running                 after the report, keep everything up until Ctrl-C: queue and DLQ URLs,
+                                              commands to paste (sqs-jobs stats, dlq list, send)
+  npm start -- --console                      the same, with the web console (open the printed URL during the run)
+  npm start -- --no-workload --console        the sample stack and the console, no workload: send jobs yourself
+
+Keep running: the report's DLQ read leaves every dead letter in its DLQ, visible (a FIFO DLQ is
+read through by copying each message behind its group, then deleting the original: new MessageIds),
+so sqs-jobs dlq list and the console see the run's dead letters. The printed send commands run jobs
+of a demo booking (demo-user / demo-booking-1) that complete. Ctrl-C stops everything.
 
 Environment:
   ${ENDPOINT_ENV.shared}, ${ENDPOINT_ENV.sqs}, ${ENDPOINT_ENV.dynamodb}   endpoints (see --endpoint)
@@ -278,7 +352,11 @@ Environment:
   ${DEBUG_ENV}=1            print the stack trace of an error that stops the run
 
 Exit code: 0 all invariants hold, 1 an invariant failed, 2 the run could not happen or did not
-finish before --timeout-seconds.`,
+finish before --timeout-seconds, 130 Ctrl-C during the run (partial report, nothing kept running).
+With --keep-running / --console: the report's code, after Ctrl-C has stopped everything;
+--no-workload: 0.
+--json with --keep-running / --console prints JSON Lines: the report, then where everything is
+(the object of sqs-jobs local --json, plus externalApi and console); --no-workload: only the latter.`,
     );
 }
 
@@ -313,7 +391,20 @@ export function checkFaultRates(flags: StartFlags, faults: FaultRates): void {
  * Checks the flags that depend on each other: --jobs and --users exclude each other; an overrun
  * must outlast the job's time limit under the client timeout.
  */
-export function checkCombinations(flags: StartFlags, usersGiven: boolean): void {
+export function checkCombinations(
+  flags: StartFlags,
+  usersGiven: boolean,
+  given: (flag: (typeof WORKLOAD_FLAGS)[number]) => boolean = () => false,
+): void {
+  if (!flags.workload) {
+    const workloadFlags = WORKLOAD_FLAGS.filter(given);
+    if (workloadFlags.length > 0) {
+      const names = workloadFlags.map((f) => `--${f.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`);
+      throw new Error(
+        `--no-workload runs no workload: ${names.join(', ')} ${names.length === 1 ? 'has' : 'have'} nothing to do (the fault flags still set the fake external API)`,
+      );
+    }
+  }
   if (flags.jobs !== undefined && usersGiven) {
     throw new Error('--jobs sets --users: give one of them, not both');
   }
@@ -480,7 +571,11 @@ export async function main(argv: readonly string[]): Promise<number> {
   try {
     faults = faultRates(flags);
     checkFaultRates(flags, faults);
-    checkCombinations(flags, program.getOptionValueSource('users') === 'cli');
+    checkCombinations(
+      flags,
+      program.getOptionValueSource('users') === 'cli',
+      (flag) => program.getOptionValueSource(flag) === 'cli',
+    );
   } catch (err) {
     process.stderr.write(`error: ${(err as Error).message}\n`);
     return 2;
@@ -500,9 +595,57 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
   const progressOut = flags.json ? process.stderr : process.stdout;
   const progress = progressReporter(progressOut, !flags.json && process.stdout.isTTY === true);
+  const keepRunning = flags.keepRunning || flags.console || !flags.workload;
+  // The console counts completions from the workers' own metric, read from their logs.
+  const emf = flags.console ? new EmfCompletions() : undefined;
+  const startConsole: StartBeside | undefined = flags.console
+    ? consoleBeside({ emf, host: flags.consoleHost, port: flags.consolePort, readOnly: flags.readOnly })
+    : undefined;
+  const awsFaults = awsFaultRatesFor(flags.dynamodbFaultRate, flags.sqsFaultRate);
+  const stackOptions = {
+    seed: flags.seed,
+    faults,
+    ...(awsFaults ? { awsFaults } : {}),
+    externalTimeoutMs: flags.externalTimeoutMs,
+    lostResponseRate: flags.lostResponseRate,
+    ...(flags.visibilityTimeoutSeconds === 'deployed'
+      ? {}
+      : { visibilityTimeoutSeconds: flags.visibilityTimeoutSeconds }),
+    ...(flags.endpoint ? { endpointUrl: flags.endpoint } : {}),
+    onStep: (message: string) => progress.step(message),
+    ...(emf === undefined
+      ? {}
+      : {
+          onFunctionLog: (line: { stream: string; line: string }) => {
+            if (line.stream === 'stdout') emf.add(line.line);
+          },
+        }),
+  } satisfies LocalRunOptions;
+
+  const failed = (err: unknown): number => {
+    progress.stop();
+    const code = endpoints.length > 0 ? unreachableCode(err) : undefined;
+    if (code) printError(unreachableMessage(endpoints, code), err);
+    else printError(`the local run failed: ${(err as Error).message}`, err);
+    return 2;
+  };
+
+  if (!flags.workload) {
+    let stack: SampleStack;
+    try {
+      stack = await startSampleStack(stackOptions);
+    } catch (err) {
+      return failed(err);
+    }
+    progress.stop();
+    return serveStack(stack, 0, flags, startConsole === undefined ? [] : [startConsole]);
+  }
+
   let result: LocalRunResult;
+  let stack: SampleStack;
+  /** The console, started as soon as the stack is up, so it shows the run. */
+  let runConsole: BesideRuntime | undefined;
   try {
-    const awsFaults = awsFaultRatesFor(flags.dynamodbFaultRate, flags.sqsFaultRate);
     const users = usersFor(flags, MAX_USERS);
     const counts = deliberateCounts(
       { outOfStock: flags.outOfStock, malformed: flags.malformed, duplicates: flags.duplicates },
@@ -513,57 +656,80 @@ export async function main(argv: readonly string[]): Promise<number> {
     // Ctrl-C: stop waiting for the jobs, collect and print the partial report, exit 130 (a
     // second Ctrl-C quits at once). The stack is stopped in order either way.
     const interrupt = new AbortController();
-    process.once('SIGINT', () => {
-      process.stderr.write('\ninterrupted: collecting a partial report (Ctrl-C again to quit at once)…\n');
-      interrupt.abort();
-      process.once('SIGINT', () => process.exit(130));
-    });
-    result = await runLocal({
-      signal: interrupt.signal,
-      users,
-      bookingsPerUser: flags.bookingsPerUser,
-      seed: flags.seed,
-      outOfStock: counts.outOfStock,
-      malformed: counts.malformed,
-      producerDuplicates: counts.duplicates,
-      timeoutSeconds: flags.timeoutSeconds,
-      faults,
-      ...(awsFaults ? { awsFaults } : {}),
-      externalTimeoutMs: flags.externalTimeoutMs,
-      lostResponseRate: flags.lostResponseRate,
-      ...(flags.visibilityTimeoutSeconds === 'deployed'
-        ? {}
-        : { visibilityTimeoutSeconds: flags.visibilityTimeoutSeconds }),
-      ...(flags.endpoint ? { endpointUrl: flags.endpoint } : {}),
-      onStep: (message) => progress.step(message),
-      onProgress: (p) => progress.update(p),
-    });
+    const stopListening = onStopSignals(
+      ['SIGINT'],
+      () => {
+        process.stderr.write('\ninterrupted: collecting a partial report (Ctrl-C again to quit at once)…\n');
+        interrupt.abort();
+      },
+      () => process.exit(130),
+    );
+    try {
+      ({ result, stack } = await runLocalAndKeep({
+        ...stackOptions,
+        signal: interrupt.signal,
+        users,
+        bookingsPerUser: flags.bookingsPerUser,
+        outOfStock: counts.outOfStock,
+        malformed: counts.malformed,
+        producerDuplicates: counts.duplicates,
+        timeoutSeconds: flags.timeoutSeconds,
+        onProgress: (p) => progress.update(p),
+        ...(startConsole === undefined
+          ? {}
+          : {
+              onStackStarted: async (started) => {
+                runConsole = await startConsole(started.runtime);
+                progress.stop();
+                (flags.json ? process.stderr : process.stdout).write(
+                  `${runConsole.text.join('\n')}\n  (open it now to watch the run; it stays up after the report until Ctrl-C)\n`,
+                );
+              },
+            }),
+      }));
+    } finally {
+      stopListening();
+    }
   } catch (err) {
-    progress.stop();
-    const code = endpoints.length > 0 ? unreachableCode(err) : undefined;
-    if (code) printError(unreachableMessage(endpoints, code), err);
-    else printError(`the local run failed: ${(err as Error).message}`, err);
-    return 2;
+    await runConsole?.close?.();
+    return failed(err);
   }
   progress.stop();
+  if (!keepRunning || result.workload.interrupted) progress.step('stopping');
+  const code = printReport(result, flags, faults, keepRunning);
+  if (!keepRunning || result.workload.interrupted) {
+    await runConsole?.close?.();
+    await stack.stop();
+    return code;
+  }
+  const kept = runConsole;
+  return serveStack(stack, code, flags, kept === undefined ? [] : [async () => kept]);
+}
+
+/**
+ * Prints the report (text, or JSON: pretty, or one line when the stack keeps running and a
+ * description follows) and what the exit code means.
+ * @returns the report's exit code.
+ */
+function printReport(
+  result: LocalRunResult,
+  flags: StartFlags,
+  faults: FaultRates,
+  oneLine: boolean,
+): number {
   if (flags.json) {
     const { report, notes, metrics, runtime, awsFaults } = result;
-    process.stdout.write(
-      `${JSON.stringify(
-        {
-          report,
-          notes,
-          workerMetrics: metrics,
-          invocations: runtime.totals,
-          faultRates: faults,
-          ...(awsFaults
-            ? { awsFaultRates: awsFaultRatesFor(flags.dynamodbFaultRate, flags.sqsFaultRate), awsFaults }
-            : {}),
-        },
-        null,
-        2,
-      )}\n`,
-    );
+    const document = {
+      report,
+      notes,
+      workerMetrics: metrics,
+      invocations: runtime.totals,
+      faultRates: faults,
+      ...(awsFaults
+        ? { awsFaultRates: awsFaultRatesFor(flags.dynamodbFaultRate, flags.sqsFaultRate), awsFaults }
+        : {}),
+    };
+    process.stdout.write(`${oneLine ? JSON.stringify(document) : JSON.stringify(document, null, 2)}\n`);
   } else {
     process.stdout.write('\n');
     for (const note of result.notes) process.stdout.write(`note: ${note}\n`);
@@ -584,6 +750,81 @@ export async function main(argv: readonly string[]): Promise<number> {
     return 2;
   }
   return result.report.ok ? 0 : 1;
+}
+
+/**
+ * Calls `first` at the first of `signals`, `again` at any later one, until the returned function
+ * removes the listeners.
+ */
+function onStopSignals(signals: readonly NodeJS.Signals[], first: () => void, again: () => void): () => void {
+  let received = 0;
+  const listener = () => {
+    received += 1;
+    if (received === 1) first();
+    else again();
+  };
+  for (const signal of signals) process.on(signal, listener);
+  return () => {
+    for (const signal of signals) process.off(signal, listener);
+  };
+}
+
+/**
+ * Keeps the sample stack up until Ctrl-C (or SIGTERM): seeds the demo booking the printed `send`
+ * commands use, prints where everything is (lib/local/serve.ts) with the fake external API and what
+ * else runs beside the stack (the console), then stops all of it.
+ * @returns `exitCode` (the report's), or 2 when serving could not start.
+ */
+async function serveStack(
+  stack: SampleStack,
+  exitCode: number,
+  flags: StartFlags,
+  beside: readonly StartBeside[],
+): Promise<number> {
+  const stop = new AbortController();
+  const stopListening = onStopSignals(
+    ['SIGINT', 'SIGTERM'],
+    () => {
+      process.stderr.write(
+        `\nstopping: ${beside.length > 0 ? 'the console, ' : ''}the workers, the fake external API and the emulators (Ctrl-C again to quit at once)…\n`,
+      );
+      stop.abort();
+    },
+    () => process.exit(exitCode),
+  );
+  let code = exitCode;
+  try {
+    await seedDemo(stack.repository);
+    // Text: a blank line between the report and the description.
+    if (!flags.json && flags.workload) process.stdout.write('\n');
+    const externalApi: StartBeside = async () => ({
+      json: { externalApi: { url: stack.service.url } },
+      text: [
+        `Fake external API  ${stack.service.url}  (the sample's payment, mail and invoice service: EXTERNAL_API_URL of the workers)`,
+      ],
+    });
+    await serveRunning(stack.runtime, {
+      json: flags.json,
+      stdout: process.stdout,
+      signal: stop.signal,
+      beside: [externalApi, ...beside],
+      render: {
+        cli: 'npm run sqs-jobs --',
+        send: demoSends(stack.target),
+        stopLine: flags.workload
+          ? `Ctrl-C stops everything; the exit code is then the report's (${exitCode}).`
+          : 'Ctrl-C stops everything.',
+      },
+    });
+  } catch (err) {
+    printError(`could not keep the stack running: ${(err as Error).message}`, err);
+    code = 2;
+  } finally {
+    await stack.stop();
+    stopListening();
+  }
+  process.stderr.write('stopped\n');
+  return code;
 }
 
 process.exitCode = await main(process.argv);

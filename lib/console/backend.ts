@@ -682,6 +682,11 @@ export class ConsoleBackend {
         errorMessage: c.errorMessage,
         sentAt: c.sentAt,
       })),
+      unverified: result.unverified.map((u) => ({
+        jobId: u.redriven.jobId,
+        jobType: u.redriven.jobType,
+        messageGroupId: u.messageGroupId,
+      })),
       read: result.read,
       notRead: result.notRead,
       targetPending: result.targetPending,

@@ -4,6 +4,9 @@
  *   the age of the oldest message comes from the emulator, and completions are counted from the
  *   workers themselves (their `JobCompleted` EMF metric when the function logs are read, else the
  *   records the emulated event source mapping deleted);
+ * - {@link consoleBeside}: the console served beside a runtime of this process, as `sqs-jobs local
+ *   --console` and `npm start -- --console` do (one function for both): started once the stack is
+ *   up, its URL printed with the stack's description, closed before the stack stops;
  * - {@link localDescriptionSetup}: a runtime started elsewhere, known by what `sqs-jobs local --json`
  *   printed (endpoints, queues with their DLQs, tables): queues, dead letters and jobs work the
  *   same; the age of the oldest message and completions are not available from outside and say so.
@@ -11,8 +14,15 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { LocalRuntime } from '../local/runtime.ts';
-import { describeLocalRuntime, type LocalRuntimeDescription } from '../local/serve.ts';
+import {
+  type BesideRuntime,
+  describeLocalRuntime,
+  type LocalRuntimeDescription,
+  type StartBeside,
+} from '../local/serve.ts';
 import type { OldestMessageAge, OldestMessageAgeSource } from '../ops/oldest-age.ts';
+import { ConsoleBackend } from './backend.ts';
+import { startConsoleServer } from './server.ts';
 import type { CompletionCounter, ConsoleQueue, ConsoleSetup } from './setup.ts';
 
 /** Credentials for emulators, which accept any. */
@@ -161,6 +171,54 @@ export function localRuntimeSetup(
       ...rt.warnings,
       'local runtime: CloudWatch alarms, SNS topics and IAM roles have no local meaning and are not created',
     ],
+  };
+}
+
+/** Options of {@link consoleBeside}. */
+export interface ConsoleBesideOptions {
+  /** Address to listen on. @default '127.0.0.1' */
+  readonly host?: string;
+  /** Port; 0 picks a free one. @default 0 */
+  readonly port?: number;
+  /** No redrive. @default false */
+  readonly readOnly?: boolean;
+  /**
+   * The workers' completions, read from their logs: the caller feeds it the functions' stdout
+   * lines (`LocalRuntimeOptions.functionLogs`). Without it, the records the workers acknowledged.
+   */
+  readonly emf?: EmfCompletions;
+  /** Seconds between the console's samples of the queues. */
+  readonly sampleSeconds?: number;
+}
+
+/**
+ * The web console beside a local runtime of this process (for `serveRunning` / `serveLocal` in
+ * lib/local/serve.ts): it sees what only this process knows, the emulator's age of the oldest
+ * message and the workers' completions. Adds `console: { url, readOnly }` to the JSON description
+ * and the URL (with this start's token) to the text.
+ */
+export function consoleBeside(options: ConsoleBesideOptions = {}): StartBeside {
+  return async (rt): Promise<BesideRuntime> => {
+    const readOnly = options.readOnly ?? false;
+    const server = await startConsoleServer({
+      backend: new ConsoleBackend(
+        localRuntimeSetup(rt, {
+          ...(options.emf === undefined ? {} : { emf: options.emf }),
+          ...(options.sampleSeconds === undefined ? {} : { sampleSeconds: options.sampleSeconds }),
+        }),
+        { readOnly },
+      ),
+      ...(options.host === undefined ? {} : { host: options.host }),
+      ...(options.port === undefined ? {} : { port: options.port }),
+    });
+    return {
+      json: { console: { url: server.url, readOnly } },
+      text: [
+        `Console${readOnly ? ' (read-only)' : ''}: ${server.url}`,
+        '  (the token in the URL is the key to it until Ctrl-C: do not share it)',
+      ],
+      close: () => server.close(),
+    };
   };
 }
 

@@ -1,8 +1,16 @@
 /**
- * Any CDK app's stack running locally with no workload, until stopped: what `sqs-jobs local`
- * runs for a user's own app (and what a long-running local session shows). It starts the local
- * runtime on the app's synthesized template, then prints where everything is: the endpoints,
- * every queue with its DLQ, the tables, the workers, and ready-to-paste `sqs-jobs` commands.
+ * A stack running locally with no workload, until stopped: what `sqs-jobs local` runs for a
+ * user's own app, and what `npm start -- --keep-running` / `--no-workload` serve for the sample
+ * app. It prints where everything is: the endpoints, every queue with its DLQ, the tables, the
+ * workers, ready-to-paste `sqs-jobs` commands, and what runs beside the stack (the web console,
+ * the sample's fake external API).
+ *
+ * - {@link serveLocal}: starts the local runtime on the app's synthesized template, serves it
+ *   ({@link serveRunning}), stops it;
+ * - {@link serveRunning}: a runtime already running (the one `npm start` ran its workload on):
+ *   starts what goes beside it ({@link BesideRuntime}, e.g. the console of lib/console/local.ts),
+ *   prints the description ({@link renderLocalRuntime} or one JSON line), waits for the signal,
+ *   closes what it started; the runtime is the caller's to stop.
  */
 import { type LocalRuntime, type LocalRuntimeOptions, startLocalRuntime } from './runtime.ts';
 
@@ -70,12 +78,44 @@ function shellArg(value: string): string {
   return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", "'\\''")}'`;
 }
 
+/** A `send` command that runs a job of the stack (instead of the placeholder). */
+export interface SendExample {
+  readonly queueUrl: string;
+  readonly type: string;
+  /** The job's data, JSON text. */
+  readonly data: string;
+  /** FIFO queues: the partition key (the `MessageGroupId`). */
+  readonly partitionKey?: string;
+  /** What the job does, printed above the command. */
+  readonly comment?: string;
+}
+
+/** Options of {@link renderLocalRuntime}. */
+export interface RenderLocalRuntimeOptions {
+  /** How the printed commands run the CLI. @default 'npx sqs-jobs' */
+  readonly cli?: string;
+  /**
+   * `send` commands that run real jobs of the stack; by default one on the first queue with a
+   * `<job type>` placeholder.
+   */
+  readonly send?: readonly SendExample[];
+  /** Lines printed after the commands, before the last one (what runs beside the stack). */
+  readonly extra?: readonly string[];
+  /** The last line. @default 'Ctrl-C stops it.' */
+  readonly stopLine?: string;
+}
+
 /**
  * The description as text: endpoints, queues (FIFO marked) with DLQ, tables, then what to paste
  * in another terminal: one `export` of the endpoint, region and dummy credentials variables (the
- * AWS SDKs and the CLI read them), and `npx sqs-jobs stats`, `dlq list`, `send` commands.
+ * AWS SDKs and the CLI read them), and `sqs-jobs stats`, `dlq list` (one per DLQ) and `send`
+ * commands; then `extra` lines and how to stop.
  */
-export function renderLocalRuntime(d: LocalRuntimeDescription): string {
+export function renderLocalRuntime(
+  d: LocalRuntimeDescription,
+  options: RenderLocalRuntimeOptions = {},
+): string {
+  const cli = options.cli ?? 'npx sqs-jobs';
   const lines = [`stack ${d.stackName} running locally (region ${d.region})`];
   if (d.synth) {
     lines.push(
@@ -103,46 +143,113 @@ export function renderLocalRuntime(d: LocalRuntimeDescription): string {
       `  export AWS_ENDPOINT_URL_SQS=${shellArg(d.endpoints.sqs)} AWS_ENDPOINT_URL_DYNAMODB=${shellArg(d.endpoints.dynamodb)} AWS_REGION=${shellArg(d.region)} AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local`,
     );
     const urls = d.queues.map((q) => `--queue-url ${shellArg(q.url)}`).join(' ');
-    lines.push(`  npx sqs-jobs stats ${urls} --watch`);
-    if (first.deadLetterQueueUrl !== undefined) {
-      lines.push(`  npx sqs-jobs dlq list --dlq-url ${shellArg(first.deadLetterQueueUrl)}`);
+    lines.push(`  ${cli} stats ${urls} --watch`);
+    for (const q of d.queues) {
+      if (q.deadLetterQueueUrl !== undefined) {
+        lines.push(`  ${cli} dlq list --dlq-url ${shellArg(q.deadLetterQueueUrl)}`);
+      }
     }
-    const partition = first.fifo ? ' --partition-key user-1' : '';
-    lines.push(
-      `  npx sqs-jobs send --queue-url ${shellArg(first.url)} --type <job type> --data '{"id":"1"}'${partition}`,
-    );
+    const sends: readonly SendExample[] = options.send ?? [
+      {
+        queueUrl: first.url,
+        type: '<job type>',
+        data: '{"id":"1"}',
+        ...(first.fifo ? { partitionKey: 'user-1' } : {}),
+      },
+    ];
+    for (const send of sends) {
+      if (send.comment !== undefined) lines.push(`  # ${send.comment}`);
+      const partition =
+        send.partitionKey === undefined ? '' : ` --partition-key ${shellArg(send.partitionKey)}`;
+      lines.push(
+        `  ${cli} send --queue-url ${shellArg(send.queueUrl)} --type ${shellArg(send.type)} --data ${shellArg(send.data)}${partition}`,
+      );
+    }
     lines.push('Producers (JobClient, boto3, the AWS CLI) reach the queues with the same variables.');
   }
-  lines.push('', 'Ctrl-C stops it.');
+  if (options.extra !== undefined && options.extra.length > 0) lines.push('', ...options.extra);
+  lines.push('', options.stopLine ?? 'Ctrl-C stops it.');
   return `${lines.join('\n')}\n`;
 }
 
-/** Options of {@link serveLocal}: the local runtime's, and how to print. */
-export interface ServeLocalOptions extends LocalRuntimeOptions {
-  /** Print the description as one JSON object instead of text. @default false */
+/**
+ * Something served beside a running local stack (the web console): what it adds to the printed
+ * description, and how it stops.
+ */
+export interface BesideRuntime {
+  /** Properties added to the `--json` description (e.g. `console: { url }`). */
+  readonly json: Readonly<Record<string, unknown>>;
+  /** Lines added to the text description. */
+  readonly text: readonly string[];
+  /** Stops it; called before the runtime stops. */
+  close?(): Promise<void>;
+}
+
+/** Starts something beside a running runtime (see {@link BesideRuntime}). */
+export type StartBeside = (rt: LocalRuntime) => Promise<BesideRuntime>;
+
+/** Options of {@link serveRunning}. */
+export interface ServeRunningOptions {
+  /** Print the description as one JSON line instead of text. @default false */
   readonly json?: boolean;
   /** Where the description goes. */
   readonly stdout: { write(text: string): unknown };
-  /** Stops the stack when aborted (Ctrl-C). */
+  /** Ends the serving when aborted (Ctrl-C). */
   readonly signal: AbortSignal;
+  /** What goes beside the stack, started in order once it is up and closed in reverse order. */
+  readonly beside?: readonly StartBeside[];
+  /** How the text is rendered (the extra lines come from `beside`). */
+  readonly render?: Omit<RenderLocalRuntimeOptions, 'extra'>;
 }
 
 /**
- * Starts the stack locally (see {@link startLocalRuntime}), prints where everything is, and keeps
- * it running until `signal` aborts; then stops it (in-flight invocations get their grace period).
- * @throws whatever {@link startLocalRuntime} throws (nothing is left running then).
+ * Serves a running local stack until `signal` aborts: starts what goes beside it, prints where
+ * everything is (text, or with `json` one line: the {@link LocalRuntimeDescription} plus what each
+ * {@link BesideRuntime} adds), waits, then closes what it started. The runtime keeps running: the
+ * caller stops it.
+ * @throws what a {@link StartBeside} throws (what was started before it is closed first).
  */
-export async function serveLocal(options: ServeLocalOptions): Promise<LocalRuntimeDescription> {
-  const rt = await startLocalRuntime(options);
+export async function serveRunning(
+  rt: LocalRuntime,
+  options: ServeRunningOptions,
+): Promise<LocalRuntimeDescription> {
+  const started: BesideRuntime[] = [];
   try {
+    for (const start of options.beside ?? []) started.push(await start(rt));
     const description = describeLocalRuntime(rt);
-    options.stdout.write(options.json ? `${JSON.stringify(description)}\n` : renderLocalRuntime(description));
+    options.stdout.write(
+      options.json
+        ? `${JSON.stringify(Object.assign({}, description, ...started.map((b) => b.json)))}\n`
+        : renderLocalRuntime(description, { ...options.render, extra: started.flatMap((b) => b.text) }),
+    );
     if (!options.signal.aborted) {
       await new Promise<void>((resolve) =>
         options.signal.addEventListener('abort', () => resolve(), { once: true }),
       );
     }
     return description;
+  } finally {
+    for (const beside of started.reverse()) await beside.close?.();
+  }
+}
+
+/** Options of {@link serveLocal}: the local runtime's, and how to serve it ({@link serveRunning}). */
+export interface ServeLocalOptions extends LocalRuntimeOptions, Omit<ServeRunningOptions, 'json'> {
+  /** Print the description as one JSON object (one line) instead of text. @default false */
+  readonly json?: boolean;
+}
+
+/**
+ * Starts the stack locally (see {@link startLocalRuntime}), prints where everything is, and keeps
+ * it running until `signal` aborts ({@link serveRunning}); then stops it (in-flight invocations
+ * get their grace period).
+ * @throws whatever {@link startLocalRuntime} throws (nothing is left running then), or a
+ *   {@link StartBeside} throws (the stack is stopped first).
+ */
+export async function serveLocal(options: ServeLocalOptions): Promise<LocalRuntimeDescription> {
+  const rt = await startLocalRuntime(options);
+  try {
+    return await serveRunning(rt, options);
   } finally {
     await rt.stop();
   }

@@ -22,12 +22,22 @@ import {
   type AwsFaultRates,
   type FaultProxyStats,
 } from './fault-proxy.ts';
+import type { FunctionLogLine } from './function-host.ts';
 import { buildReport, type ReportFacts, type RunReport } from './report.ts';
 import type { RuntimeStats, startLocalRuntime } from './runtime.ts';
 import { type RunWorkloadOptions, runWorkload, type WorkloadResult } from './workload/run.ts';
-import { startSampleStack } from './workload/stack.ts';
+import { type SampleStack, startSampleStack } from './workload/stack.ts';
 
-export { type CollectedDeadLetter, collectDeadLetters } from './workload/dead-letters.ts';
+export {
+  type CollectedDeadLetter,
+  type CollectOptions,
+  collectDeadLetters,
+  type DeadLetterCollection,
+  type FifoReadThrough,
+  readFifoQueueThrough,
+  rotationDeduplicationId,
+} from './workload/dead-letters.ts';
+export { DEMO, demoSends, seedDemo } from './workload/demo.ts';
 export { addEmfMetrics } from './workload/emf-metrics.ts';
 export {
   finalIdempotencyScan,
@@ -96,6 +106,13 @@ export interface LocalRunOptions extends Omit<RunWorkloadOptions, 'faultsByRefer
   readonly externalService?: Omit<ExternalServiceOptions, 'faults' | 'seed'>;
   /** Called with a line of text at each boot step. */
   readonly onStep?: (message: string) => void;
+  /** Called with every line the functions write (the workers' EMF metrics are on stdout). */
+  readonly onFunctionLog?: (line: FunctionLogLine) => void;
+  /**
+   * Called once the stack is up, before the workload (`npm start -- --console` starts the console
+   * here, so it sees the run). When it throws, the stack is stopped and the run fails with it.
+   */
+  readonly onStackStarted?: (stack: SampleStack) => void | Promise<void>;
 }
 
 /** What {@link runLocal} found. */
@@ -115,75 +132,103 @@ export interface LocalRunResult {
   readonly notes: readonly string[];
 }
 
+/** A run whose stack is still up: see {@link runLocalAndKeep}. */
+export interface KeptLocalRun {
+  readonly result: LocalRunResult;
+  /** The sample stack, still running: the emulators, the workers and the fake external service. */
+  readonly stack: SampleStack;
+}
+
 /**
  * Boots the local runtime (synthesizing cdk.out when stale) with `EXTERNAL_API_URL` pointed at
  * the fake external service, runs the workload, stops everything and builds the report.
  * @throws what {@link startLocalRuntime} throws when the stack cannot start; the workload's send errors.
  */
 export async function runLocal(options: LocalRunOptions = {}): Promise<LocalRunResult> {
+  const { result, stack } = await runLocalAndKeep(options);
+  (options.onStep ?? (() => {}))('stopping');
+  await stack.stop();
+  return result;
+}
+
+/**
+ * {@link runLocal} without the stop: the run's report, and the stack still running, handed over
+ * to the caller, who stops it (`stack.stop()`). `npm start -- --keep-running` serves it until
+ * Ctrl-C. When the run fails (the stack does not start, a send fails) nothing is left running.
+ * @throws what {@link runLocal} throws.
+ */
+export async function runLocalAndKeep(options: LocalRunOptions = {}): Promise<KeptLocalRun> {
   const step = options.onStep ?? (() => {});
   const bootStart = Date.now();
   const stack = await startSampleStack(options);
-  const { runtime, service, target, metrics, notes } = stack;
   try {
     const bootMs = Date.now() - bootStart;
-    step(
-      `running the workload (endpoints: SQS ${runtime.endpoints.sqs}, DynamoDB ${runtime.endpoints.dynamodb})`,
-    );
-    const workload = await runWorkload(target, {
-      ...options,
-      faultsByReference: () => service.stats().faultsByReference,
-      completedSoFar: () => metrics.JobCompleted ?? 0,
-    });
-    const serviceStats = service.stats();
-    const runtimeStats = runtime.stats();
-    const awsFaults = runtime.awsFaultStats();
-    const awsFaultCounts = Object.fromEntries(
-      awsFaults ? AWS_FAULT_KINDS.map((kind) => [AWS_FAULT_LABELS[kind], awsFaults.faults[kind]]) : [],
-    );
-    const facts: ReportFacts = {
-      startedAtMs: workload.startedAtMs,
-      finishedAtMs: workload.finishedAtMs,
-      bootMs,
-      timedOut: workload.timedOut,
-      jobs: workload.reconciliation.jobs,
-      deadLetters: workload.reconciliation.deadLetters,
-      orderLogs: workload.snapshot.orderLogs,
-      sideEffects: { byKey: serviceStats.sideEffectsByKey, byReference: serviceStats.sideEffectsByReference },
-      faultsInjected: {
-        'API timeout': serviceStats.faults.timeout,
-        'API 429': serviceStats.faults.throttle,
-        'API 503': serviceStats.faults.unavailable,
-        'API 400': serviceStats.faults.badRequest,
-        'API slow': serviceStats.faults.slow,
-        'API overrun (past the job time limit)': serviceStats.faults.overrun,
-        'worker killed after side effect': stack.killedInvocations(),
-        ...awsFaultCounts,
-        'lost response': runtimeStats.totals.lostResponses,
-        'producer resend': workload.ledger.resent,
-        'malformed message': workload.plan.badMessages.length,
-        'out-of-stock booking': workload.plan.soldOut.size,
-      },
-      duplicatesAbsorbed: metrics.JobDuplicateAbsorbed ?? 0,
-      duplicatesSource: 'JobDuplicateAbsorbed metric of the workers',
-      workerMetrics: { ...metrics },
-      requireDeadLetterEvidence: true,
-      ...(workload.idempotency ? { idempotency: workload.idempotency } : {}),
-      producerRetries: workload.producerRetries,
-      deadLetterMessages: workload.deadLetters,
-    };
-    return {
-      facts,
-      report: buildReport(facts),
-      workload,
-      service: serviceStats,
-      runtime: runtimeStats,
-      awsFaults,
-      metrics: { ...metrics },
-      notes,
-    };
-  } finally {
+    await options.onStackStarted?.(stack);
+    return { result: await runOn(stack, options, bootMs), stack };
+  } catch (error) {
     step('stopping');
     await stack.stop();
+    throw error;
   }
+}
+
+/** Runs the workload on a started stack and builds the report. */
+async function runOn(stack: SampleStack, options: LocalRunOptions, bootMs: number): Promise<LocalRunResult> {
+  const step = options.onStep ?? (() => {});
+  const { runtime, service, target, metrics, notes } = stack;
+  step(
+    `running the workload (endpoints: SQS ${runtime.endpoints.sqs}, DynamoDB ${runtime.endpoints.dynamodb})`,
+  );
+  const workload = await runWorkload(target, {
+    ...options,
+    faultsByReference: () => service.stats().faultsByReference,
+    completedSoFar: () => metrics.JobCompleted ?? 0,
+  });
+  const serviceStats = service.stats();
+  const runtimeStats = runtime.stats();
+  const awsFaults = runtime.awsFaultStats();
+  const awsFaultCounts = Object.fromEntries(
+    awsFaults ? AWS_FAULT_KINDS.map((kind) => [AWS_FAULT_LABELS[kind], awsFaults.faults[kind]]) : [],
+  );
+  const facts: ReportFacts = {
+    startedAtMs: workload.startedAtMs,
+    finishedAtMs: workload.finishedAtMs,
+    bootMs,
+    timedOut: workload.timedOut,
+    jobs: workload.reconciliation.jobs,
+    deadLetters: workload.reconciliation.deadLetters,
+    orderLogs: workload.snapshot.orderLogs,
+    sideEffects: { byKey: serviceStats.sideEffectsByKey, byReference: serviceStats.sideEffectsByReference },
+    faultsInjected: {
+      'API timeout': serviceStats.faults.timeout,
+      'API 429': serviceStats.faults.throttle,
+      'API 503': serviceStats.faults.unavailable,
+      'API 400': serviceStats.faults.badRequest,
+      'API slow': serviceStats.faults.slow,
+      'API overrun (past the job time limit)': serviceStats.faults.overrun,
+      'worker killed after side effect': stack.killedInvocations(),
+      ...awsFaultCounts,
+      'lost response': runtimeStats.totals.lostResponses,
+      'producer resend': workload.ledger.resent,
+      'malformed message': workload.plan.badMessages.length,
+      'out-of-stock booking': workload.plan.soldOut.size,
+    },
+    duplicatesAbsorbed: metrics.JobDuplicateAbsorbed ?? 0,
+    duplicatesSource: 'JobDuplicateAbsorbed metric of the workers',
+    workerMetrics: { ...metrics },
+    requireDeadLetterEvidence: true,
+    ...(workload.idempotency ? { idempotency: workload.idempotency } : {}),
+    producerRetries: workload.producerRetries,
+    deadLetterMessages: workload.deadLetters,
+  };
+  return {
+    facts,
+    report: buildReport(facts),
+    workload,
+    service: serviceStats,
+    runtime: runtimeStats,
+    awsFaults,
+    metrics: { ...metrics },
+    notes: [...notes, ...workload.deadLetterNotes],
+  };
 }

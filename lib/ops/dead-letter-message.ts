@@ -8,7 +8,7 @@
  * {@link NO_EVIDENCE_REASON}.
  */
 import { createHash } from 'node:crypto';
-import type { Message } from '@aws-sdk/client-sqs';
+import type { Message, MessageAttributeValue } from '@aws-sdk/client-sqs';
 
 /** Reason of a message without an `ErrorReason` attribute (moved by `maxReceiveCount`, not by the worker). */
 export const NO_EVIDENCE_REASON = 'no-evidence';
@@ -109,6 +109,11 @@ export interface DeadLetterMessage {
    * else a SHA-256 of the body (`body:<hex>`).
    */
   readonly jobKey: string;
+  /**
+   * Every message attribute as received (the evidence and any other), to send the message on
+   * unchanged (the report's FIFO read, lib/local/workload/dead-letters.ts). Not part of any output.
+   */
+  readonly messageAttributes: Readonly<Record<string, MessageAttributeValue>>;
 }
 
 function readIdentity(body: string): JobIdentity | undefined {
@@ -200,5 +205,6 @@ export function toDeadLetterMessage(message: Message): DeadLetterMessage {
     sentAtMs: number(system.SentTimestamp),
     receiveCount: number(system.ApproximateReceiveCount),
     jobKey: jobKeyOf(body, job),
+    messageAttributes: attrs,
   };
 }

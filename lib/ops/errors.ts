@@ -10,6 +10,7 @@ export type OpsErrorCode =
   | 'QueueNotFound'
   | 'QueueKindMismatch'
   | 'SameQueue'
+  | 'NotADeadLetterQueue'
   | 'EndpointUnreachable'
   | 'MissingCredentials'
   | 'MissingRegion'
@@ -41,7 +42,10 @@ export class InvalidQueueUrlError extends OpsError {}
 /** The queue does not exist at that URL, in that region, on that endpoint. */
 export class QueueNotFoundError extends OpsError {}
 
-/** The DLQ and the redrive target are not of the same kind (FIFO and standard), or are the same queue. */
+/**
+ * The DLQ and the redrive target are not of the same kind (FIFO and standard), are the same queue,
+ * or the "DLQ" is no queue's dead-letter queue.
+ */
 export class QueueMismatchError extends OpsError {}
 
 /** The SQS endpoint could not be reached (connection refused, unknown host, timeout). */

@@ -368,8 +368,23 @@ export function renderVerify(verify: VerifyRedriveResult, waitedSeconds: number)
         'jobs may not have run yet; check again later with `sqs-jobs dlq list`',
     );
   }
+  if (verify.unverified.length > 0) {
+    lines.push(
+      `not verified: ${plural(verify.unverified.length, 'redriven job')}: in the FIFO DLQ ${verify.unverified.length === 1 ? 'its' : 'their'} message group starts with another message, ` +
+        'and a job that comes back goes behind it, where SQS hands out nothing without deleting that first message:',
+    );
+    for (const u of verify.unverified) {
+      lines.push(
+        `  job ${u.redriven.jobId ?? u.redriven.jobKey}  ${u.redriven.jobType}  group ${u.messageGroupId}, behind ${u.behindMessageId}`,
+      );
+    }
+    lines.push(
+      '  redrive the rest of the group (or deal with its first message) and verify again, or look the jobs up (sqs-jobs console, Jobs)',
+    );
+  }
   if (verify.notRead > 0)
     lines.push(`note: about ${verify.notRead} DLQ messages could not be read (see list)`);
-  if (verify.cameBack.length === 0 && (verify.targetPending ?? 0) === 0) lines.push('nothing came back');
+  if (verify.cameBack.length === 0 && verify.unverified.length === 0 && (verify.targetPending ?? 0) === 0)
+    lines.push('nothing came back');
   return `${lines.join('\n')}\n`;
 }

@@ -13,7 +13,10 @@ import {
   GetQueueAttributesCommand,
   type GetQueueAttributesCommandOutput,
   type GetQueueUrlCommand,
-  type ListQueuesCommand,
+  ListDeadLetterSourceQueuesCommand,
+  type ListDeadLetterSourceQueuesCommandOutput,
+  ListQueuesCommand,
+  type ListQueuesCommandOutput,
   type ReceiveMessageCommand,
   type SendMessageBatchCommand,
 } from '@aws-sdk/client-sqs';
@@ -24,6 +27,7 @@ export type OpsSqsCommand =
   | GetQueueAttributesCommand
   | GetQueueUrlCommand
   | ListQueuesCommand
+  | ListDeadLetterSourceQueuesCommand
   | ReceiveMessageCommand
   | ChangeMessageVisibilityBatchCommand
   | DeleteMessageBatchCommand
@@ -221,4 +225,110 @@ export function redrivePairWarnings(dlq: QueueInfo, target: QueueInfo): string[]
     );
   }
   return warnings;
+}
+
+/** Most queues {@link deadLetterSources} looks at when it has to list them (ListQueues pages of 1,000). */
+const MAX_QUEUES_SCANNED = 5_000;
+
+/** What {@link deadLetterSources} found out. */
+export type DeadLetterSources =
+  | { readonly known: true; readonly sourceQueueUrls: readonly string[]; readonly how: string }
+  | { readonly known: false; readonly why: string };
+
+/**
+ * The queues whose redrive policy names `dlq` as their dead-letter queue: ListDeadLetterSourceQueues
+ * (API reference; every page), or, where the endpoint does not have it (the emulator fauxqs), every
+ * queue of ListQueues with its `RedrivePolicy` (up to 5,000 queues). Never throws: when neither
+ * can be read, the answer is unknown, with why.
+ */
+export async function deadLetterSources(sqs: OpsSqs, dlq: QueueInfo): Promise<DeadLetterSources> {
+  let listFailure: string;
+  try {
+    const sources: string[] = [];
+    let nextToken: string | undefined;
+    do {
+      const out = await callSqs<ListDeadLetterSourceQueuesCommandOutput>(
+        sqs,
+        new ListDeadLetterSourceQueuesCommand({
+          QueueUrl: dlq.url,
+          MaxResults: 1000,
+          ...(nextToken === undefined ? {} : { NextToken: nextToken }),
+        }),
+        dlq.url,
+      );
+      sources.push(...(out.queueUrls ?? []));
+      nextToken = out.NextToken || undefined;
+    } while (nextToken !== undefined);
+    return { known: true, sourceQueueUrls: sources, how: 'ListDeadLetterSourceQueues' };
+  } catch (error) {
+    listFailure = error instanceof Error ? error.message : String(error);
+  }
+  if (dlq.arn === undefined) return { known: false, why: `the DLQ has no QueueArn, and ${listFailure}` };
+  try {
+    const urls: string[] = [];
+    let nextToken: string | undefined;
+    do {
+      const out = await callSqs<ListQueuesCommandOutput>(
+        sqs,
+        new ListQueuesCommand({
+          MaxResults: 1000,
+          ...(nextToken === undefined ? {} : { NextToken: nextToken }),
+        }),
+        dlq.url,
+      );
+      urls.push(...(out.QueueUrls ?? []));
+      nextToken = out.NextToken || undefined;
+    } while (nextToken !== undefined && urls.length < MAX_QUEUES_SCANNED);
+    if (nextToken !== undefined) {
+      return { known: false, why: `more than ${MAX_QUEUES_SCANNED} queues to look at (${listFailure})` };
+    }
+    const sources: string[] = [];
+    for (const url of urls) {
+      if (url === dlq.url) continue;
+      const out = await callSqs<GetQueueAttributesCommandOutput>(
+        sqs,
+        new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['RedrivePolicy'] }),
+        url,
+      );
+      if (parseRedrivePolicy(out.Attributes?.RedrivePolicy)?.deadLetterTargetArn === dlq.arn)
+        sources.push(url);
+    }
+    return { known: true, sourceQueueUrls: sources, how: 'the RedrivePolicy of every queue (ListQueues)' };
+  } catch (error) {
+    return {
+      known: false,
+      why: `${listFailure}; listing the queues failed too: ${error instanceof Error ? error.message : String(error)}`,
+    };
+  }
+}
+
+/**
+ * Refuses to redrive from a queue that is no queue's dead-letter queue (a main queue passed as
+ * the DLQ by mistake would have its live jobs moved). Cheap in the usual case: the target's own
+ * redrive policy names the DLQ. Otherwise the queues that dead-letter into it are looked up
+ * ({@link deadLetterSources}); when that cannot be known, the redrive goes on (with the pair
+ * warnings).
+ *
+ * @param override how the caller lets a redrive from any queue go on (named in the error).
+ * @throws {QueueMismatchError} `NotADeadLetterQueue`.
+ */
+export async function checkIsDeadLetterQueue(
+  sqs: OpsSqs,
+  dlq: QueueInfo,
+  target: QueueInfo,
+  override: string,
+): Promise<void> {
+  if (dlq.arn !== undefined && target.redrivePolicy?.deadLetterTargetArn === dlq.arn) return;
+  const sources = await deadLetterSources(sqs, dlq);
+  if (!sources.known || sources.sourceQueueUrls.length > 0) return;
+  const own =
+    dlq.redrivePolicy === undefined
+      ? ''
+      : `; it has a dead-letter queue of its own (${dlq.redrivePolicy.deadLetterTargetArn}), as a main queue does`;
+  throw new QueueMismatchError(
+    `${dlq.name} is no queue's dead-letter queue: no queue's redrive policy names it (checked: ${sources.how})${own}. ` +
+      "Redriving from it would move live jobs. Pass the DLQ's URL (stack output *DlqUrl, or the dlq line of sqs-jobs local), " +
+      `or, to move messages from this queue anyway, add ${override}`,
+    { code: 'NotADeadLetterQueue', queueUrl: dlq.url, context: { target: target.url } },
+  );
 }

@@ -39,6 +39,7 @@ import type { OpsError } from './errors.ts';
 import { compileFilter, type DeadLetterFilter, describeFilter } from './filters.ts';
 import {
   callSqs,
+  checkIsDeadLetterQueue,
   checkRedrivePair,
   describeQueue,
   type OpsSqs,
@@ -148,6 +149,13 @@ export interface RedriveOptions extends Omit<DeadLetterReaderOptions, 'queueUrl'
    * run). Returning false ends the redrive with `stoppedBy: 'declined'`.
    */
   readonly confirm?: (plan: RedrivePlan) => boolean | Promise<boolean>;
+  /**
+   * Redrive also from a queue that is no queue's dead-letter queue (refused otherwise, see
+   * {@link checkIsDeadLetterQueue}); the words naming this override in the refusal.
+   * @default false, '--any-source-queue'
+   */
+  readonly anySourceQueue?: boolean;
+  readonly anySourceQueueOverride?: string;
 }
 
 /** Outcome of {@link redriveDeadLetters}. */
@@ -394,6 +402,9 @@ export async function redriveDeadLetters(options: RedriveOptions): Promise<Redri
   const dlq = await describeQueue(sqs, options.dlqUrl, 'DLQ URL (--dlq-url)');
   const target = await describeQueue(sqs, options.targetUrl, 'target URL (--target-url)');
   checkRedrivePair(dlq, target);
+  if (options.anySourceQueue !== true) {
+    await checkIsDeadLetterQueue(sqs, dlq, target, options.anySourceQueueOverride ?? '--any-source-queue');
+  }
   const filter = options.filter ?? {};
   const max = options.max;
   if (max !== undefined && (!Number.isInteger(max) || max < 1)) {
@@ -601,11 +612,28 @@ export interface VerifyRedriveOptions extends Omit<DeadLetterReaderOptions, 'que
   readonly signal?: AbortSignal;
 }
 
+/**
+ * A redriven job whose return could not be looked for: on a FIFO DLQ its message group starts with
+ * another message, and a message that comes back goes behind it, where SQS hands out nothing of
+ * the group while that first one is held (a non-destructive read cannot get past it).
+ */
+export interface UnverifiedItem {
+  readonly redriven: MovedItem;
+  readonly messageGroupId: string;
+  /** The DLQ message at the head of the group (what the return would be behind). */
+  readonly behindMessageId: string;
+}
+
 /** Outcome of {@link verifyRedrive}. */
 export interface VerifyRedriveResult {
   /** Distinct jobs checked. */
   readonly redrivenJobs: number;
   readonly cameBack: readonly CameBackItem[];
+  /**
+   * FIFO DLQs: redriven jobs that did not come back as far as the read could see, but whose group
+   * in the DLQ starts with another message: a return would be hidden behind it. Not verified.
+   */
+  readonly unverified: readonly UnverifiedItem[];
   /** DLQ messages read. */
   readonly read: number;
   /** Visible DLQ messages not read (FIFO: behind the first of their group), approximate. */
@@ -648,6 +676,24 @@ export async function verifyRedrive(options: VerifyRedriveOptions): Promise<Veri
       sentAt: message.sentAtMs === undefined ? undefined : new Date(message.sentAtMs).toISOString(),
     });
   }
+  // FIFO: a job that comes back joins the end of its message group in the DLQ. When the group
+  // still starts with another message, the read saw that one and nothing behind it.
+  const unverified: UnverifiedItem[] = [];
+  if (read.queue.fifo) {
+    const back = new Set(cameBack.map((c) => c.redriven.messageId));
+    const headOf = new Map<string, string>();
+    for (const message of read.messages) {
+      if (message.messageGroupId !== undefined && !headOf.has(message.messageGroupId))
+        headOf.set(message.messageGroupId, message.messageId);
+    }
+    for (const item of options.redriven) {
+      if (back.has(item.messageId) || item.messageGroupId === undefined) continue;
+      const head = headOf.get(item.messageGroupId);
+      if (head !== undefined) {
+        unverified.push({ redriven: item, messageGroupId: item.messageGroupId, behindMessageId: head });
+      }
+    }
+  }
   let targetPending: number | undefined;
   if (options.targetUrl !== undefined) {
     const target = await describeQueue(options.sqs, options.targetUrl, 'target URL (--target-url)');
@@ -656,6 +702,7 @@ export async function verifyRedrive(options: VerifyRedriveOptions): Promise<Veri
   return {
     redrivenJobs: new Set(options.redriven.map((item) => item.jobKey)).size,
     cameBack,
+    unverified,
     read: read.messages.length,
     notRead: read.notRead,
     targetPending,

@@ -1,29 +1,35 @@
 /**
  * The web console in a real browser (Chromium driven by playwright-core; the Debian `chromium`
- * package, no browser download), against the sample stack on the local runtime with faults:
- * - the queues page sees the queues fill and drain, and the dead letters arrive;
- * - the dead-letters page shows them grouped by cause; a dry-run redrive counts, the confirmed
- *   redrive moves, and the redriven jobs complete (their idempotency records say COMPLETED, and
- *   nothing came back to the DLQ);
+ * package, no browser download), during a local run with faults as a user starts it:
+ * `npm start -- --console` (bin/start.ts as a child process, as the npm script runs it), a
+ * workload of 20 users x 2 bookings with API timeouts, 429s, 503s and slow calls, lost Lambda
+ * responses, producer resends, two bookings of a sold-out SKU and three malformed messages:
+ * - the queues page, opened from the URL printed as soon as the stack is up, sees the queues fill
+ *   and drain, and the dead letters arrive;
+ * - after the report (the stack keeps running), the dead-letters page shows them grouped by cause;
+ *   once the cause is fixed, a dry-run redrive counts, the confirmed redrive moves, and the
+ *   redriven jobs complete (their idempotency records say COMPLETED, nothing came back);
  * - the jobs page shows a redriven job's record and its chain (parent, children, every job of the
- *   chain, each a link to its own page);
- * - a request without the token is refused (403), and a read-only console has no redrive.
+ *   chain, each a link to its own page), and a payment's record and `once` step;
+ * - a request without the token is refused (403), and a read-only console has no redrive;
+ * - Ctrl-C stops it all with the report's exit code.
  * Screenshots of the three pages go to test-results/console-*.png (and, with
- * SQS_JOBS_UPDATE_SCREENSHOTS=1, to docs/ for the README). Every wait is on a page selector or
- * condition, never a fixed sleep.
+ * SQS_JOBS_UPDATE_SCREENSHOTS=1, to docs/ for the README). Every wait is on printed output, a page
+ * selector or a condition, never a fixed sleep.
  */
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
-import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JobClient } from '../../lib/client/job-client.ts';
 import { ConsoleBackend } from '../../lib/console/backend.ts';
-import { localRuntimeSetup } from '../../lib/console/local.ts';
+import { localDescriptionSetup } from '../../lib/console/local.ts';
 import { type ConsoleServer, startConsoleServer, TOKEN_HEADER } from '../../lib/console/server.ts';
-import { type SampleStack, SOLD_OUT_SKU, startSampleStack } from '../../lib/local/workload.ts';
-import type { Booking } from '../../lib/sample/domain.ts';
-import { sampleJobs } from '../../lib/sample/jobs.ts';
+import type { LocalRuntimeDescription } from '../../lib/local/serve.ts';
+import { SOLD_OUT_SKU, WORKLOAD_SOURCE } from '../../lib/local/workload.ts';
+import { DomainRepository } from '../../lib/sample/domain.ts';
+import { type StartProcess, spawnStart } from '../factories/start-process.ts';
 
 /** The DOM as the functions run in the page see it (the project's tsconfig has no DOM lib). */
 interface PageElement {
@@ -38,9 +44,14 @@ declare const document: {
 const CHROMIUM = process.env.SQS_JOBS_CHROMIUM ?? '/usr/bin/chromium';
 const RESULTS = new URL('../../test-results/', import.meta.url);
 const DOCS = new URL('../../docs/', import.meta.url);
+/** The run: small enough for a test, with every fault of `npm start` but the permanent API 400s. */
+const RUN = ['--users', '20', '--bookings-per-user', '2', '--bad-request-rate', '0', '--seed', '3'];
 
-let stack: SampleStack;
-let server: ConsoleServer;
+let run: StartProcess;
+/** The console `npm start -- --console` printed: its URL (token included) and origin. */
+let consoleUrl: URL;
+let token: string;
+let description: LocalRuntimeDescription;
 let readOnly: ConsoleServer;
 let browser: Browser;
 let page: Page;
@@ -55,25 +66,6 @@ async function screenshot(name: string): Promise<void> {
   }
 }
 
-async function seedBookings(userId: string, count: number, sku: string): Promise<Booking[]> {
-  await stack.repository.putUser({ userId, email: `${userId}@example.com`, name: userId });
-  const bookings: Booking[] = [];
-  for (let i = 1; i <= count; i++) {
-    const booking: Booking = {
-      bookingId: `${userId}-b${i}`,
-      userId,
-      sku,
-      quantity: 1,
-      amountCents: 1_000 + i,
-      ordinal: i,
-      status: 'PENDING',
-    };
-    await stack.repository.putBooking(booking);
-    bookings.push(booking);
-  }
-  return bookings;
-}
-
 /** The number in a queue row's cell, as the page shows it. */
 function cell(queue: string, field: string): Promise<number> {
   return page
@@ -82,86 +74,64 @@ function cell(queue: string, field: string): Promise<number> {
     .then((text) => Number.parseInt(text ?? '', 10));
 }
 
+/** The sample domain of the running stack, through its printed endpoint and table. */
+function domain(): { repository: DomainRepository; close(): void } {
+  const dynamodb = new DynamoDBClient({
+    endpoint: description.endpoints.dynamodb,
+    region: description.region,
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  const table = description.tables.find((t) => t.logicalId.startsWith('AppTable'))?.name ?? '';
+  return {
+    repository: new DomainRepository({ tableName: table, client: DynamoDBDocumentClient.from(dynamodb) }),
+    close: () => dynamodb.destroy(),
+  };
+}
+
 beforeAll(async () => {
-  stack = await startSampleStack({ externalTimeoutMs: 3_000, externalService: { slowMs: 300 } });
-  await stack.repository.putStock('sku-01', 1_000);
-  await stack.repository.putStock(SOLD_OUT_SKU, 0);
-  server = await startConsoleServer({
-    backend: new ConsoleBackend(localRuntimeSetup(stack.runtime, { sampleSeconds: 1 })),
-  });
-  readOnly = await startConsoleServer({
-    backend: new ConsoleBackend(localRuntimeSetup(stack.runtime, { sampleSeconds: 1 }), { readOnly: true }),
-  });
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
   page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   page.on('pageerror', (error) => pageErrors.push(error.message));
   page.on('console', (message) => {
     if (message.type() === 'error') pageErrors.push(message.text());
   });
+  // --json: the description of the kept stack comes as a JSON line; the console's URL is printed
+  // (on stderr with --json) as soon as the stack is up, before the workload.
+  run = spawnStart([...RUN, '--console', '--json'], { SQS_JOBS_DEBUG: undefined });
+  const [, url] = await run.waitFor(/^Console: (http\S+)$/m, 'stderr', 170_000);
+  consoleUrl = new URL(url as string);
+  token = consoleUrl.searchParams.get('token') ?? '';
 }, 180_000);
 
 afterAll(async () => {
   await browser?.close();
-  await server?.close();
   await readOnly?.close();
-  await stack?.stop();
+  if (run && run.child.exitCode === null && run.child.signalCode === null) {
+    run.child.kill('SIGKILL');
+    await run.exited;
+  }
 });
 
-describe('the console in a browser, on a local run with faults', () => {
+describe('the console in a browser, during npm start -- --console (a local run with faults)', () => {
   it('sees the queues fill and drain, and the dead letters arrive', async () => {
-    await page.goto(server.url);
+    await page.goto(consoleUrl.href);
     await page.locator('tr[data-queue="payments"]').waitFor();
     // The token left the address bar (a cookie carries it from here on).
     expect(page.url()).not.toContain('token=');
 
-    const { runtime, target, service } = stack;
-    const payments = await seedBookings('u-console-pay', 30, 'sku-01');
-    service.setFaults({ slow: 0.5 });
-    const client = new JobClient({ source: '/test/console', queueUrls: target.queueUrls, sqs: runtime.sqs });
-    // Delayed a few seconds: the console samples every second, so it sees them waiting.
-    await client.sendBatch(
-      payments.map((b) => ({
-        job: sampleJobs.capturePayment,
-        data: { userId: b.userId, bookingId: b.bookingId },
-        options: { id: `capture-${b.bookingId}`, delaySeconds: 8 },
-      })),
-    );
-    // Faults: two malformed messages, two bookings of a sold-out SKU.
-    await runtime.sqs.send(
-      new SendMessageBatchCommand({
-        QueueUrl: target.queueUrls.payments,
-        Entries: [
-          { Id: 'm1', MessageBody: '{"specversion":"1.0","type":"payments.capture","data":' },
-          { Id: 'm2', MessageBody: 'not json at all' },
-        ],
-      }),
-    );
-    // A payment for a booking that does not exist: BookingNotFoundError, a cause of its own.
-    await client.send(
-      sampleJobs.capturePayment,
-      { userId: 'u-console-pay', bookingId: 'u-console-pay-b404' },
-      { id: 'capture-missing' },
-    );
-    for (const user of ['u-console-a', 'u-console-b']) {
-      const [booking] = await seedBookings(user, 1, SOLD_OUT_SKU);
-      await client.send(
-        sampleJobs.reserveInventory,
-        { userId: user, bookingId: booking?.bookingId ?? '' },
-        { partitionKey: user, id: `reserve-${booking?.bookingId}` },
-      );
-    }
-
-    // Fill: the page shows payments waiting.
+    // Fill: the page shows jobs waiting or running.
     await page.waitForFunction(
       () => {
-        const row = document.querySelector('tr[data-queue="payments"]');
-        const n = (f: string) => Number(row?.querySelector(`td[data-field="${f}"]`)?.textContent ?? 0);
-        return n('visible') + n('inFlight') + n('delayed') > 0;
+        const rows = [...document.querySelectorAll('tr[data-queue]')];
+        const n = (row: PageElement, f: string) =>
+          Number(row.querySelector(`td[data-field="${f}"]`)?.textContent ?? 0);
+        return rows.some((r) => n(r, 'visible') + n(r, 'inFlight') + n(r, 'delayed') > 0);
       },
       undefined,
-      { timeout: 60_000 },
+      { timeout: 120_000 },
     );
-    // Drain: every queue empty, the four dead letters in their DLQs.
+    // Drain: every queue empty, the run's dead letters in their DLQs: the sold-out bookings and
+    // the malformed message of the booking queue, one malformed message in each other queue.
     await page.waitForFunction(
       () => {
         const rows = [...document.querySelectorAll('tr[data-queue]')];
@@ -169,45 +139,65 @@ describe('the console in a browser, on a local run with faults', () => {
           Number.parseInt(row.querySelector(`td[data-field="${f}"]`)?.textContent ?? 'x', 10);
         const empty = rows.every((r) => n(r, 'visible') + n(r, 'inFlight') + n(r, 'delayed') === 0);
         const dlq = (q: string) => n(document.querySelector(`tr[data-queue="${q}"]`) as PageElement, 'dlq');
-        return rows.length === 3 && empty && dlq('payments') === 3 && dlq('booking') === 2;
+        return (
+          rows.length === 3 &&
+          empty &&
+          dlq('booking') === 3 &&
+          dlq('payments') === 1 &&
+          dlq('notifications') === 1
+        );
       },
       undefined,
-      { timeout: 90_000 },
+      { timeout: 150_000 },
     );
-    service.setFaults({});
-    expect(await cell('payments', 'completed')).toBeGreaterThanOrEqual(32);
+    // The report, then the kept stack's description (JSON Lines on stdout).
+    const [line] = await run.waitFor(/^\{"stackName".*\}$/m, 'stdout', 120_000);
+    description = JSON.parse(line) as LocalRuntimeDescription;
+    const report = JSON.parse(run.stdout().split('\n')[0] ?? '') as { report: { ok: boolean } };
+    expect(report.report.ok).toBe(true);
+    expect(await cell('payments', 'completed')).toBeGreaterThan(0);
     // The chart drew the run (uPlot renders into a canvas).
     await expect(page.locator('[data-testid="depth-chart"] canvas').count()).resolves.toBeGreaterThan(0);
     await screenshot('queues');
-  }, 150_000);
+  }, 300_000);
 
   it('shows dead letters by cause, redrives a group after a dry run, and the redriven jobs complete', async () => {
-    // The payments DLQ: two causes; both malformed messages in one group; a message's body and evidence.
+    // The payments DLQ: the malformed message (bad JSON), its body and evidence.
     await page.locator('a[data-nav="dead-letters"]').click();
     await page.locator('a[data-dlq-tab="payments"]').click();
-    await page.locator('tr[data-group="EnvelopeError"]').waitFor();
-    expect(await page.locator('tr[data-group="EnvelopeError"] td[data-field="count"]').textContent()).toBe(
-      '2',
-    );
-    expect(
-      await page.locator('tr[data-group="BookingNotFoundError"] td[data-field="count"]').textContent(),
-    ).toBe('1');
-    await page.locator('tr[data-group="BookingNotFoundError"] td a').click();
+    const malformed = page.locator('tr[data-group="EnvelopeError"]');
+    await malformed.waitFor();
+    expect(await malformed.locator('td[data-field="count"]').textContent()).toBe('1');
+    await malformed.locator('td a').first().click();
     await page.locator('[data-testid="message-body"]').waitFor();
-    expect(await page.locator('[data-testid="message"]').textContent()).toMatch(
-      /booking u-console-pay-b404 of user u-console-pay not found/,
-    );
-    expect(await page.locator('[data-testid="message-body"]').textContent()).toContain(
-      '"id": "capture-missing"',
-    );
-    await screenshot('dead-letters');
+    expect(await page.locator('[data-testid="message"]').textContent()).toMatch(/invalid job envelope/);
+    expect(await page.locator('[data-testid="message-body"]').textContent()).toContain('"id":"bad:');
 
-    // The booking DLQ (FIFO): the sold-out bookings. Fix the cause, then redrive the group.
+    // The booking DLQ (FIFO, read through by the report and left whole): the sold-out bookings.
+    // Fix the cause, then redrive the group.
     await page.locator('a[data-dlq-tab="booking"]').click();
     const group = page.locator('tr[data-group="OutOfStockError"]');
     await group.waitFor();
     expect(await group.locator('td[data-field="count"]').textContent()).toBe('2');
-    await stack.repository.putStock(SOLD_OUT_SKU, 10);
+    expect(
+      await page.locator('tr[data-group="UnknownJobTypeError"] td[data-field="count"]').textContent(),
+    ).toBe('1');
+    // One of them: its evidence and its body, the job as the producer sent it.
+    await group.locator('td a').first().click();
+    await page.locator('[data-testid="message-body"]').waitFor({ state: 'attached' });
+    await page.waitForFunction(() =>
+      (document.querySelector('[data-testid="message-body"]')?.textContent ?? '').includes(
+        'booking.reserve-inventory',
+      ),
+    );
+    expect(await page.locator('[data-testid="message"]').textContent()).toMatch(/out of stock: sku-sold-out/);
+    await screenshot('dead-letters');
+    const { repository, close } = domain();
+    try {
+      await repository.putStock(SOLD_OUT_SKU, 10);
+    } finally {
+      close();
+    }
 
     await group.locator('button[data-action="redrive-group"]').click();
     const dryRun = page.locator('[data-testid="dry-run"]');
@@ -230,14 +220,14 @@ describe('the console in a browser, on a local run with faults', () => {
         );
       },
       undefined,
-      { timeout: 60_000 },
+      { timeout: 90_000 },
     );
     await page
       .locator('[data-testid="redrive"]')
       .screenshot({ path: new URL('console-redrive.png', RESULTS).pathname });
 
-    // The jobs page, from the redriven job's link: its record and steps.
-    await page.locator('[data-testid="verify"] tr[data-job="reserve-u-console-a-b1"] a').click();
+    // The jobs page, from a redriven job's link: its record and steps.
+    await page.locator('[data-testid="verify"] tr[data-job] a').first().click();
     await page.locator('[data-testid="job-record"] td[data-field="status"]').waitFor();
     expect(await page.locator('[data-testid="job-record"] td[data-field="status"]').textContent()).toBe(
       'COMPLETED',
@@ -300,9 +290,27 @@ describe('the console in a browser, on a local run with faults', () => {
       .locator('[data-testid="job-chain"]')
       .screenshot({ path: new URL('console-job-chain.png', RESULTS).pathname });
 
-    // A payment: its record, its result and its `once` step (the capture call to the payment API).
+    // A payment of the run: its record, its result and its `once` step (the capture call to the
+    // payment API). The first booking in stock, found through the console's API.
+    let paymentId: string | undefined;
+    // Booking ids as the workload plans them: b-<user, zero-padded to the width of --users>-<n>.
+    const bookingIds = [1, 2, 3, 4].flatMap((user) =>
+      [1, 2].map((n) => `b-${String(user).padStart(2, '0')}-${n}`),
+    );
+    for (const bookingId of bookingIds) {
+      const answer = await fetch(
+        `${consoleUrl.origin}/api/jobs?type=payments.capture&source=${encodeURIComponent(WORKLOAD_SOURCE)}&id=capture-${bookingId}`,
+        { headers: { [TOKEN_HEADER]: token } },
+      );
+      const found = (await answer.json()) as { record: { record: { status?: string } | null } | null };
+      if (found.record?.record?.status === 'COMPLETED') {
+        paymentId = `capture-${bookingId}`;
+        break;
+      }
+    }
+    expect(paymentId).toBeDefined();
     await page.goto(
-      `${server.origin}/#/jobs?type=payments.capture&source=/test/console&id=capture-u-console-pay-b1`,
+      `${consoleUrl.origin}/#/jobs?type=payments.capture&source=${encodeURIComponent(WORKLOAD_SOURCE)}&id=${paymentId}`,
     );
     await page.locator('[data-testid="job-record"] tr[data-step="capture"]').waitFor();
     expect(await page.locator('[data-testid="job-record"] td[data-field="status"]').textContent()).toBe(
@@ -310,29 +318,28 @@ describe('the console in a browser, on a local run with faults', () => {
     );
     await screenshot('jobs');
     expect(pageErrors).toEqual([]);
-  }, 120_000);
+  }, 180_000);
 
   it('refuses requests without the token (403), and cross-origin state changes', async () => {
-    const noToken = await fetch(`${server.origin}/api/queues`);
+    const origin = consoleUrl.origin;
+    const noToken = await fetch(`${origin}/api/queues`);
     expect(noToken.status).toBe(403);
-    expect((await fetch(`${server.origin}/`)).status).toBe(403);
-    expect((await fetch(`${server.origin}/api/config?token=wrong`)).status).toBe(403);
-    expect(
-      (await fetch(`${server.origin}/api/config`, { headers: { [TOKEN_HEADER]: server.token } })).status,
-    ).toBe(200);
+    expect((await fetch(`${origin}/`)).status).toBe(403);
+    expect((await fetch(`${origin}/api/config?token=wrong`)).status).toBe(403);
+    expect((await fetch(`${origin}/api/config`, { headers: { [TOKEN_HEADER]: token } })).status).toBe(200);
     const post = (headers: Record<string, string>) =>
-      fetch(`${server.origin}/api/queues/payments/redrive`, {
+      fetch(`${origin}/api/queues/payments/redrive`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...headers },
         body: JSON.stringify({ dryRun: true }),
       });
-    expect((await post({ origin: server.origin })).status).toBe(403);
-    expect((await post({ [TOKEN_HEADER]: server.token, origin: 'http://evil.example' })).status).toBe(403);
-    expect((await post({ [TOKEN_HEADER]: server.token, origin: server.origin })).status).toBe(200);
+    expect((await post({ origin })).status).toBe(403);
+    expect((await post({ [TOKEN_HEADER]: token, origin: 'http://evil.example' })).status).toBe(403);
+    expect((await post({ [TOKEN_HEADER]: token, origin })).status).toBe(200);
     // A confirmed redrive without a dry run's plan is refused.
-    const blind = await fetch(`${server.origin}/api/queues/payments/redrive`, {
+    const blind = await fetch(`${origin}/api/queues/payments/redrive`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', [TOKEN_HEADER]: server.token, origin: server.origin },
+      headers: { 'content-type': 'application/json', [TOKEN_HEADER]: token, origin },
       body: JSON.stringify({ dryRun: false }),
     });
     expect(blind.status).toBe(409);
@@ -340,8 +347,8 @@ describe('the console in a browser, on a local run with faults', () => {
     // (fetch cannot set Host: a plain node:http request does.)
     const rebound = await new Promise<number>((resolve, reject) => {
       const request = httpRequest(
-        `${server.origin}/api/config`,
-        { headers: { [TOKEN_HEADER]: server.token, host: `attacker.example:${server.port}` } },
+        `${origin}/api/config`,
+        { headers: { [TOKEN_HEADER]: token, host: `attacker.example:${consoleUrl.port}` } },
         (response) => {
           response.resume();
           resolve(response.statusCode ?? 0);
@@ -354,6 +361,11 @@ describe('the console in a browser, on a local run with faults', () => {
   });
 
   it('has no redrive in read-only mode', async () => {
+    // A read-only console on the same running stack, from its printed description (as
+    // `sqs-jobs console --local` serves one).
+    readOnly = await startConsoleServer({
+      backend: new ConsoleBackend(localDescriptionSetup(description), { readOnly: true }),
+    });
     const ro = await browser.newPage();
     await ro.goto(readOnly.url);
     await ro.locator('[data-testid="read-only"]').waitFor();
@@ -374,4 +386,11 @@ describe('the console in a browser, on a local run with faults', () => {
     expect(refused.status).toBe(403);
     await ro.close();
   });
+
+  it('stops everything at Ctrl-C, with the report exit code', async () => {
+    run.child.kill('SIGINT');
+    const { code } = await run.exited;
+    expect(code).toBe(0);
+    await expect(fetch(`${consoleUrl.origin}/api/config`)).rejects.toThrow();
+  }, 60_000);
 });

@@ -4,57 +4,21 @@
  * (and by `.ci/run`, which installs moto into `.ci/.venv`); it fails, never skips, when
  * `moto_server` is not on the PATH.
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { ReceiveMessageCommand, SendMessageBatchCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalRuntime, startLocalRuntime } from '../../lib/local/runtime.ts';
+import { type MotoServer, startMotoServer } from '../factories/moto-server.ts';
 
 const ASSEMBLY = fileURLToPath(new URL('../fixtures/local/assembly', import.meta.url));
 
-function requireMoto(): void {
-  if (spawnSync('moto_server', ['--help'], { stdio: 'ignore' }).status !== 0) {
-    throw new Error(
-      "moto_server is not on the PATH: pip install 'moto[server]==5.2.1' (or run .ci/run, which installs it)",
-    );
-  }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
-
-async function waitForHttp(url: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      await fetch(url);
-      return;
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-}
-
 describe('local runtime on moto server', () => {
-  let moto: ChildProcess | undefined;
+  let moto: MotoServer | undefined;
   let rt: LocalRuntime;
 
   beforeAll(async () => {
-    requireMoto();
-    const port = await freePort();
-    moto = spawn('moto_server', ['-H', '127.0.0.1', '-p', String(port)], { stdio: 'ignore' });
-    const endpoint = `http://127.0.0.1:${port}`;
-    await waitForHttp(endpoint, 20_000);
+    moto = await startMotoServer();
+    const { endpoint } = moto;
     rt = await startLocalRuntime({
       assemblyDir: ASSEMBLY,
       synthesize: 'never',
@@ -94,7 +58,7 @@ describe('local runtime on moto server', () => {
 
   afterAll(async () => {
     await rt?.stop();
-    moto?.kill();
+    moto?.stop();
   });
 
   it('creates the stack on the external endpoint, with nothing embedded', () => {

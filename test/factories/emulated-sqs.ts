@@ -33,6 +33,11 @@ export interface EmulatedSqs {
   readonly endpoint: string;
   /** Creates a queue named `<base>-<n>` (plus `.fifo`), visibility timeout 30 s. */
   createQueue(base: string, fifo: boolean): Promise<EmulatedQueue>;
+  /**
+   * Creates a DLQ (`<base>-dlq-<n>`) and a queue (`<base>-<n>`) whose redrive policy names it
+   * (maxReceiveCount 10), as a stack does.
+   */
+  createQueuePair(base: string, fifo: boolean): Promise<{ queue: EmulatedQueue; dlq: EmulatedQueue }>;
   /** One ReceiveMessage (up to 10, no wait) with all system and message attributes. */
   receive(queue: EmulatedQueue): Promise<Message[]>;
   /** Polls every 100 ms until messages come, or `timeoutMs` passed (then returns []). */
@@ -79,22 +84,35 @@ export async function startEmulatedSqs(): Promise<EmulatedSqs> {
     }
   };
 
+  const createQueue = async (
+    base: string,
+    fifo: boolean,
+    extra: Record<string, string> = {},
+  ): Promise<EmulatedQueue> => {
+    counter += 1;
+    const created = await sqs.send(
+      new CreateQueueCommand({
+        QueueName: `${base}-${counter}${fifo ? '.fifo' : ''}`,
+        Attributes: { VisibilityTimeout: '30', ...(fifo ? { FifoQueue: 'true' } : {}), ...extra },
+      }),
+    );
+    const url = created.QueueUrl as string;
+    const attributes = await sqs.send(
+      new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn'] }),
+    );
+    return { url, arn: attributes.Attributes?.QueueArn as string };
+  };
+
   return {
     sqs,
     endpoint: server.address,
-    async createQueue(base, fifo) {
-      counter += 1;
-      const created = await sqs.send(
-        new CreateQueueCommand({
-          QueueName: `${base}-${counter}${fifo ? '.fifo' : ''}`,
-          Attributes: { VisibilityTimeout: '30', ...(fifo ? { FifoQueue: 'true' } : {}) },
-        }),
-      );
-      const url = created.QueueUrl as string;
-      const attributes = await sqs.send(
-        new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn'] }),
-      );
-      return { url, arn: attributes.Attributes?.QueueArn as string };
+    createQueue: (base, fifo) => createQueue(base, fifo),
+    async createQueuePair(base, fifo) {
+      const dlq = await createQueue(`${base}-dlq`, fifo);
+      const queue = await createQueue(base, fifo, {
+        RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlq.arn, maxReceiveCount: 10 }),
+      });
+      return { queue, dlq };
     },
     receive,
     receiveWithin,

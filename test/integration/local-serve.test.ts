@@ -122,6 +122,40 @@ describe('sqs-jobs local', () => {
     expect(printed.queues.some((q) => q.fifo && q.deadLetterQueueUrl?.endsWith('.fifo'))).toBe(true);
   });
 
+  it('--console serves the console beside the stack: its URL in the JSON, 403 without the token, closed at Ctrl-C', async () => {
+    const stop = new AbortController();
+    let printed = '';
+    let checked: Promise<void> = Promise.resolve();
+    let origin = '';
+    const code = await runSqsJobsCli(
+      ['local', '--assembly', ASSEMBLY, '--synth', 'never', '--json', '--console'],
+      {
+        stdout: {
+          write(text: string) {
+            printed += text;
+            checked = (async () => {
+              const { console: served } = JSON.parse(printed) as {
+                console: { url: string; readOnly: boolean };
+              };
+              expect(served.readOnly).toBe(false);
+              origin = new URL(served.url).origin;
+              expect((await fetch(served.url)).status).toBe(200);
+              expect((await fetch(`${origin}/api/queues`)).status).toBe(403);
+            })().finally(() => stop.abort());
+          },
+        },
+        stderr: { write: () => {} },
+        stdinIsTTY: false,
+        env: {},
+        signal: stop.signal,
+      },
+    );
+    await checked;
+    expect(code).toBe(0);
+    expect(printed.trim().split('\n')).toHaveLength(1);
+    await expect(fetch(`${origin}/api/queues`)).rejects.toThrow();
+  });
+
   it('an assembly that is not there is one error line naming it, exit 2', async () => {
     const stop = new AbortController();
     const out: string[] = [];

@@ -20,6 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { type CliIo, runSqsJobsCli } from '../../lib/ops/cli/index.ts';
 import { opsClientConfig } from '../../lib/ops/client.ts';
+import type { OpsSqsCommand } from '../../lib/ops/queue.ts';
 import { evidenceAttributes } from '../../lib/runtime/dead-letter.ts';
 import { createEnvelope, deduplicationIdOf } from '../../lib/runtime/envelope.ts';
 import { PermanentError } from '../../lib/runtime/errors.ts';
@@ -121,8 +122,7 @@ async function holdWhere(queue: EmulatedQueue, pick: (message: Message) => boole
 }
 
 async function fixture() {
-  const queue = await emulator.createQueue('payments', false);
-  const dlq = await emulator.createQueue('payments-dlq', false);
+  const { queue, dlq } = await emulator.createQueuePair('payments', false);
   const notFound = (id: string) => new PermanentError(`payment ${id} not found`);
   await deadLetter(dlq, { id: 'p-1', type: 'payments.capture', error: notFound('p-1'), reason: 'HTTP 404' });
   await deadLetter(dlq, { id: 'p-2', type: 'payments.capture', error: notFound('p-2'), reason: 'HTTP 404' });
@@ -448,8 +448,7 @@ describe('sqs-jobs dlq redrive', () => {
   });
 
   it('FIFO: keeps the group and sends a fresh dedup id through the CLI', async () => {
-    const queue = await emulator.createQueue('booking', true);
-    const dlq = await emulator.createQueue('booking-dlq', true);
+    const { queue, dlq } = await emulator.createQueuePair('booking', true);
     const job = createEnvelope({
       type: 'booking.reserve',
       source: '/web',
@@ -469,6 +468,174 @@ describe('sqs-jobs dlq redrive', () => {
     const [arrived] = await emulator.receive(queue);
     expect(arrived?.Attributes?.MessageGroupId).toBe('user-9');
     expect(arrived?.Attributes?.MessageDeduplicationId).not.toBe(deduplicationIdOf(job));
+  });
+
+  /**
+   * What a worker does with a job that fails again: takes it off `queue` and dead-letters it into
+   * `dlq` (FIFO: same group) with evidence naming the message it received.
+   */
+  async function failAgain(queue: EmulatedQueue, dlq: EmulatedQueue): Promise<number> {
+    const messages = await emulator.receive(queue);
+    for (const m of messages) {
+      const group = m.Attributes?.MessageGroupId;
+      await emulator.sqs.send(
+        new SendMessageCommand({
+          QueueUrl: dlq.url,
+          MessageBody: m.Body,
+          MessageAttributes: evidenceAttributes(m.Body ?? '', {
+            jobType: 'booking.reserve',
+            error: new PermanentError('still out of stock'),
+            reason: 'OutOfStockError',
+            attempts: 1,
+            firstFailureAtMs: Date.now(),
+            lastFailureAtMs: Date.now(),
+            handlerVersion: '13',
+            sourceMessageId: m.MessageId ?? '',
+          }),
+          ...(group === undefined
+            ? {}
+            : { MessageGroupId: group, MessageDeduplicationId: `again-${m.MessageId}` }),
+        }),
+      );
+      await emulator.sqs.send(
+        new DeleteMessageCommand({ QueueUrl: queue.url, ReceiptHandle: m.ReceiptHandle }),
+      );
+    }
+    return messages.length;
+  }
+
+  it('FIFO --verify-seconds: a job that came back behind the rest of its group is "not verified", exit 1', async () => {
+    const { queue, dlq } = await emulator.createQueuePair('booking', true);
+    for (const id of ['b-1', 'b-2']) {
+      const job = createEnvelope({
+        type: 'booking.reserve',
+        source: '/web',
+        id,
+        data: {},
+        partitionKey: 'user-7',
+      });
+      await emulator.send(dlq, job, 'user-7');
+    }
+    // Only b-1 is redriven; it fails again and joins the group's end, behind b-2.
+    const { code, stdout } = await cli(
+      [
+        'redrive',
+        '--dlq-url',
+        dlq.url,
+        '--target-url',
+        queue.url,
+        '--job-id',
+        'b-1',
+        '--yes',
+        '--verify-seconds',
+        '5',
+      ],
+      {
+        sleep: async () => {
+          expect(await failAgain(queue, dlq)).toBe(1);
+        },
+      },
+    );
+    expect(stdout).toContain('selected 1, moved 1');
+    expect(stdout).toContain('verify after 5 s: 0 of 1 redriven job came back to the DLQ');
+    expect(stdout).toMatch(
+      /not verified: 1 redriven job: in the FIFO DLQ its message group starts with another message/,
+    );
+    expect(stdout).toMatch(/ {2}job b-1 +booking\.reserve +group user-7, behind /);
+    expect(stdout).not.toContain('nothing came back');
+    expect(code).toBe(1);
+  });
+
+  it('FIFO --verify-seconds: a whole group redriven and completed is verified, exit 0', async () => {
+    const { queue, dlq } = await emulator.createQueuePair('booking', true);
+    const job = createEnvelope({
+      type: 'booking.reserve',
+      source: '/web',
+      id: 'b-9',
+      data: {},
+      partitionKey: 'user-8',
+    });
+    await emulator.send(dlq, job, 'user-8');
+    const { code, stdout } = await cli(
+      ['redrive', '--dlq-url', dlq.url, '--target-url', queue.url, '--yes', '--verify-seconds', '5'],
+      {
+        sleep: async () => {
+          // The job runs and completes: taken off the queue.
+          for (const m of await emulator.receive(queue)) {
+            await emulator.sqs.send(
+              new DeleteMessageCommand({ QueueUrl: queue.url, ReceiptHandle: m.ReceiptHandle }),
+            );
+          }
+        },
+      },
+    );
+    expect(stdout).toContain('nothing came back');
+    expect(stdout).not.toContain('not verified');
+    expect(code).toBe(0);
+  });
+
+  it('a job that comes back while the redrive still runs is reported (came back) and exits 1, also without --verify-seconds', async () => {
+    const { queue, dlq } = await fixture();
+    const { code, stdout } = await cli(
+      ['redrive', '--dlq-url', dlq.url, '--target-url', queue.url, '--reason', 'HTTP 404', '--yes'],
+      {
+        // The worker fails the jobs again as soon as they are sent: they are back in the DLQ
+        // before the redrive has finished reading it.
+        createSqs: (input) => {
+          const sqs = new SQSClient({
+            ...opsClientConfig({ ...input, endpoint: emulator.endpoint }),
+            credentials: CREDENTIALS,
+          });
+          return {
+            async send(command: OpsSqsCommand) {
+              const out = await sqs.send(command as Parameters<SQSClient['send']>[0]);
+              const sent = command.input as { QueueUrl?: string; Entries?: unknown[] };
+              if (command.constructor.name === 'SendMessageBatchCommand' && sent.QueueUrl === queue.url) {
+                await failAgain(queue, dlq);
+              }
+              return out;
+            },
+            destroy: () => sqs.destroy(),
+          };
+        },
+      },
+    );
+    expect(stdout).toMatch(/moved 2 messages/);
+    expect(stdout).toMatch(/came back 2/);
+    expect(code).toBe(1);
+  });
+
+  it('refuses a main queue as --dlq-url (no queue dead-letters into it), exit 2, unless --any-source-queue', async () => {
+    const { queue, dlq } = await fixture();
+    // Swapped by mistake: the live queue as the DLQ, the DLQ as the target.
+    await emulator.sqs.send(new SendMessageCommand({ QueueUrl: queue.url, MessageBody: '{"live":1}' }));
+    const swapped = await cli(['redrive', '--dlq-url', queue.url, '--target-url', dlq.url, '--yes']);
+    expect(swapped.code).toBe(2);
+    expect(swapped.stderr).toMatch(
+      /^error: payments-\d+ is no queue's dead-letter queue: no queue's redrive policy names it \(checked: .+\); it has a dead-letter queue of its own .*add --any-source-queue\n$/,
+    );
+    expect(await visible(queue)).toBe(1);
+    expect(await visible(dlq)).toBe(3);
+    // Said on purpose: it runs (a dry run here).
+    const anyway = await cli([
+      'redrive',
+      '--dlq-url',
+      queue.url,
+      '--target-url',
+      dlq.url,
+      '--any-source-queue',
+      '--dry-run',
+    ]);
+    expect(anyway.code, anyway.stderr).toBe(0);
+    expect(anyway.stdout).toMatch(/selected 1/);
+  });
+
+  it('a DLQ redriven to a queue that is not its source is a DLQ all the same (found among the queues): a warning, not a refusal', async () => {
+    const { dlq } = await fixture();
+    const other = await emulator.createQueue('other', false);
+    const run = await cli(['redrive', '--dlq-url', dlq.url, '--target-url', other.url, '--dry-run']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/selected 3/);
   });
 
   it('exits 2 with a clear message for a FIFO/standard mismatch, a bad URL, an unreachable endpoint, a bad flag', async () => {
@@ -552,7 +719,16 @@ describe('bin/sqs-jobs.ts dlq', () => {
     const expected: Record<string, string[]> = {
       list: [...common, ...filters, '--max', '--group-by'],
       show: [...common, '--message-id', '--job-id', '--max'],
-      redrive: [...common, ...filters, '--target-url', '--max', '--dry-run', '--yes', '--verify-seconds'],
+      redrive: [
+        ...common,
+        ...filters,
+        '--target-url',
+        '--max',
+        '--dry-run',
+        '--yes',
+        '--verify-seconds',
+        '--any-source-queue',
+      ],
     };
     for (const [command, flags] of Object.entries(expected)) {
       const help = await run([command, '--help']);

@@ -160,8 +160,7 @@ async function takeAll(queue: EmulatedQueue): Promise<Message[]> {
  * envelope moved without evidence (as SQS's maxReceiveCount would).
  */
 async function standardFixture() {
-  const queue = await emulator.createQueue('orders', false);
-  const dlq = await emulator.createQueue('orders-dlq', false);
+  const { queue, dlq } = await emulator.createQueuePair('orders', false);
   const bodies = new Map<string, string>();
   for (const [id, orderId] of [
     ['cap-1', 'o-1'],
@@ -214,8 +213,7 @@ describe('list (readDeadLetters + summarizeDeadLetters)', () => {
   });
 
   it('reads the first message of each group of a FIFO DLQ, says how many it could not read, and loses nothing', async () => {
-    const queue = await emulator.createQueue('booking', true);
-    const dlq = await emulator.createQueue('booking-dlq', true);
+    const { queue, dlq } = await emulator.createQueuePair('booking', true);
     await emulator.send(queue, envelope('orders.capture', 'u1-a', 'o-1', 'user-1'), 'user-1');
     await emulator.send(queue, envelope('orders.capture', 'u1-b', 'o-2', 'user-1'), 'user-1');
     await emulator.send(queue, envelope('orders.refund', 'u2-a', 'o-3', 'user-2'), 'user-2');
@@ -304,8 +302,7 @@ describe('redrive (redriveDeadLetters)', () => {
   });
 
   it('FIFO: keeps the group and DLQ order, and a fresh dedup id so nothing is dropped inside the 5-minute window', async () => {
-    const queue = await emulator.createQueue('booking', true);
-    const dlq = await emulator.createQueue('booking-dlq', true);
+    const { queue, dlq } = await emulator.createQueuePair('booking', true);
     const sent = [
       envelope('orders.capture', 'u1-a', 'o-1', 'user-1'),
       envelope('orders.capture', 'u1-b', 'o-2', 'user-1'),
@@ -341,8 +338,7 @@ describe('redrive (redriveDeadLetters)', () => {
   });
 
   it('FIFO: a group stops at its first message that is not selected; other groups move', async () => {
-    const queue = await emulator.createQueue('booking', true);
-    const dlq = await emulator.createQueue('booking-dlq', true);
+    const { queue, dlq } = await emulator.createQueuePair('booking', true);
     const sent = [
       envelope('orders.capture', 'u1-a', 'o-1', 'user-1'),
       envelope('orders.refund', 'u1-b', 'o-2', 'user-1'),
@@ -410,8 +406,7 @@ describe('redrive (redriveDeadLetters)', () => {
   });
 
   it('FIFO: a failed send blocks the rest of its group, so the group never runs out of order', async () => {
-    const queue = await emulator.createQueue('booking', true);
-    const dlq = await emulator.createQueue('booking-dlq', true);
+    const { queue, dlq } = await emulator.createQueuePair('booking', true);
     const sent = [
       envelope('orders.capture', 'u1-a', 'o-1', 'user-1'),
       envelope('orders.capture', 'u1-b', 'o-2', 'user-1'),
@@ -560,8 +555,7 @@ describe("verify with the operator clock off SQS's (matching by identity, not by
     'worker path, clock %s: a job the worker dead-letters again is reported; a dead letter of a redriven job that was not redriven is not',
     async (_clock, skewMs) => {
       const now = () => Date.now() + skewMs;
-      const queue = await emulator.createQueue('orders', false);
-      const dlq = await emulator.createQueue('orders-dlq', false);
+      const { queue, dlq } = await emulator.createQueuePair('orders', false);
       await emulator.send(queue, envelope('orders.capture', 'cap-2', 'o-2'));
       // The same job sent twice (a producer retry): two dead letters of one job, from two source messages.
       await emulator.send(queue, envelope('orders.capture', 'dup-1', 'o-7'));
@@ -608,8 +602,7 @@ describe("verify with the operator clock off SQS's (matching by identity, not by
     'redrive-policy path, clock %s: a redriven message SQS moves back (same message id, no evidence) is reported; an older copy of its job is not',
     async (_clock, skewMs) => {
       const now = () => Date.now() + skewMs;
-      const queue = await emulator.createQueue('orders', false);
-      const dlq = await emulator.createQueue('orders-dlq', false);
+      const { queue, dlq } = await emulator.createQueuePair('orders', false);
       await emulator.sqs.send(
         new SetQueueAttributesCommand({
           QueueUrl: queue.url,

@@ -66,6 +66,11 @@ describe('npm start', () => {
       '--timeout-seconds',
       '--endpoint',
       '--json',
+      '--keep-running',
+      '--console',
+      '--no-workload',
+      '--console-port',
+      '--read-only',
     ]) {
       expect(stdout).toContain(flag);
     }

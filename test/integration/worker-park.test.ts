@@ -123,8 +123,7 @@ async function redrive(queue: EmulatedQueue, dlq: EmulatedQueue) {
 
 describe("onDeadLetter: 'park' with the real worker, the DynamoDB store and a DLQ redrive", () => {
   it('parks the group after a dead letter, keeps it parked through a failed redrive, and runs it in order once fixed', async () => {
-    const queue = await emulator.createQueue('booking', true);
-    const dlq = await emulator.createQueue('booking-dlq', true);
+    const { queue, dlq } = await emulator.createQueuePair('booking', true);
     const ran: string[] = [];
     const broken = new Set(['confirm b1']);
     const { handler, store } = bookingWorker(queue, dlq, ran, broken);

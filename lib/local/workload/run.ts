@@ -49,6 +49,8 @@ export interface WorkloadResult {
   readonly reconciliation: Reconciliation;
   readonly snapshot: DomainSnapshot;
   readonly deadLetters: readonly CollectedDeadLetter[];
+  /** What reading the DLQs changed or could not do (see {@link collectDeadLetters}), for the notes. */
+  readonly deadLetterNotes: readonly string[];
   /** First send, epoch ms. */
   readonly startedAtMs: number;
   /** All final (or the deadline), epoch ms. */
@@ -155,7 +157,13 @@ export async function runWorkload(
     const a = await queueActivity(target.sqs, url);
     dlqCounts[queue] = a.visible + a.inFlight + a.delayed;
   }
-  const deadLetters = await collectDeadLetters(target.sqs, target.dlqUrls, dlqCounts);
+  // Read so that every dead letter stays in its DLQ, visible (an operator's `dlq list` and the
+  // console see them all afterwards): see workload/dead-letters.ts.
+  const { deadLetters, notes: deadLetterNotes } = await collectDeadLetters(
+    target.sqs,
+    target.dlqUrls,
+    dlqCounts,
+  );
   const snapshot = await repository.snapshot();
   const scanWaitMs = options.idempotencyScanMaxWaitMs ?? 60_000;
   const idempotency =
@@ -184,6 +192,7 @@ export async function runWorkload(
     reconciliation,
     snapshot,
     deadLetters,
+    deadLetterNotes,
     startedAtMs,
     finishedAtMs,
     timedOut,

@@ -21,6 +21,7 @@ export type SampleStackOptions = Pick<
   | 'externalService'
   | 'awsFaults'
   | 'onStep'
+  | 'onFunctionLog'
 > & {
   /** Called after each invocation is settled (see {@link LocalRuntimeOptions.onInvocation}). */
   readonly onInvocation?: LocalRuntimeOptions['onInvocation'];
@@ -97,6 +98,7 @@ export async function startSampleStack(options: SampleStackOptions = {}): Promis
       },
       functionLogs: (line) => {
         if (line.stream === 'stdout') addEmfMetrics(line.line, metrics);
+        options.onFunctionLog?.(line);
         if (showLogs) process.stderr.write(`[${line.functionLogicalId}] ${line.line}\n`);
       },
     });

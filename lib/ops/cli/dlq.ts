@@ -146,8 +146,10 @@ order per group, and works on emulators, which do not support StartMessageMoveTa
 Environment: AWS_PROFILE / AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY (credentials; any values for an
 emulator), AWS_REGION, AWS_ENDPOINT_URL / AWS_ENDPOINT_URL_SQS (endpoint).
 
-Exit codes: 0 done, 1 done with problems (messages left behind, jobs came back, nothing found),
-2 could not run (bad flags, queue, endpoint, confirmation), 130 interrupted.
+Exit codes: 0 done, 1 done with problems (messages left behind, jobs came back during the redrive
+or at --verify-seconds, a verification that could not see a FIFO group, nothing found), 2 could
+not run (bad flags, queue, endpoint, confirmation, a --dlq-url that is no queue's DLQ), 130
+interrupted.
 See docs/operations.md.`;
 
 /** Adds `dlq` and its commands `list`, `show`, `redrive` to `program`. */
@@ -277,6 +279,11 @@ export function addDlqCommand(program: Command, runner: CommandRunner): Command 
     .option('--dry-run', 'list exactly what would move; send and delete nothing', false)
     .option('--yes', 'do not ask for confirmation (needed when stdin is not a terminal)', false)
     .option(
+      '--any-source-queue',
+      "also move from a queue that is no queue's dead-letter queue (refused otherwise: a main queue passed as --dlq-url by mistake would have its live jobs moved)",
+      false,
+    )
+    .option(
       '--verify-seconds <n>',
       'after moving, wait this long, then report which redriven jobs came back to the DLQ',
       integer(1, 3_600),
@@ -287,7 +294,14 @@ export function addDlqCommand(program: Command, runner: CommandRunner): Command 
 
 Selection: a message is selected when it matches every filter given (any pattern of a repeated
 flag). On a FIFO DLQ a message group moves in DLQ order and stops at its first message that is not
-selected or fails to send: its later messages stay in the DLQ (skipped as group-blocked).`,
+selected or fails to send: its later messages stay in the DLQ (skipped as group-blocked).
+
+--dlq-url must be some queue's dead-letter queue (the target's redrive policy names it, or
+ListDeadLetterSourceQueues / the queues' redrive policies do): a main queue given by mistake is
+refused (exit 2); --any-source-queue moves from it anyway.
+Exit code 1 when a redriven job came back (during the redrive, or at --verify-seconds), or when
+--verify-seconds could not look for one: on a FIFO DLQ a job that comes back goes behind the rest
+of its group, which a read cannot get past ("not verified").`,
     )
     .action(
       async (
@@ -298,6 +312,7 @@ selected or fails to send: its later messages stay in the DLQ (skipped as group-
             dryRun: boolean;
             yes: boolean;
             verifySeconds?: number;
+            anySourceQueue: boolean;
           },
       ) => {
         if (!flags.dryRun && !flags.yes && !io.stdinIsTTY) {
@@ -332,6 +347,7 @@ selected or fails to send: its later messages stay in the DLQ (skipped as group-
             targetUrl: flags.targetUrl,
             filter: filterOf(flags),
             dryRun: flags.dryRun,
+            anySourceQueue: flags.anySourceQueue,
             holdSeconds: flags.holdSeconds,
             waitTimeSeconds: flags.waitSeconds,
             onProgress,
@@ -375,7 +391,10 @@ selected or fails to send: its later messages stay in the DLQ (skipped as group-
             result.failed.length > 0 ||
             result.notDeleted.length > 0 ||
             result.release.failed.length > 0 ||
-            (verify !== undefined && verify.cameBack.length > 0);
+            // A redriven job back in the DLQ during the redrive (skipped as came-back) or at the
+            // verification, or a verification that could not look (FIFO group behind another message).
+            result.skipped.some((item) => item.why === 'came-back') ||
+            (verify !== undefined && (verify.cameBack.length > 0 || verify.unverified.length > 0));
           return problems ? CLI_EXIT.problems : CLI_EXIT.ok;
         });
       },

@@ -6,20 +6,12 @@
  * emulated event source mapping.
  */
 import { type Command, InvalidArgumentError } from 'commander';
-import { ConsoleBackend } from '../../console/backend.ts';
-import { EmfCompletions, localRuntimeSetup } from '../../console/local.ts';
-import { startConsoleServer } from '../../console/server.ts';
+import { consoleBeside, EmfCompletions } from '../../console/local.ts';
 import { ENDPOINT_ENV } from '../../local/emulators.ts';
 import { LocalRuntimeError } from '../../local/errors.ts';
-import { startLocalRuntime } from '../../local/runtime.ts';
-import {
-  describeLocalRuntime,
-  renderLocalRuntime,
-  type ServeLocalOptions,
-  serveLocal,
-} from '../../local/serve.ts';
+import { serveLocal } from '../../local/serve.ts';
 import { type CommandRunner, integer } from './common.ts';
-import { DEFAULT_CONSOLE_HOST, untilAborted } from './console.ts';
+import { DEFAULT_CONSOLE_HOST } from './console.ts';
 import { CLI_EXIT } from './io.ts';
 
 interface LocalFlags {
@@ -124,7 +116,9 @@ export function addLocalCommand(program: Command, runner: CommandRunner): void {
       }
       await runner.run(async () => {
         try {
-          const options: ServeLocalOptions = {
+          // The console counts completions from the workers' own metric, read from their logs.
+          const emf = flags.console ? new EmfCompletions() : undefined;
+          await serveLocal({
             projectRoot: flags.projectRoot,
             assemblyDir: flags.assembly,
             stackName: flags.stack,
@@ -132,13 +126,29 @@ export function addLocalCommand(program: Command, runner: CommandRunner): void {
             endpoints: flags.endpoint === undefined ? undefined : { endpointUrl: flags.endpoint },
             env: io.env,
             region: flags.region,
-            functionLogs: flags.functionLogs ? 'inherit' : 'ignore',
+            functionLogs:
+              emf === undefined
+                ? flags.functionLogs
+                  ? 'inherit'
+                  : 'ignore'
+                : (line) => {
+                    if (line.stream === 'stdout') emf.add(line.line);
+                    if (flags.functionLogs) io.stderr.write(`[${line.functionLogicalId}] ${line.line}\n`);
+                  },
             json: flags.json,
             stdout: io.stdout,
             signal: io.signal ?? new AbortController().signal,
-          };
-          if (flags.console) await serveWithConsole(options, flags, io.stderr);
-          else await serveLocal(options);
+            beside: flags.console
+              ? [
+                  consoleBeside({
+                    emf,
+                    host: flags.consoleHost,
+                    port: flags.consolePort,
+                    readOnly: flags.readOnly,
+                  }),
+                ]
+              : [],
+          });
           return CLI_EXIT.ok;
         } catch (error) {
           if (!(error instanceof LocalRuntimeError)) throw error;
@@ -147,48 +157,4 @@ export function addLocalCommand(program: Command, runner: CommandRunner): void {
         }
       });
     });
-}
-
-/**
- * `local --console`: the stack as {@link serveLocal} runs it, and the console beside it in this
- * process, so that it sees what only this process knows: the emulator's age of the oldest message
- * and the workers' completions (their `JobCompleted` metric, read from their logs).
- */
-async function serveWithConsole(
-  options: ServeLocalOptions,
-  flags: LocalFlags,
-  stderr: { write(text: string): unknown },
-): Promise<void> {
-  const emf = new EmfCompletions();
-  const rt = await startLocalRuntime({
-    ...options,
-    functionLogs: (line) => {
-      if (line.stream === 'stdout') emf.add(line.line);
-      if (flags.functionLogs) stderr.write(`[${line.functionLogicalId}] ${line.line}\n`);
-    },
-  });
-  try {
-    const server = await startConsoleServer({
-      backend: new ConsoleBackend(localRuntimeSetup(rt, { emf }), { readOnly: flags.readOnly }),
-      host: flags.consoleHost,
-      port: flags.consolePort,
-    });
-    try {
-      const description = describeLocalRuntime(rt);
-      if (options.json) {
-        options.stdout.write(`${JSON.stringify({ ...description, console: { url: server.url } })}\n`);
-      } else {
-        const text = renderLocalRuntime(description).replace(/\nCtrl-C stops it\.\n$/, '');
-        options.stdout.write(
-          `${text}\nConsole${flags.readOnly ? ' (read-only)' : ''}: ${server.url}\n` +
-            '  (the token in the URL is the key to it until Ctrl-C: do not share it)\n\nCtrl-C stops it.\n',
-        );
-      }
-      await untilAborted(options.signal);
-    } finally {
-      await server.close();
-    }
-  } finally {
-    await rt.stop();
-  }
 }
