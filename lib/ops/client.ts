@@ -100,3 +100,45 @@ export function opsClientConfig(input: OpsClientInput): SQSClientConfig {
 export function createOpsSqsClient(input: OpsClientInput): SQSClient {
   return new SQSClient(opsClientConfig(input));
 }
+
+/**
+ * The DynamoDB endpoint of a command that reads the idempotency table: `--dynamodb-endpoint`,
+ * else `--endpoint` (one endpoint for both services: moto server, LocalStack), else the
+ * environment the AWS SDKs read (`AWS_ENDPOINT_URL_DYNAMODB`, then `AWS_ENDPOINT_URL`, unless
+ * `AWS_IGNORE_CONFIGURED_ENDPOINT_URLS=true`; "Service-specific endpoints", AWS SDKs and Tools
+ * reference guide), else undefined (AWS). `AWS_ENDPOINT_URL_SQS` is never used for DynamoDB: the
+ * local runtime's two emulators listen on different ports.
+ * @throws {InvalidQueueUrlError} when the chosen value is not an http(s) URL (names its source).
+ */
+export function dynamodbEndpointOf(
+  flags: { readonly dynamodbEndpoint?: string | undefined; readonly endpoint?: string | undefined },
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): string | undefined {
+  const ignoreEnv = env.AWS_IGNORE_CONFIGURED_ENDPOINT_URLS?.toLowerCase() === 'true';
+  const chosen =
+    flags.dynamodbEndpoint !== undefined
+      ? { url: flags.dynamodbEndpoint, source: '--dynamodb-endpoint' }
+      : flags.endpoint !== undefined
+        ? { url: flags.endpoint, source: '--endpoint' }
+        : ignoreEnv
+          ? undefined
+          : env.AWS_ENDPOINT_URL_DYNAMODB
+            ? { url: env.AWS_ENDPOINT_URL_DYNAMODB, source: 'AWS_ENDPOINT_URL_DYNAMODB' }
+            : env.AWS_ENDPOINT_URL
+              ? { url: env.AWS_ENDPOINT_URL, source: 'AWS_ENDPOINT_URL' }
+              : undefined;
+  if (chosen === undefined) return undefined;
+  let ok = false;
+  try {
+    ok = ['http:', 'https:'].includes(new URL(chosen.url).protocol);
+  } catch {
+    ok = false;
+  }
+  if (!ok) {
+    throw new InvalidQueueUrlError(
+      `${chosen.source}: "${chosen.url}" is not an http(s) URL (e.g. http://localhost:8000)`,
+      { code: 'InvalidQueueUrl' },
+    );
+  }
+  return chosen.url;
+}

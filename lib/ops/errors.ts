@@ -16,6 +16,7 @@ export type OpsErrorCode =
   | 'MissingRegion'
   | 'AccessDenied'
   | 'SqsRequestFailed'
+  | 'TableReadFailed'
   | 'CloudWatchUnavailable';
 
 /** Base error of `lib/ops`; `code` says what went wrong, `queueUrl` which queue when known. */

@@ -215,4 +215,41 @@ describe('sqs-jobs job on a local run of the sample', () => {
       traceId: expect.stringMatching(/^[0-9a-f]{32}$/),
     });
   });
+
+  it('works with the export line npm start prints (AWS_ENDPOINT_URL_SQS / _DYNAMODB), and names a missing table in one line', async () => {
+    const description = describeLocalRuntime(stack.runtime);
+    const table = description.tables.find((t) => /idempotency/i.test(t.logicalId))?.name as string;
+    const env = {
+      AWS_ENDPOINT_URL_SQS: stack.runtime.endpoints.sqs,
+      AWS_ENDPOINT_URL_DYNAMODB: stack.runtime.endpoints.dynamodb,
+      AWS_REGION: description.region,
+      AWS_ACCESS_KEY_ID: 'local',
+      AWS_SECRET_ACCESS_KEY: 'local',
+    };
+    const where = description.queues.flatMap((q) => ['--queue-url', q.url]);
+    const args = [
+      'job',
+      'booking.reserve-inventory',
+      '--source',
+      WORKLOAD_SOURCE,
+      '--id',
+      'story-b1',
+      ...where,
+    ];
+    const found = await runCli([...args, '--idempotency-table', table], stack.runtime.endpoints.sqs, { env });
+    expect(found.stderr).toBe('');
+    expect(found.code).toBe(0);
+    expect(found.stdout).toContain('4 jobs (4 done)');
+    const missing = await runCli(
+      [...args, '--idempotency-table', 'NoSuchTable'],
+      stack.runtime.endpoints.sqs,
+      {
+        env,
+      },
+    );
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toBe(
+      `error: no idempotency table named "NoSuchTable" at ${stack.runtime.endpoints.dynamodb}: check --idempotency-table (the stack output IdempotencyTableName) and the region\n`,
+    );
+  });
 });

@@ -23,7 +23,7 @@ import { localDescriptionSetup } from '../../console/local.ts';
 import { type ConsoleServer, startConsoleServer } from '../../console/server.ts';
 import type { ConsoleQueue, ConsoleSetup } from '../../console/setup.ts';
 import type { LocalRuntimeDescription } from '../../local/serve.ts';
-import { opsClientConfig } from '../client.ts';
+import { dynamodbEndpointOf, opsClientConfig } from '../client.ts';
 import { cloudWatchOldestAges, loadCloudWatchReader, type MetricDataReader } from '../oldest-age.ts';
 import { validateQueueUrl } from '../queue.ts';
 import {
@@ -141,7 +141,7 @@ async function remoteSetup(flags: ConsoleFlags, io: CliIo): Promise<ConsoleSetup
   const sqs = io.createSqs
     ? io.createSqs(input)
     : new (await import('@aws-sdk/client-sqs')).SQSClient({ ...config, ...dummy });
-  const dynamoEndpoint = flags.dynamodbEndpoint ?? endpoint;
+  const dynamoEndpoint = dynamodbEndpointOf(flags, io.env);
   const dynamodb =
     tables.length === 0
       ? undefined

@@ -15,12 +15,13 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Command } from 'commander';
 import { readStackOutputs } from '../../console/aws.ts';
 import { defaultJobKey } from '../../runtime/idempotency/keys.ts';
-import { opsClientConfig } from '../client.ts';
+import { dynamodbEndpointOf, opsClientConfig } from '../client.ts';
 import { readDeadLetters } from '../dlq-reader.ts';
 import { type ChainDeadLetterQueue, type ReadJobItem, walkJobChain } from '../job-chain.ts';
 import { jobChainJson, renderJobChain } from '../job-chain-format.ts';
 import { type OpsSqs, validateQueueUrl } from '../queue.ts';
 import { readQueueStats } from '../stats.ts';
+import { tableReadError } from '../table-errors.ts';
 import {
   addConnectionOptions,
   type CommandRunner,
@@ -123,18 +124,22 @@ async function targetsOf(flags: JobFlags, io: CliIo): Promise<Targets> {
     dlqUrls,
     queueUrls,
     sqsEndpoint: endpoint,
-    dynamodbEndpoint: flags.dynamodbEndpoint ?? endpoint,
+    dynamodbEndpoint: dynamodbEndpointOf(flags, io.env),
     region: typeof config.region === 'string' ? config.region : undefined,
   };
 }
 
-/** A strongly consistent GetItem per read. */
-function itemReader(dynamodb: DynamoDBClient): ReadJobItem {
+/** A strongly consistent GetItem per read; a failure is one line saying what to check. */
+function itemReader(dynamodb: DynamoDBClient, endpoint: string | undefined): ReadJobItem {
   return async (table, pk) => {
-    const out = await dynamodb.send(
-      new GetItemCommand({ TableName: table, Key: { pk: { S: pk } }, ConsistentRead: true }),
-    );
-    return out.Item as Record<string, AttributeValue> | undefined;
+    try {
+      const out = await dynamodb.send(
+        new GetItemCommand({ TableName: table, Key: { pk: { S: pk } }, ConsistentRead: true }),
+      );
+      return out.Item as Record<string, AttributeValue> | undefined;
+    } catch (error) {
+      throw tableReadError(error, table, endpoint);
+    }
   };
 }
 
@@ -233,13 +238,26 @@ export function addJobCommand(program: Command, runner: CommandRunner): Command 
           );
         }
         const emulator = targets.sqsEndpoint !== undefined;
+        // Credentials as the SDK's environment provider reads them, from the command's
+        // environment; emulators accept any, so dummy ones when none are configured.
+        const fromEnv =
+          flags.profile === undefined && io.env.AWS_ACCESS_KEY_ID && io.env.AWS_SECRET_ACCESS_KEY
+            ? {
+                credentials: {
+                  accessKeyId: io.env.AWS_ACCESS_KEY_ID,
+                  secretAccessKey: io.env.AWS_SECRET_ACCESS_KEY,
+                  ...(io.env.AWS_SESSION_TOKEN ? { sessionToken: io.env.AWS_SESSION_TOKEN } : {}),
+                },
+              }
+            : undefined;
         const dummy =
-          (targets.dynamodbEndpoint !== undefined || emulator) &&
+          fromEnv ??
+          ((targets.dynamodbEndpoint !== undefined || emulator) &&
           flags.profile === undefined &&
           !io.env.AWS_ACCESS_KEY_ID &&
           !io.env.AWS_PROFILE
             ? { credentials: EMULATOR_CREDENTIALS }
-            : {};
+            : {});
         const dynamodb = new DynamoDBClient({
           ...(targets.region === undefined ? {} : { region: targets.region }),
           ...(flags.profile === undefined ? {} : { profile: flags.profile }),
@@ -256,7 +274,7 @@ export function addJobCommand(program: Command, runner: CommandRunner): Command 
           const readsDlqs = flags.deadLetters && (targets.dlqUrls.length > 0 || targets.queueUrls.length > 0);
           const chain = await walkJobChain({
             tables: targets.tables,
-            readItem: itemReader(dynamodb),
+            readItem: itemReader(dynamodb, targets.dynamodbEndpoint),
             start: { type, key: jobKey },
             maxJobs: flags.maxJobs,
             ...(io.nowMs === undefined ? {} : { now: io.nowMs }),
