@@ -105,6 +105,24 @@ function groupDetails(group: DeadLetterGroup, indent: string): string[] {
   return lines;
 }
 
+/**
+ * Text made safe for a terminal: control characters (C0 but tab and newline, DEL, C1) shown as
+ * `\uXXXX`. Bodies and the fields read from them come from whoever could send to the queue: an
+ * escape sequence in a job id must not clear or retitle the operator's terminal.
+ */
+export function terminalSafe(text: string): string {
+  let out = '';
+  let from = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    const control = code < 0x20 ? code !== 0x09 && code !== 0x0a : code >= 0x7f && code <= 0x9f;
+    if (!control) continue;
+    out += `${text.slice(from, i)}\\u${code.toString(16).padStart(4, '0')}`;
+    from = i + 1;
+  }
+  return from === 0 ? text : out + text.slice(from);
+}
+
 /** Text of `list`: the queue, the groups level by level, and notes. */
 export function renderList(
   read: DeadLetterRead,
@@ -151,7 +169,7 @@ export function renderList(
   }
   const notes = readNotes(read, options.max);
   if (notes.length > 0) lines.push('', ...notes.map((n) => `note: ${n}`));
-  return `${lines.join('\n')}\n`;
+  return terminalSafe(`${lines.join('\n')}\n`);
 }
 
 /** JSON of `list`. */
@@ -244,7 +262,7 @@ export function renderMessage(message: DeadLetterMessage): string {
       .split('\n')
       .map((l) => `  ${l}`),
   );
-  return `${lines.join('\n')}\n`;
+  return terminalSafe(`${lines.join('\n')}\n`);
 }
 
 /** JSON of one message for `show`. */
@@ -274,7 +292,7 @@ export function renderRedrive(result: RedriveResult): string {
   for (const warning of plan.warnings) lines.push(`warning: ${warning}`);
   if (result.stoppedBy === 'declined') {
     lines.push('', 'not confirmed: nothing read, nothing moved');
-    return `${lines.join('\n')}\n`;
+    return terminalSafe(`${lines.join('\n')}\n`);
   }
   if (result.dryRun) {
     lines.push('', `would move ${plural(result.selected.length, 'message')} (nothing was sent or deleted):`);
@@ -331,7 +349,7 @@ export function renderRedrive(result: RedriveResult): string {
   }
   notes.push(...releaseNotes(result.release));
   if (notes.length > 0) lines.push(...notes.map((n) => `note: ${n}`));
-  return `${lines.join('\n')}\n`;
+  return terminalSafe(`${lines.join('\n')}\n`);
 }
 
 /** JSON of `redrive`. */
@@ -386,5 +404,5 @@ export function renderVerify(verify: VerifyRedriveResult, waitedSeconds: number)
     lines.push(`note: about ${verify.notRead} DLQ messages could not be read (see list)`);
   if (verify.cameBack.length === 0 && verify.unverified.length === 0 && (verify.targetPending ?? 0) === 0)
     lines.push('nothing came back');
-  return `${lines.join('\n')}\n`;
+  return terminalSafe(`${lines.join('\n')}\n`);
 }

@@ -2,6 +2,8 @@
  * Text and JSON of a job's story (`sqs-jobs job`): the chain as a tree, root first, one block per
  * job (state and where it is, attempts and times, outcome), then the DLQs read and the notes.
  */
+
+import { terminalSafe } from './format.ts';
 import { type ChainJob, describeJobRef, type JobChain } from './job-chain.ts';
 
 const STATE_LABEL: Record<ChainJob['state'], string> = {
@@ -61,7 +63,7 @@ export function renderJobChain(chain: JobChain): string {
     );
   }
   if (chain.notes.length > 0) lines.push('', ...chain.notes.map((n) => `note: ${n}`));
-  return `${lines.join('\n')}\n`;
+  return terminalSafe(`${lines.join('\n')}\n`);
 }
 
 /** The chain as JSON (the same object, for scripts). */

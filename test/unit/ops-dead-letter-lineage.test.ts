@@ -99,4 +99,44 @@ describe('dead letters carry their lineage from the body', () => {
     expect(renderMessage(plain)).not.toContain('root job id');
     expect(summarizeDeadLetters([plain]).groups[0]?.sample.rootJobId).toBe('x-1');
   });
+
+  it('shows control characters from the body escaped, so a sender cannot drive the operator terminal', () => {
+    const hostile = toDeadLetterMessage({
+      MessageId: 'm-esc',
+      ReceiptHandle: 'r-esc',
+      Body: JSON.stringify({
+        specversion: '1.0',
+        id: 'esc\u001b[2J\u001b[31mID',
+        source: '/t\u001b]0;pwned\u0007',
+        type: 'notifications.x\u009b31m',
+        time: '2026-11-30T10:00:00.000Z',
+        data: {},
+        correlationid: 'ab\u0000c\nd\u001b[31mRED\u0007',
+      }),
+      MessageAttributes: { ErrorReason: { DataType: 'String', StringValue: 'HTTP 400' } },
+    });
+    const read = {
+      queue: {
+        name: 'dlq',
+        url: 'http://x/1/dlq',
+        fifo: false,
+        approximateVisible: 1,
+        approximateNotVisible: 0,
+      },
+      messages: [hostile],
+      stoppedBy: 'end' as const,
+      notRead: 0,
+      release: { released: 1, failed: [] },
+    };
+    for (const text of [renderMessage(hostile), renderList(read as never, summarizeDeadLetters([hostile]))]) {
+      const controls = [...text].filter((c) => {
+        const code = c.charCodeAt(0);
+        return (code < 0x20 && c !== '\n' && c !== '\t') || (code >= 0x7f && code <= 0x9f);
+      });
+      expect(controls).toEqual([]);
+    }
+    const shown = renderMessage(hostile);
+    expect(shown).toContain('job id             esc\\u001b[2J\\u001b[31mID');
+    expect(shown).toContain('job source         /t\\u001b]0;pwned\\u0007');
+  });
 });
