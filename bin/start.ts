@@ -753,15 +753,23 @@ function printReport(
 }
 
 /**
- * Calls `first` at the first of `signals`, `again` at any later one, until the returned function
- * removes the listeners.
+ * A second stop signal this soon after the first is the same Ctrl-C: a terminal sends SIGINT to
+ * the whole process group, and a wrapper in it (npm, tsx) relays its own copy to this process.
+ */
+const SAME_KEYPRESS_MS = 1_000;
+
+/**
+ * Calls `first` at the first of `signals`, `again` at a later one (not within
+ * {@link SAME_KEYPRESS_MS} of the first), until the returned function removes the listeners.
  */
 function onStopSignals(signals: readonly NodeJS.Signals[], first: () => void, again: () => void): () => void {
-  let received = 0;
+  let firstAtMs: number | undefined;
   const listener = () => {
-    received += 1;
-    if (received === 1) first();
-    else again();
+    const now = Date.now();
+    if (firstAtMs === undefined) {
+      firstAtMs = now;
+      first();
+    } else if (now - firstAtMs >= SAME_KEYPRESS_MS) again();
   };
   for (const signal of signals) process.on(signal, listener);
   return () => {
