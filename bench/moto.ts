@@ -9,11 +9,11 @@
  * checkout's or, from a git worktree, the main checkout's; `.ci/run` installs it there). Without
  * it the rows are left out with a note on stderr.
  */
-import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { startMotoServer } from '../test/factories/moto-server.ts';
 import { lambdaContext } from '../test/factories/sqs.ts';
 import { createClient, createTable } from '../test/support/dynalite.ts';
 import { type ComparisonRow, newRecordBatches, storeHandlers } from './vs-powertools.ts';
@@ -37,31 +37,6 @@ export function findMotoServer(): string | undefined {
   return candidates.find((c): c is string => c !== undefined && (c === 'moto_server' || existsSync(c)));
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address ? resolvePort(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
-}
-
-async function waitForHttp(url: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      await fetch(url);
-      return;
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-}
-
 /** Records/s of both sides on one moto server, `batches` batches of 10 new records per side. */
 export async function motoRows(batches: number): Promise<ComparisonRow[]> {
   const moto = findMotoServer();
@@ -69,11 +44,9 @@ export async function motoRows(batches: number): Promise<ComparisonRow[]> {
     process.stderr.write('bench: moto_server not found (MOTO_SERVER, PATH, .ci/.venv): moto rows left out\n');
     return [];
   }
-  const port = await freePort();
-  const server: ChildProcess = spawn(moto, ['-H', '127.0.0.1', '-p', String(port)], { stdio: 'ignore' });
-  const endpoint = `http://127.0.0.1:${port}`;
+  const server = await startMotoServer(moto);
+  const { endpoint } = server;
   try {
-    await waitForHttp(endpoint, 20_000);
     const oursClient = createClient(endpoint);
     const theirsClient = createClient(endpoint);
     const { ours, theirs } = storeHandlers(
@@ -114,6 +87,6 @@ export async function motoRows(batches: number): Promise<ComparisonRow[]> {
       },
     ];
   } finally {
-    server.kill();
+    server.stop();
   }
 }

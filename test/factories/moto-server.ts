@@ -13,10 +13,10 @@ export interface MotoServer {
   stop(): void;
 }
 
-function requireMoto(): void {
-  if (spawnSync('moto_server', ['--help'], { stdio: 'ignore' }).status !== 0) {
+function requireMoto(command: string): void {
+  if (spawnSync(command, ['--help'], { stdio: 'ignore' }).status !== 0) {
     throw new Error(
-      "moto_server is not on the PATH: pip install 'moto[server]==5.2.1' (or run .ci/run, which installs it)",
+      `${command} does not run: pip install 'moto[server]==5.2.1' (or run .ci/run, which installs it into .ci/.venv)`,
     );
   }
 }
@@ -45,11 +45,15 @@ async function waitForHttp(url: string, timeoutMs: number): Promise<void> {
   }
 }
 
-/** Starts `moto_server` and waits until it answers. */
-export async function startMotoServer(): Promise<MotoServer> {
-  requireMoto();
+/**
+ * Starts moto's server and waits until it answers.
+ * @param command the `moto_server` executable. @default 'moto_server' (on the PATH)
+ * @throws when it does not run, or does not answer within 20 s.
+ */
+export async function startMotoServer(command = 'moto_server'): Promise<MotoServer> {
+  requireMoto(command);
   const port = await freePort();
-  const child = spawn('moto_server', ['-H', '127.0.0.1', '-p', String(port)], { stdio: 'ignore' });
+  const child = spawn(command, ['-H', '127.0.0.1', '-p', String(port)], { stdio: 'ignore' });
   const endpoint = `http://127.0.0.1:${port}`;
   try {
     await waitForHttp(endpoint, 20_000);
