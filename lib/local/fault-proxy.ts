@@ -48,6 +48,7 @@ import {
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { seededRandom } from './faults.ts';
+import { forwardHeaders, readAll } from './http-forward.ts';
 
 /** Header that exempts a request from fault injection (not forwarded). */
 export const FAULT_EXEMPT_HEADER = 'x-sqs-jobs-fault-exempt';
@@ -337,33 +338,6 @@ export function resolveAwsFaultRates(rates: Partial<AwsFaultRates> = {}): AwsFau
   return Object.freeze(resolved);
 }
 
-const HOP_BY_HOP = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'transfer-encoding',
-  'upgrade',
-  'te',
-  'trailer',
-  FAULT_EXEMPT_HEADER,
-]);
-
-function forwardHeaders(headers: IncomingHttpHeaders, bodyLength: number): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined || HOP_BY_HOP.has(name)) continue;
-    out[name] = value;
-  }
-  out['content-length'] = String(bodyLength);
-  return out;
-}
-
-async function readAll(stream: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
-}
-
 /**
  * Starts a proxy on a free local port in front of `target`. The `Host` header is forwarded as the
  * client sent it, so an emulator that builds URLs from it (queue URLs) names the proxy.
@@ -428,7 +402,7 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
       port: target.port || (secure ? 443 : 80),
       method: req.method,
       path: `${basePath}${req.url ?? '/'}`,
-      headers: forwardHeaders(req.headers, body.length),
+      headers: forwardHeaders(req.headers, body.length, [FAULT_EXEMPT_HEADER]),
       agent,
     });
     // A client that goes away (a terminated function thread, a long poll aborted at stop) takes
@@ -449,14 +423,12 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
         answer(res, faultAnswer(fault, action));
         return;
       }
-      const headers: Record<string, string | string[]> = {};
-      for (const [name, value] of Object.entries(response.headers)) {
-        if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
-      }
       const payload = await readAll(response);
       if (res.destroyed || res.writableEnded) return;
-      headers['content-length'] = String(payload.length);
-      res.writeHead(response.statusCode ?? 502, headers);
+      res.writeHead(
+        response.statusCode ?? 502,
+        forwardHeaders(response.headers, payload.length, [FAULT_EXEMPT_HEADER]),
+      );
       res.end(payload);
     } catch (error) {
       if (res.destroyed || res.writableEnded) return;

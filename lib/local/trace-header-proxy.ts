@@ -22,6 +22,7 @@ import {
 } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { forwardHeaders, readAll } from './http-forward.ts';
 
 /** Headers remembered at most (oldest forgotten first): a long soak must not grow without bound. */
 export const MAX_REMEMBERED_HEADERS = 200_000;
@@ -33,23 +34,6 @@ export interface TraceHeaderProxy {
   /** The trace header SQS would keep with this message, when its send carried one. */
   headerOf(messageId: string): string | undefined;
   close(): Promise<void>;
-}
-
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'host', 'content-length']);
-
-function forwardHeaders(headers: IncomingHttpHeaders, bodyLength: number): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {};
-  for (const [key, value] of Object.entries(headers)) {
-    if (value !== undefined && !HOP_BY_HOP.has(key)) out[key] = value;
-  }
-  out['content-length'] = String(bodyLength);
-  return out;
-}
-
-async function readAll(stream: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
 }
 
 /** Entry id → trace header of a send request; undefined when it is not a JSON send. */
@@ -113,7 +97,7 @@ export async function startTraceHeaderProxy(target: string): Promise<TraceHeader
     const url = new URL(req.url ?? '/', base);
     const upstream = (https ? httpsRequest : httpRequest)(url, {
       method: req.method,
-      headers: forwardHeaders(req.headers, body.length),
+      headers: forwardHeaders(req.headers, body.length, ['host']),
       agent,
     });
     upstream.on('response', async (answer) => {
@@ -125,12 +109,7 @@ export async function startTraceHeaderProxy(target: string): Promise<TraceHeader
             if (header !== undefined) remember(messageId, header);
           }
         }
-        const out: Record<string, string | string[]> = {};
-        for (const [key, value] of Object.entries(answer.headers)) {
-          if (value !== undefined && !HOP_BY_HOP.has(key)) out[key] = value;
-        }
-        out['content-length'] = String(payload.length);
-        res.writeHead(answer.statusCode ?? 502, out);
+        res.writeHead(answer.statusCode ?? 502, forwardHeaders(answer.headers, payload.length, ['host']));
         res.end(payload);
       } catch {
         res.destroy();
