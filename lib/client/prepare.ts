@@ -15,6 +15,7 @@ import {
   parseEnvelope,
 } from '../runtime/envelope.ts';
 import { newTraceparent } from '../runtime/trace-context.ts';
+import { isSendableTraceHeader } from '../sqs/aws-trace-header.ts';
 import { firstRefusedCharacter, stringifyForSqs } from '../sqs/characters.ts';
 import { jsonNumberProblems } from '../sqs/json-numbers.ts';
 import { appendPath, jsonFormOf, jsonValueProblems } from '../sqs/json-value.ts';
@@ -65,6 +66,15 @@ export interface SendOptions {
    * worker sets it on every child of `ctx.enqueue`. @default none: the job is a chain's root
    */
   readonly parent?: ParentLink;
+  /**
+   * The X-Ray trace header SQS keeps with the message (its `AWSTraceHeader` system attribute,
+   * taken over the request's `X-Amzn-Trace-Id` header), e.g. `Root=1-...;Parent=...;Sampled=0`.
+   * Lambda's recursive loop detection counts with its `Lineage`: the worker sets it on every
+   * child of `ctx.enqueue` so each chain counts its own steps (lib/runtime/chain-trace.ts).
+   * Printable ASCII with a `Root` field. [SendMessage API, MessageSystemAttributes]
+   * @default none: SQS keeps the request's header (the AWS SDK's, inside Lambda)
+   */
+  readonly awsTraceHeader?: string;
 }
 
 /** The job a sent job follows from (envelope `causationid`, `rootid`, `parentjob`). */
@@ -86,6 +96,7 @@ const SEND_OPTION_KEYS = [
   'traceparent',
   'tracestate',
   'parent',
+  'awsTraceHeader',
 ] as const satisfies readonly (keyof SendOptions)[];
 
 /** What to write instead of SQS parameter names and other clients' spellings. */
@@ -261,7 +272,12 @@ function optionProblems(
   names: OptionNames = SEND_OPTION_NAMES,
 ): string[] {
   const problems: string[] = [];
-  const { delaySeconds, partitionKey } = options;
+  const { delaySeconds, partitionKey, awsTraceHeader } = options;
+  if (awsTraceHeader !== undefined && !isSendableTraceHeader(awsTraceHeader)) {
+    problems.push(
+      `options.awsTraceHeader must be an X-Ray trace header of printable ASCII with a Root field (Root=1-...;Parent=...;Sampled=0), got ${describeValue(awsTraceHeader)}`,
+    );
+  }
   if (delaySeconds !== undefined) {
     if (fifo) {
       problems.push(
@@ -310,6 +326,7 @@ function encodeEntry(
     readonly queueUrl: string;
     readonly fifo: boolean;
     readonly delaySeconds: number | undefined;
+    readonly awsTraceHeader?: string | undefined;
   },
   settings: PrepareSettings,
 ): { prepared: PreparedEntry; problem?: undefined } | { prepared?: undefined; problem: string } {
@@ -321,6 +338,14 @@ function encodeEntry(
       ? { MessageGroupId: envelope.partitionkey, MessageDeduplicationId: deduplicationIdOf(envelope) }
       : {}),
     ...(!fifo && delaySeconds !== undefined ? { DelaySeconds: delaySeconds } : {}),
+    // System attributes do not count towards the message size (SendMessage API).
+    ...(input.awsTraceHeader === undefined
+      ? {}
+      : {
+          MessageSystemAttributes: {
+            AWSTraceHeader: { DataType: 'String', StringValue: input.awsTraceHeader },
+          },
+        }),
   };
   const bytes = messageSizeBytes(request);
   if (bytes > settings.maxMessageBytes) {
@@ -426,6 +451,7 @@ async function prepareOne(
       queueUrl,
       fifo,
       delaySeconds: options.delaySeconds,
+      awsTraceHeader: options.awsTraceHeader,
     },
     settings,
   );

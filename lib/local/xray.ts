@@ -13,62 +13,31 @@
  * it to the queue's DLQ after `maxReceiveCount` receives [invocation-recursion].
  *
  * Here: `Lineage` is written `<function hash>:<invocations>` per function of the chain, joined
- * by `|` (the shape of the X-Ray docs' example; Lambda's own encoding is internal and may differ:
- * only the local runtime reads this one). A record whose header shows that this function already
- * ran {@link RECURSION_STOP_INVOCATIONS} times in its chain is not delivered when the function's
- * `RecursiveLoop` is not `Allow`: 16 invocations of a chain run, the 17th is stopped. Nothing in
- * a job's data or envelope counts (the envelope's `traceparent` and lineage are separate).
+ * by `|` (the shape of the X-Ray docs' example; Lambda's own encoding is internal and may differ;
+ * lib/sqs/aws-trace-header.ts reads it). What the emulation assumes of Lambda, which AWS does not
+ * document: an invocation's header continues the record of its batch whose chain has invoked the
+ * function most, with the function counted once more; and the stop rule applies to each record
+ * on its own header. A record whose header shows that this function already ran
+ * {@link RECURSION_STOP_INVOCATIONS} times in its chain is not delivered when the function's
+ * `RecursiveLoop` is not `Allow`: 16 invocations of a chain run, the 17th is stopped. The worker
+ * does not rely on which record Lambda continues: it writes each child's header from its own
+ * parent record's (lib/runtime/chain-trace.ts). Nothing in a job's data or envelope counts (the
+ * envelope's `traceparent` and lineage are separate).
  *
  * - invocation-recursion: https://docs.aws.amazon.com/lambda/latest/dg/invocation-recursion.html
  * - xray-concepts-tracingheader: https://docs.aws.amazon.com/xray/latest/devguide/xray-concepts.html#xray-concepts-tracingheader
  */
 import { createHash, randomBytes } from 'node:crypto';
+import {
+  formatTraceHeader,
+  lineageCount,
+  parseTraceHeader,
+  type TraceHeader,
+  withLineageCount,
+} from '../sqs/aws-trace-header.ts';
 
 /** Invocations of one function a chain may make before Lambda stops the next ("approximately 16"). */
 export const RECURSION_STOP_INVOCATIONS = 16;
-
-/** A parsed `X-Amzn-Trace-Id` / `_X_AMZN_TRACE_ID` / `AWSTraceHeader` value. */
-export interface TraceHeader {
-  readonly root: string | undefined;
-  readonly parent: string | undefined;
-  readonly sampled: string | undefined;
-  readonly lineage: string | undefined;
-  /** Other `key=value` fields, kept in order. */
-  readonly extra: readonly (readonly [string, string])[];
-}
-
-/** Parses a trace header; unknown fields are kept, a field without `=` is dropped. */
-export function parseTraceHeader(text: string | undefined): TraceHeader | undefined {
-  if (text === undefined || text.trim() === '') return undefined;
-  let root: string | undefined;
-  let parent: string | undefined;
-  let sampled: string | undefined;
-  let lineage: string | undefined;
-  const extra: [string, string][] = [];
-  for (const part of text.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq <= 0) continue;
-    const key = part.slice(0, eq).trim();
-    const value = part.slice(eq + 1).trim();
-    if (key === 'Root') root = value;
-    else if (key === 'Parent') parent = value;
-    else if (key === 'Sampled') sampled = value;
-    else if (key === 'Lineage') lineage = value;
-    else if (key !== 'Self') extra.push([key, value]);
-  }
-  return { root, parent, sampled, lineage, extra };
-}
-
-/** Writes a trace header: `Root`, `Parent`, `Sampled`, `Lineage`, then the other fields. */
-export function formatTraceHeader(header: TraceHeader): string {
-  const parts: string[] = [];
-  if (header.root !== undefined) parts.push(`Root=${header.root}`);
-  if (header.parent !== undefined) parts.push(`Parent=${header.parent}`);
-  if (header.sampled !== undefined) parts.push(`Sampled=${header.sampled}`);
-  if (header.lineage !== undefined && header.lineage !== '') parts.push(`Lineage=${header.lineage}`);
-  for (const [key, value] of header.extra) parts.push(`${key}=${value}`);
-  return parts.join(';');
-}
 
 /** A new X-Ray trace id: `1-<epoch seconds, 8 hex>-<96 random bits, 24 hex>`. */
 export function newTraceId(nowMs: number = Date.now()): string {
@@ -86,29 +55,6 @@ export function newSegmentId(): string {
 /** The 8-hex hash naming a function in `Lineage` (of its ARN). */
 export function lineageHashOf(functionArn: string): string {
   return createHash('sha256').update(functionArn).digest('hex').slice(0, 8);
-}
-
-/** Invocations of the function `hash` recorded in a `Lineage` value; 0 when it is not there. */
-export function lineageCount(lineage: string | undefined, hash: string): number {
-  if (lineage === undefined) return 0;
-  for (const entry of lineage.split('|')) {
-    const [entryHash, count] = entry.split(':');
-    if (entryHash === hash) {
-      const n = Number(count);
-      return Number.isInteger(n) && n >= 0 ? n : 0;
-    }
-  }
-  return 0;
-}
-
-/** `lineage` with the function `hash` at `count` (added at the end when new). */
-export function withLineageCount(lineage: string | undefined, hash: string, count: number): string {
-  const entries = (lineage ?? '').split('|').filter((e) => e !== '');
-  const index = entries.findIndex((e) => e.split(':')[0] === hash);
-  const entry = `${hash}:${count}`;
-  if (index >= 0) entries[index] = entry;
-  else entries.push(entry);
-  return entries.join('|');
 }
 
 /** What a function's mapping needs to trace and count its invocations. */

@@ -59,6 +59,8 @@ export interface ParentIdentity {
   readonly lineage?: EnvelopeLineage;
   /** The parent's job reference: its idempotency record key `<type>#<key>` (`jobRecordKey`). */
   readonly job?: string;
+  /** The X-Ray trace header the children carry (`AWSTraceHeader`, chain-trace.ts); undefined: none. */
+  readonly awsTraceHeader?: string | undefined;
 }
 
 /** Collects the children of one run, with ids fixed at enqueue time. */
@@ -91,6 +93,7 @@ export class ChildCollector {
       ...(lineage?.correlationid === undefined ? {} : { correlationId: lineage.correlationid }),
       traceparent: childTraceparent(lineage?.traceparent, spanId, this.#derivedTraceId),
       ...(lineage?.tracestate === undefined ? {} : { tracestate: lineage.tracestate }),
+      ...(parent.awsTraceHeader === undefined ? {} : { awsTraceHeader: parent.awsTraceHeader }),
     };
   }
 

@@ -74,6 +74,8 @@ export interface RecordDeps {
   readonly sqs: SqsSender;
   /** Sends children; called only when a run enqueued some. */
   readonly childSender: () => ChildSender;
+  /** The `AWSTraceHeader` a record's children carry (chain-trace.ts); undefined: none set. */
+  readonly childTraceHeaderOf?: ((record: SQSRecord) => string | undefined) | undefined;
   readonly config: WorkerConfig;
   readonly logger: WorkerLogger;
   readonly metrics: BatchMetrics;
@@ -463,6 +465,7 @@ class RunContext implements JobContext {
       partitionKey: this.partitionKey,
       lineage: this.#envelope,
       job: jobRecordKey(this.#job.type, this.#key),
+      awsTraceHeader: this.#run.deps.childTraceHeaderOf?.(this.#run.record),
     });
     this.children.add(child, childData, options);
   }

@@ -21,8 +21,8 @@
  * - What it leaves alone: the tracer is built with `captureHTTPsRequests: false` and no AWS SDK
  *   client is captured, so outgoing requests keep the `X-Amzn-Trace-Id` header the AWS SDK's
  *   recursion-detection middleware copies from `_X_AMZN_TRACE_ID` unchanged, `Lineage`
- *   included: Lambda's recursive loop detection counts exactly what it would count without
- *   tracing (docs/architecture.md, "A job that enqueues to its own queue").
+ *   included; a child job's message carries its own chain's header (chain-trace.ts), with or
+ *   without tracing (docs/architecture.md, "A job that enqueues to its own queue").
  */
 
 /** What one job's subsegment records; plain values, built by the record pipeline. */
@@ -80,7 +80,7 @@ const MAX_ANNOTATION_CHARS = 250;
 type Env = Readonly<Record<string, string | undefined>>;
 
 /** The invocation's X-Ray trace header, as the X-Ray SDK and Powertools read it. */
-function traceHeaderOf(env: Env): string | undefined {
+export function invocationTraceHeader(env: Env): string | undefined {
   const store = (
     globalThis as { awslambda?: { InvokeStore?: { getXRayTraceId?: () => string | undefined } } }
   ).awslambda?.InvokeStore;
@@ -89,7 +89,7 @@ function traceHeaderOf(env: Env): string | undefined {
 
 /** Whether this invocation is sampled: its trace header says `Sampled=1`. */
 export function isInvocationSampled(env: Env): boolean {
-  const header = traceHeaderOf(env);
+  const header = invocationTraceHeader(env);
   return header?.includes('Sampled=1') === true;
 }
 

@@ -19,6 +19,7 @@ import middy, { type MiddlewareObj } from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { isFifoQueueUrl } from '../sqs/queue-urls.ts';
 import { DEFAULT_MAX_CONCURRENCY, runBatch } from './batch.ts';
+import { ChainTraceHeaders } from './chain-trace.ts';
 import { createJobClientChildSender } from './child-sender.ts';
 import type { ChildSender } from './children.ts';
 import { queueLimitProblems, readWorkerConfig, type WorkerConfig } from './config.ts';
@@ -39,7 +40,7 @@ import {
   type WorkerLogger,
 } from './telemetry.ts';
 import { RunLimitClock } from './timeout.ts';
-import { JobTracing } from './tracing.ts';
+import { invocationTraceHeader, JobTracing } from './tracing.ts';
 import { changeVisibility } from './visibility.ts';
 import { WorkerConfigError } from './worker-errors.ts';
 
@@ -188,6 +189,7 @@ export function createWorker(options: WorkerOptions): WorkerHandler {
     const batchMetrics = new BatchMetrics();
     const runLimits = new RunLimitClock();
     const traced = tracing.forInvocation();
+    let chains: ChainTraceHeaders | undefined;
     const deps: RecordDeps = {
       jobTracer: traced && (await traced),
       jobs,
@@ -197,6 +199,11 @@ export function createWorker(options: WorkerOptions): WorkerHandler {
         : undefined,
       sqs,
       childSender: setup.value.childSender,
+      // Each child continues its own parent record's chain, not the batch's (chain-trace.ts).
+      childTraceHeaderOf: (record) => {
+        chains ??= new ChainTraceHeaders(() => invocationTraceHeader(env), records);
+        return chains.childHeaderOf(record);
+      },
       config,
       logger,
       metrics: batchMetrics,

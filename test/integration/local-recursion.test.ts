@@ -12,14 +12,15 @@
  */
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import { ReceiveMessageCommand, SendMessageBatchCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { App, Stack } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JobQueue } from '../../lib/constructs/job-queue.ts';
 import { type LocalRuntime, startLocalRuntime } from '../../lib/local/runtime.ts';
-import { parseTraceHeader, RECURSION_STOP_INVOCATIONS } from '../../lib/local/xray.ts';
+import { RECURSION_STOP_INVOCATIONS } from '../../lib/local/xray.ts';
 import { createEnvelope } from '../../lib/runtime/envelope.ts';
+import { parseTraceHeader } from '../../lib/sqs/aws-trace-header.ts';
 import { removeDir, tempOutdir } from '../infra/helpers.ts';
 
 const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -37,6 +38,7 @@ function synthesizeChainApp(dir: string): void {
   for (const [id, name, recursiveLoop] of [
     ['Allow', 'chain-allow', lambda.RecursiveLoop.ALLOW],
     ['Terminate', 'chain-terminate', lambda.RecursiveLoop.TERMINATE],
+    ['Mixed', 'chain-mixed', lambda.RecursiveLoop.TERMINATE],
   ] as const) {
     const q = new JobQueue(stack, id, {
       name,
@@ -71,10 +73,14 @@ function steps(chain: string): Record<string, unknown>[] {
     .sort((a, b) => Number(a.hop) - Number(b.hop));
 }
 
-async function startChain(queue: string, chain: string): Promise<void> {
-  const body = JSON.stringify(
-    createEnvelope({ type: 'chain.step', source: '/tests/recursion', data: { chain, hop: 1, last: STEPS } }),
+function stepBody(chain: string, hop: number, last: number): string {
+  return JSON.stringify(
+    createEnvelope({ type: 'chain.step', source: '/tests/recursion', data: { chain, hop, last } }),
   );
+}
+
+async function startChain(queue: string, chain: string): Promise<void> {
+  const body = stepBody(chain, 1, STEPS);
   await rt.sqs.send(new SendMessageCommand({ QueueUrl: rt.queue(queue).url, MessageBody: body }));
 }
 
@@ -175,4 +181,45 @@ describe('a chain of 20 steps on one queue, with Lambda recursive loop detection
       expect(s.metadata?.['sqs-jobs']?.job).toMatchObject({ envelope: { source: expect.any(String) } });
     }
   });
+
+  it('chains that share batches each count their own steps: fresh 3-step chains batched with chains at step 16 all run whole', async () => {
+    // The function's Lineage key, from the header of a one-step chain.
+    await rt.sqs.send(
+      new SendMessageCommand({ QueueUrl: rt.queue('chain-mixed').url, MessageBody: stepBody('probe', 1, 1) }),
+    );
+    const probe = await until(() => steps('probe')[0], 'the probe step');
+    const key = parseTraceHeader(String(probe.traceHeader))?.lineage?.split(':')[0] ?? '';
+    const veteranHeader = `Root=1-00000000-000000000000000000000016;Parent=53995c3f42cd8ad8;Sampled=0;Lineage=${key}:15`;
+    // One SendMessageBatch: veterans (their chain already invoked the function 15 times; this is
+    // their last, 16th step) and fresh chains of 3 steps, received together in batches.
+    const entries = Array.from({ length: 10 }, (_, i) =>
+      i % 2 === 0
+        ? {
+            Id: `veteran-${i}`,
+            MessageBody: stepBody(`veteran-${i}`, 16, 16),
+            MessageSystemAttributes: { AWSTraceHeader: { DataType: 'String', StringValue: veteranHeader } },
+          }
+        : { Id: `fresh-${i}`, MessageBody: stepBody(`fresh-${i}`, 1, 3) },
+    );
+    await rt.sqs.send(
+      new SendMessageBatchCommand({ QueueUrl: rt.queue('chain-mixed').url, Entries: entries }),
+    );
+    const mixedUrl = rt.queue('chain-mixed').url;
+    const held = () => notes.filter((n) => n.includes(mixedUrl));
+    const chains = entries.map((e) => e.Id);
+    // Hops each chain ran (a step may run twice: the fixture has no idempotency, and a slow
+    // machine can outlast the 3 s visibility timeout).
+    const hops = (chain: string) =>
+      [...new Set(steps(chain).map((l) => Number(l.hop)))].sort((a, b) => a - b);
+    const expected = (chain: string) => (chain.startsWith('fresh') ? [1, 2, 3] : [16]);
+    await until(
+      () => held().length > 0 || chains.every((c) => hops(c).join() === expected(c).join()),
+      'every chain of the mixed batch to end',
+    );
+    expect(held()).toEqual([]);
+    for (const chain of chains) expect(hops(chain)).toEqual(expected(chain));
+    expect(
+      rt.stats().functions[rt.worker('chain-mixed').functionLogicalId]?.recursiveInvocationsDropped,
+    ).toBe(0);
+  }, 90_000);
 });

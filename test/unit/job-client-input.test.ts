@@ -143,14 +143,14 @@ describe('plain JavaScript: option keys, batch shape, queue URLs', () => {
     const cases: Array<[Record<string, unknown>, string]> = [
       [
         { delay: 30 },
-        'options.delay is not an option (known: correlationId, delaySeconds, id, parent, partitionKey, traceparent, tracestate); did you mean delaySeconds?',
+        'options.delay is not an option (known: awsTraceHeader, correlationId, delaySeconds, id, parent, partitionKey, traceparent, tracestate); did you mean delaySeconds?',
       ],
       [{ delaySecond: 30 }, 'did you mean delaySeconds?'],
       [{ partition_key: 'u-1' }, 'did you mean partitionKey?'],
       [{ MessageGroupId: 'u-1' }, 'did you mean partitionKey (it becomes the MessageGroupId)?'],
       [
         { zzz: 1 },
-        'options.zzz is not an option (known: correlationId, delaySeconds, id, parent, partitionKey, traceparent, tracestate)',
+        'options.zzz is not an option (known: awsTraceHeader, correlationId, delaySeconds, id, parent, partitionKey, traceparent, tracestate)',
       ],
     ];
     for (const [options, says] of cases) {
@@ -315,5 +315,27 @@ describe('SDK setup errors fail at once, saying what to configure', () => {
       expect(thrown.code).toBe('CredentialsProviderError');
       expect(thrown.senderFault).toBe(false);
     }
+  });
+});
+
+describe('awsTraceHeader', () => {
+  it('awsTraceHeader becomes the AWSTraceHeader system attribute, outside the size count; a malformed one is refused', async () => {
+    const sqs = new FakeSqs();
+    const header =
+      'Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=0;Lineage=a87bd80c:3';
+    await client(sqs).send(job(), { a: 1 }, { awsTraceHeader: header });
+    const entry = sqs.requests[0]?.Entries?.[0];
+    expect(entry?.MessageSystemAttributes).toEqual({
+      AWSTraceHeader: { DataType: 'String', StringValue: header },
+    });
+    for (const bad of ['Parent=53995c3f42cd8ad8', 'Root=1-5759e988-bd862e3fe1be46a994272793;\n', 42]) {
+      const error = await errorOf(() => client(sqs).send(job(), { a: 1 }, { awsTraceHeader: bad as string }));
+      expect(error.problems.map((p) => p.message)).toEqual([
+        expect.stringContaining(
+          'options.awsTraceHeader must be an X-Ray trace header of printable ASCII with a Root field',
+        ),
+      ]);
+    }
+    expect(sqs.requests).toHaveLength(1);
   });
 });
