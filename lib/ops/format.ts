@@ -209,7 +209,7 @@ export function prettyBody(body: string): string {
 }
 
 /** A word for a shell command line: as it is when safe, else single-quoted. */
-function shellWord(value: string): string {
+export function shellWord(value: string): string {
   return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", "'\\''")}'`;
 }
 
