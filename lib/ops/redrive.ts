@@ -39,6 +39,7 @@ import {
 } from './dlq-reader.ts';
 import type { OpsError } from './errors.ts';
 import { compileFilter, type DeadLetterFilter, describeFilter } from './filters.ts';
+import { strandedParkedCommand } from './format.ts';
 import {
   callSqs,
   checkIsDeadLetterQueue,
@@ -48,7 +49,7 @@ import {
   type QueueInfo,
   redrivePairWarnings,
 } from './queue.ts';
-import { groupsOf, isParkedBehindRedrive, strandedParkedCommand, strandedParkedHeads } from './stranded-parks.ts';
+import { groupsOf, isParkedBehindRedrive, strandedParkedHeads } from './stranded-parks.ts';
 
 /**
  * FIFO `MessageDeduplicationId` of a redriven message: SHA-256 hex (64 characters) of the DLQ
@@ -709,7 +710,10 @@ export async function verifyRedrive(options: VerifyRedriveOptions): Promise<Veri
   const swept = await moveStrandedParked(options, read, exclude);
   // The DLQ as the move left it: what it revealed behind the messages it moved is seen now.
   if (swept !== undefined) read = await readDlq();
-  const redriven = [...options.redriven, ...(swept === undefined ? [] : [...swept.moved, ...swept.notDeleted])];
+  const redriven = [
+    ...options.redriven,
+    ...(swept === undefined ? [] : [...swept.moved, ...swept.notDeleted]),
+  ];
   const returnOf = returnMatcher(redriven);
   const cameBack: CameBackItem[] = [];
   for (const message of read.messages) {

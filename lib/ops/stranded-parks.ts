@@ -18,7 +18,6 @@
  */
 import { GROUP_PARKED_REASON } from '../runtime/dead-letter.ts';
 import type { DeadLetterMessage } from './dead-letter-message.ts';
-import { shellWord } from './format.ts';
 
 /** What tells whether a DLQ message is parked behind a redrive: see {@link isParkedBehindRedrive}. */
 export interface RedriveGroups {
@@ -70,18 +69,4 @@ export function strandedParkedHeads(
     if (isParkedBehindRedrive(message, redrive)) heads.push(message);
   }
   return heads;
-}
-
-/**
- * The command that moves stranded parked messages, whole groups in order, those hidden behind the
- * first included: a redrive of reason `GroupParked`. It moves every group whose first DLQ message
- * is `GroupParked` (a group whose blocker is still in the DLQ starts with the blocker and stays);
- * a job whose group turns out to be parked still is dead-lettered again behind its blocker.
- * `targetUrl` undefined: `$QUEUE` stands for it.
- */
-export function strandedParkedCommand(dlqUrl: string, targetUrl: string | undefined): string {
-  return (
-    `sqs-jobs dlq redrive --dlq-url ${shellWord(dlqUrl)} --target-url ${targetUrl === undefined ? '"$QUEUE"' : shellWord(targetUrl)} ` +
-    `--reason ${GROUP_PARKED_REASON} --verify-seconds 60`
-  );
 }
