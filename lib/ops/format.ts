@@ -408,6 +408,7 @@ export function renderVerify(verify: VerifyRedriveResult, waitedSeconds: number)
         (c.errorMessage ? ` (${cutText(oneLine(c.errorMessage), 200)})` : ''),
     );
   }
+  lines.push(...strandedParkedLines(verify.strandedParked));
   if (verify.targetPending !== undefined && verify.targetPending > 0) {
     lines.push(
       `note: ${plural(verify.targetPending, 'message is', 'messages are')} still in the target queue: ` +
@@ -428,7 +429,6 @@ export function renderVerify(verify: VerifyRedriveResult, waitedSeconds: number)
       '  redrive the rest of the group (or deal with its first message) and verify again, or look the jobs up (sqs-jobs console, Jobs)',
     );
   }
-  lines.push(...strandedParkedLines(verify.strandedParked));
   if (verify.notRead > 0)
     lines.push(`note: about ${verify.notRead} DLQ messages could not be read (see list)`);
   if (
