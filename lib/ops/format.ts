@@ -2,6 +2,8 @@
  * Plain-text and JSON renderings of the DLQ operations for the operator CLI (`sqs-jobs dlq`).
  * Text is for people (stable enough to grep, not a format to parse); `--json` is for scripts.
  */
+
+import { GROUP_PARKED_REASON } from '../runtime/dead-letter.ts';
 import { type DeadLetterMessage, NO_EVIDENCE_REASON } from './dead-letter-message.ts';
 import type { DeadLetterRead, ReleaseReport } from './dlq-reader.ts';
 import { describeJobRef } from './job-chain.ts';
@@ -368,6 +370,32 @@ export function redriveJson(result: RedriveResult, verify?: VerifyRedriveResult)
   };
 }
 
+/**
+ * The command that moves the parked jobs a FIFO redrive left first of their groups
+ * (lib/ops/stranded-parks.ts), whole groups in DLQ order, those hidden behind them included: a
+ * redrive of reason `GroupParked`. It moves every group whose first DLQ message is `GroupParked`
+ * (a group whose blocker is still in the DLQ starts with the blocker and stays); a job whose
+ * group is still parked is dead-lettered again, behind its blocker. It asks for confirmation on a
+ * terminal; `--yes` from a script. `targetUrl` undefined: `"$QUEUE"` stands for it.
+ */
+export function strandedParkedCommand(dlqUrl: string, targetUrl: string | undefined): string {
+  const target = targetUrl === undefined ? '"$QUEUE"' : shellWord(targetUrl);
+  return `sqs-jobs dlq redrive --dlq-url ${shellWord(dlqUrl)} --target-url ${target} --reason ${GROUP_PARKED_REASON}`;
+}
+
+/**
+ * Note after a FIFO redrive that moved messages and will not be verified: a job dead-lettered as
+ * `GroupParked` after the read stays in the DLQ once its blocker completes, and only a later look
+ * can find it.
+ */
+export function renderUnverifiedParks(result: RedriveResult): string {
+  return terminalSafe(
+    "note: FIFO, onDeadLetter 'park': a job of a moved group dead-lettered as GroupParked after this read " +
+      '(sent while the redrive ran) stays in the DLQ once its blocker completes. --verify-seconds finds and moves ' +
+      `such jobs; once the moved jobs ran, this moves them: ${strandedParkedCommand(result.plan.dlq.url, result.plan.target.url)}\n`,
+  );
+}
+
 /** Text of the verification after a redrive. */
 export function renderVerify(verify: VerifyRedriveResult, waitedSeconds: number): string {
   const lines: string[] = [];
@@ -380,6 +408,7 @@ export function renderVerify(verify: VerifyRedriveResult, waitedSeconds: number)
         (c.errorMessage ? ` (${cutText(oneLine(c.errorMessage), 200)})` : ''),
     );
   }
+  lines.push(...strandedParkedLines(verify.strandedParked));
   if (verify.targetPending !== undefined && verify.targetPending > 0) {
     lines.push(
       `note: ${plural(verify.targetPending, 'message is', 'messages are')} still in the target queue: ` +
@@ -402,7 +431,43 @@ export function renderVerify(verify: VerifyRedriveResult, waitedSeconds: number)
   }
   if (verify.notRead > 0)
     lines.push(`note: about ${verify.notRead} DLQ messages could not be read (see list)`);
-  if (verify.cameBack.length === 0 && verify.unverified.length === 0 && (verify.targetPending ?? 0) === 0)
+  if (
+    verify.cameBack.length === 0 &&
+    verify.unverified.length === 0 &&
+    verify.strandedParked.left.length === 0 &&
+    verify.strandedParked.failed.length === 0 &&
+    (verify.targetPending ?? 0) === 0
+  )
     lines.push('nothing came back');
   return terminalSafe(`${lines.join('\n')}\n`);
+}
+
+/** Lines of the verification about parked jobs a park the redrive was clearing left behind. */
+function strandedParkedLines(stranded: VerifyRedriveResult['strandedParked']): string[] {
+  const lines: string[] = [];
+  const jobLine = (item: RedriveItem) =>
+    `  ${item.messageId}  job ${item.jobId ?? item.jobKey}  ${item.jobType}  group ${item.messageGroupId ?? '-'}`;
+  if (stranded.moved.length > 0) {
+    lines.push(
+      `moved ${plural(stranded.moved.length, 'parked job')} dead-lettered as GroupParked after the redrive read ` +
+        `${stranded.moved.length === 1 ? 'its' : 'their'} group (sent while it ran), in group order:`,
+      ...stranded.moved.map((m) => `${jobLine(m)}  now ${m.targetMessageId}`),
+    );
+  }
+  if (stranded.failed.length > 0) {
+    lines.push(
+      `could not move ${plural(stranded.failed.length, 'parked job')} (still in the DLQ, or sent but not deleted):`,
+      ...stranded.failed.map((f) => `${jobLine(f)}  ${f.code}: ${f.message}`),
+    );
+  }
+  if (stranded.left.length > 0) {
+    lines.push(
+      `still in the DLQ: ${plural(stranded.left.length, 'GroupParked job')} first of a group this redrive moved: ` +
+        'nothing of the group is ahead of it, so once its blocker completes nothing holds it there ' +
+        '(more of the group may be behind it):',
+      ...stranded.left.map(jobLine),
+      `  move them (and what is behind them), in order: ${stranded.command ?? ''}`,
+    );
+  }
+  return lines;
 }

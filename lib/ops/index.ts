@@ -75,6 +75,7 @@ export {
   redriveDeduplicationId,
   returnMatcher,
   type SkippedItem,
+  type StrandedParked,
   type VerifyRedriveOptions,
   type VerifyRedriveResult,
   verifyRedrive,

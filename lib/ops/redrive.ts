@@ -14,7 +14,8 @@
  * sqs-configure-dead-letter-queue-redrive (redriven messages get new message ids).
  *
  * Returns (a redriven job back in the DLQ) are recognised by message identity and SQS's own
- * timestamps, never by this machine's clock: see {@link returnMatcher}.
+ * timestamps, never by this machine's clock: see {@link returnMatcher}. Parked jobs a FIFO redrive
+ * leaves behind are found (and moved on request) by the verification: stranded-parks.ts.
  */
 import { createHash } from 'node:crypto';
 import {
@@ -29,6 +30,7 @@ import { chunkByCountAndBytes } from '../sqs/chunk.ts';
 import { messageSizeBytes, SQS_MAX_BATCH_ENTRIES, SQS_MAX_MESSAGE_BYTES } from '../sqs/message-size.ts';
 import type { DeadLetterMessage } from './dead-letter-message.ts';
 import {
+  type DeadLetterRead,
   DeadLetterReader,
   type DeadLetterReaderOptions,
   DLQ_READER_DEFAULTS,
@@ -37,6 +39,7 @@ import {
 } from './dlq-reader.ts';
 import type { OpsError } from './errors.ts';
 import { compileFilter, type DeadLetterFilter, describeFilter } from './filters.ts';
+import { strandedParkedCommand } from './format.ts';
 import {
   callSqs,
   checkIsDeadLetterQueue,
@@ -46,6 +49,7 @@ import {
   type QueueInfo,
   redrivePairWarnings,
 } from './queue.ts';
+import { groupsOf, isParkedBehindRedrive, strandedParkedHeads } from './stranded-parks.ts';
 
 /**
  * FIFO `MessageDeduplicationId` of a redriven message: SHA-256 hex (64 characters) of the DLQ
@@ -137,6 +141,11 @@ export interface RedriveOptions extends Omit<DeadLetterReaderOptions, 'queueUrl'
   readonly targetUrl: string;
   /** @default every message */
   readonly filter?: DeadLetterFilter;
+  /**
+   * A further condition a message must meet to be selected, besides `filter` (not shown in the
+   * plan): {@link verifyRedrive} moves only stranded parked messages with it. @default none
+   */
+  readonly select?: (message: DeadLetterMessage) => boolean;
   /** Most messages to select. @default no limit */
   readonly max?: number;
   /** Read and select only: nothing is sent or deleted. @default false */
@@ -449,7 +458,9 @@ export async function redriveDeadLetters(options: RedriveOptions): Promise<Redri
   });
   if (!dryRun && options.confirm !== undefined && !(await options.confirm(plan))) return result('declined');
 
-  const matches = compileFilter(filter);
+  const byFilter = compileFilter(filter);
+  const select = options.select;
+  const matches = select === undefined ? byFilter : (m: DeadLetterMessage) => byFilter(m) && select(m);
   const progress = () =>
     options.onProgress?.({
       read,
@@ -610,6 +621,15 @@ export interface VerifyRedriveOptions extends Omit<DeadLetterReaderOptions, 'que
   /** Most DLQ messages read. @default 10,000 */
   readonly maxMessages?: number;
   readonly signal?: AbortSignal;
+  /**
+   * FIFO, with `targetUrl`: move the stranded parked messages (stranded-parks.ts: `GroupParked`,
+   * first of a group the redrive moved messages of, no job come back) that the redrive did not
+   * read and that match this filter (give the redrive's own) to `targetUrl`, each group in DLQ
+   * order until its first message is no such message. Leave it out to only report them (also when
+   * the redrive stopped at `max`: it moved what the operator asked for).
+   * @default report only
+   */
+  readonly moveStrandedParked?: DeadLetterFilter;
 }
 
 /**
@@ -622,6 +642,24 @@ export interface UnverifiedItem {
   readonly messageGroupId: string;
   /** The DLQ message at the head of the group (what the return would be behind). */
   readonly behindMessageId: string;
+}
+
+/**
+ * FIFO: `GroupParked` messages left in the DLQ by a park the redrive was clearing
+ * (stranded-parks.ts). Each entry names the DLQ message id, the job and the group.
+ */
+export interface StrandedParked {
+  /** Moved to the target by this verification ({@link VerifyRedriveOptions.moveStrandedParked}), in DLQ order. */
+  readonly moved: readonly MovedItem[];
+  /** Selected to move but not sent (still in the DLQ), or sent but not deleted (in both queues). */
+  readonly failed: readonly FailedItem[];
+  /**
+   * Still in the DLQ after the verification, first of their group: nothing of the group is ahead
+   * of them. On a FIFO DLQ more of the group may be behind each: {@link command} moves those too.
+   */
+  readonly left: readonly RedriveItem[];
+  /** What to run to move `left` (and what is behind them); undefined when `left` is empty. */
+  readonly command: string | undefined;
 }
 
 /** Outcome of {@link verifyRedrive}. */
@@ -643,6 +681,8 @@ export interface VerifyRedriveResult {
    * above 0, redriven jobs may not have run yet and can still come back.
    */
   readonly targetPending: number | undefined;
+  /** FIFO DLQs: parked messages a park the redrive was clearing left behind (empty lists otherwise). */
+  readonly strandedParked: StrandedParked;
 }
 
 /**
@@ -651,16 +691,30 @@ export interface VerifyRedriveResult {
  * equal to a copy's target message id, else the same job entered the DLQ after the copy was sent
  * (SQS's timestamps). Messages in `exclude` are left out. This machine's clock is not used.
  *
+ * FIFO DLQs: also reports the `GroupParked` messages the park the redrive was clearing left behind
+ * (`strandedParked`, stranded-parks.ts): by message id, with the command that moves them. With
+ * `moveStrandedParked` it first moves those the redrive did not read (a job of the group
+ * dead-lettered as parked after the redrive had read the group) and reads the DLQ again.
+ *
  * @throws {OpsError} when the DLQ or the target cannot be read.
  */
 export async function verifyRedrive(options: VerifyRedriveOptions): Promise<VerifyRedriveResult> {
-  const returnOf = returnMatcher(options.redriven);
   const exclude = new Set(options.exclude ?? []);
-  const read = await readDeadLetters({
-    ...options,
-    queueUrl: options.dlqUrl,
-    maxMessages: options.maxMessages ?? DLQ_READER_DEFAULTS.maxMessages,
-  });
+  const readDlq = () =>
+    readDeadLetters({
+      ...options,
+      queueUrl: options.dlqUrl,
+      maxMessages: options.maxMessages ?? DLQ_READER_DEFAULTS.maxMessages,
+    });
+  let read = await readDlq();
+  const swept = await moveStrandedParked(options, read, exclude);
+  // The DLQ as the move left it: what it revealed behind the messages it moved is seen now.
+  if (swept !== undefined) read = await readDlq();
+  const redriven = [
+    ...options.redriven,
+    ...(swept === undefined ? [] : [...swept.moved, ...swept.notDeleted]),
+  ];
+  const returnOf = returnMatcher(redriven);
   const cameBack: CameBackItem[] = [];
   for (const message of read.messages) {
     if (exclude.has(message.messageId)) continue;
@@ -686,7 +740,7 @@ export async function verifyRedrive(options: VerifyRedriveOptions): Promise<Veri
       if (message.messageGroupId !== undefined && !headOf.has(message.messageGroupId))
         headOf.set(message.messageGroupId, message.messageId);
     }
-    for (const item of options.redriven) {
+    for (const item of redriven) {
       if (back.has(item.messageId) || item.messageGroupId === undefined) continue;
       const head = headOf.get(item.messageGroupId);
       if (head !== undefined) {
@@ -699,12 +753,57 @@ export async function verifyRedrive(options: VerifyRedriveOptions): Promise<Veri
     const target = await describeQueue(options.sqs, options.targetUrl, 'target URL (--target-url)');
     targetPending = target.approximateVisible + target.approximateNotVisible + target.approximateDelayed;
   }
+  const left = read.queue.fifo
+    ? strandedParkedHeads(read.messages, {
+        groups: groupsOf(redriven),
+        isReturn: (message) => returnOf(message) !== undefined,
+      }).map(itemOf)
+    : [];
   return {
-    redrivenJobs: new Set(options.redriven.map((item) => item.jobKey)).size,
+    redrivenJobs: new Set(redriven.map((item) => item.jobKey)).size,
     cameBack,
     unverified,
     read: read.messages.length,
     notRead: read.notRead,
     targetPending,
+    strandedParked: {
+      moved: swept?.moved ?? [],
+      failed: swept === undefined ? [] : [...swept.failed, ...swept.notDeleted],
+      left,
+      command: left.length === 0 ? undefined : strandedParkedCommand(options.dlqUrl, options.targetUrl),
+    },
   };
+}
+
+/**
+ * The move of {@link VerifyRedriveOptions.moveStrandedParked}: a redrive of the DLQ that selects
+ * only messages {@link isParkedBehindRedrive} that the redrive did not read (`exclude`) and that
+ * match the filter. A group moves in DLQ order and stops at its first other message (a job come
+ * back, one the redrive left, another reason), so nothing runs ahead of what stays. Undefined when
+ * not asked for, or when `read` shows no such message first of its group.
+ */
+async function moveStrandedParked(
+  options: VerifyRedriveOptions,
+  read: DeadLetterRead,
+  exclude: ReadonlySet<string>,
+): Promise<RedriveResult | undefined> {
+  const filter = options.moveStrandedParked;
+  const targetUrl = options.targetUrl;
+  if (filter === undefined || targetUrl === undefined || !read.queue.fifo) return undefined;
+  const returnOf = returnMatcher(options.redriven);
+  const redrive = {
+    groups: groupsOf(options.redriven),
+    isReturn: (message: DeadLetterMessage) => returnOf(message) !== undefined,
+  };
+  const movable = (message: DeadLetterMessage) =>
+    !exclude.has(message.messageId) && isParkedBehindRedrive(message, redrive);
+  if (!strandedParkedHeads(read.messages, redrive).some(movable)) return undefined;
+  return redriveDeadLetters({
+    ...options,
+    targetUrl,
+    filter,
+    select: movable,
+    // The redrive whose verification this is checked the pair (or was told to move anyway).
+    anySourceQueue: true,
+  });
 }

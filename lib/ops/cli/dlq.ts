@@ -23,6 +23,7 @@ import {
   renderList,
   renderMessage,
   renderRedrive,
+  renderUnverifiedParks,
   renderVerify,
 } from '../format.ts';
 import type { OpsSqs } from '../queue.ts';
@@ -299,9 +300,14 @@ selected or fails to send: its later messages stay in the DLQ (skipped as group-
 --dlq-url must be some queue's dead-letter queue (the target's redrive policy names it, or
 ListDeadLetterSourceQueues / the queues' redrive policies do): a main queue given by mistake is
 refused (exit 2); --any-source-queue moves from it anyway.
-Exit code 1 when a redriven job came back (during the redrive, or at --verify-seconds), or when
+FIFO, onDeadLetter 'park': a job of a moved group that was dead-lettered as GroupParked after the
+redrive read its group (sent while the redrive ran) stays in the DLQ once its blocker completes.
+--verify-seconds moves such jobs when the filter selects them (not after --max), and names every
+GroupParked job still first of a moved group, with the command that moves it.
+Exit code 1 when a redriven job came back (during the redrive, or at --verify-seconds), when
 --verify-seconds could not look for one: on a FIFO DLQ a job that comes back goes behind the rest
-of its group, which a read cannot get past ("not verified").`,
+of its group, which a read cannot get past ("not verified"), or when it leaves GroupParked jobs first
+of a moved group.`,
     )
     .action(
       async (
@@ -376,6 +382,9 @@ of its group, which a read cannot get past ("not verified").`,
                 targetUrl: flags.targetUrl,
                 redriven,
                 exclude: result.seenMessageIds,
+                // Parked jobs of the moved groups that were dead-lettered after this read are moved
+                // too when this filter selects them, unless --max bounded the run.
+                ...(result.stoppedBy === 'end' ? { moveStrandedParked: filterOf(flags) } : {}),
                 holdSeconds: flags.holdSeconds,
                 waitTimeSeconds: flags.waitSeconds,
                 ...(io.nowMs ? { now: io.nowMs } : {}),
@@ -383,6 +392,8 @@ of its group, which a read cannot get past ("not verified").`,
               });
               if (!flags.json) out(renderVerify(verify, flags.verifySeconds));
             }
+          } else if (!flags.json && !result.dryRun && result.plan.dlq.fifo && result.moved.length > 0) {
+            out(renderUnverifiedParks(result));
           }
           if (flags.json) out(`${JSON.stringify(redriveJson(result, verify), null, 2)}\n`);
           if (result.stoppedBy === 'aborted' || io.signal?.aborted) return CLI_EXIT.interrupted;
@@ -394,7 +405,11 @@ of its group, which a read cannot get past ("not verified").`,
             // A redriven job back in the DLQ during the redrive (skipped as came-back) or at the
             // verification, or a verification that could not look (FIFO group behind another message).
             result.skipped.some((item) => item.why === 'came-back') ||
-            (verify !== undefined && (verify.cameBack.length > 0 || verify.unverified.length > 0));
+            (verify !== undefined &&
+              (verify.cameBack.length > 0 ||
+                verify.unverified.length > 0 ||
+                verify.strandedParked.left.length > 0 ||
+                verify.strandedParked.failed.length > 0));
           return problems ? CLI_EXIT.problems : CLI_EXIT.ok;
         });
       },
