@@ -94,7 +94,8 @@ export type { JobDefinitionLike, JobQueueAlarms, JobQueueProps } from './job-que
  * `alarmTopic` is left out, `sqs-jobs:lowMaxReceiveCount` when `maxReceiveCount` is below 5,
  * `sqs-jobs:deadLetterRetentionUnknown` when a given DLQ's retention cannot be read,
  * `sqs-jobs:selfEnqueueRecursiveLoop` when the queue is its own enqueue target and `recursiveLoop`
- * is left out.
+ * is left out, `sqs-jobs:parkOnStandardQueue` when `onDeadLetter` or a job of `jobs` asks to park
+ * on a standard queue.
  *
  * @throws {JobsConfigError} listing every problem, one line each starting with the prop's name
  *   (the rules live in ./job-queue/rules, one module per group, each citing its AWS page):
@@ -103,6 +104,8 @@ export type { JobDefinitionLike, JobQueueAlarms, JobQueueProps } from './job-que
  *     JobQueue of the stack;
  *   - jobs: empty, malformed, a type twice, a job sent to another queue, or an explicit
  *     `maxAttempts` / `jobTimeoutSeconds` below what a job needs;
+ *   - `onDeadLetter` other than `'continue'` or `'park'`; parking (`onDeadLetter` or a job of
+ *     `jobs` says `'park'`) with `idempotencyTable: false`;
  *   - entry: not a JavaScript/TypeScript file, missing, outside `projectRoot`, or not exporting
  *     `handler`; no lock file found (or several in one directory); `projectRoot` not a directory;
  *   - the DLQ kind differs from the queue's [sqs-dead-letter-queues]; on a standard queue, a DLQ
