@@ -6,6 +6,9 @@
  * - CloudWatch cannot publish to a topic encrypted with the AWS-managed key `alias/aws/sns`;
  *   a customer-managed key must let `cloudwatch.amazonaws.com` use it:
  *   https://docs.aws.amazon.com/sns/latest/dg/sns-key-management.html#compatibility-with-aws-services
+ * - The key policy statement for CloudWatch alarms (`kms:Decrypt`, `kms:GenerateDataKey*`), and
+ *   the condition keys that narrow it to the alarms of one account:
+ *   https://repost.aws/knowledge-center/cloudwatch-configure-alarm-sns
  * - A topic policy replaces the default one, so it must allow CloudWatch to publish; scoped to this
  *   account's alarms against the confused-deputy problem:
  *   https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/Notify_Users_Alarm_Changes.html
@@ -39,8 +42,12 @@ const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /**
  * An SNS topic for CloudWatch alarm notifications: encrypted at rest with a customer-managed KMS
- * key (rotated yearly) that CloudWatch may use, a topic policy that denies publishing without
- * TLS and allows CloudWatch alarms of this account and region to publish.
+ * key (rotated yearly) that CloudWatch may use on behalf of this account's alarms in this region
+ * only, a topic policy that denies publishing without TLS and allows the same alarms to publish.
+ * Both statements name the principal `cloudwatch.amazonaws.com` with the conditions
+ * `aws:SourceAccount` = this account and `aws:SourceArn` like
+ * `arn:<partition>:cloudwatch:<region>:<account>:alarm:*`, so no other account's alarm can make
+ * CloudWatch use the key or the topic (the confused deputy).
  * @throws {JobsConfigError} when an email address is malformed.
  */
 export class AlarmTopic extends Construct {
@@ -58,6 +65,13 @@ export class AlarmTopic extends Construct {
     if (problems.length > 0) throw new JobsConfigError('AlarmTopic', this.node.path, problems);
 
     const stack = Stack.of(this);
+    // The alarms of this account and region, and nothing else CloudWatch does for anyone.
+    const ownAlarmsOnly = {
+      StringEquals: { 'aws:SourceAccount': stack.account },
+      ArnLike: {
+        'aws:SourceArn': `arn:${stack.partition}:cloudwatch:${stack.region}:${stack.account}:alarm:*`,
+      },
+    };
     this.key = new kms.Key(this, 'Key', {
       description: 'Encrypts the sqs-jobs alarm topic; CloudWatch may use it to publish alarms',
       enableKeyRotation: true,
@@ -71,6 +85,7 @@ export class AlarmTopic extends Construct {
         principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
         actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
         resources: ['*'],
+        conditions: ownAlarmsOnly,
       }),
     );
 
@@ -85,12 +100,7 @@ export class AlarmTopic extends Construct {
         principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
         actions: ['sns:Publish'],
         resources: [this.topic.topicArn],
-        conditions: {
-          StringEquals: { 'aws:SourceAccount': stack.account },
-          ArnLike: {
-            'aws:SourceArn': `arn:${stack.partition}:cloudwatch:${stack.region}:${stack.account}:alarm:*`,
-          },
-        },
+        conditions: ownAlarmsOnly,
       }),
     );
 

@@ -10,6 +10,7 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
+import { JobsConfigError } from './errors.ts';
 
 /** Key and TTL attribute names the idempotency store writes (docs/contracts.md). */
 export const IDEMPOTENCY_TABLE_SCHEMA = {
@@ -30,8 +31,13 @@ export interface IdempotencyTableProps {
   readonly removalPolicy?: RemovalPolicy;
 
   /**
-   * Protect the table against `DeleteTable`.
-   * @default false
+   * DynamoDB deletion protection (`DeletionProtectionEnabled`): while on, `DeleteTable` fails,
+   * whoever calls it (a console click, a script, a stack deletion with `removalPolicy: DESTROY`).
+   * A table given `removalPolicy: RemovalPolicy.DESTROY` is meant to go with its stack (a test
+   * or sample stack), so its default is off; `true` with `DESTROY` is refused, since `cdk destroy`
+   * would then fail on this table.
+   * Source: https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/WorkingWithTables.Basics.html#WorkingWithTables.Basics.DeletionProtection
+   * @default true (false when `removalPolicy` is `RemovalPolicy.DESTROY`)
    */
   readonly deletionProtection?: boolean;
 
@@ -45,8 +51,10 @@ export interface IdempotencyTableProps {
 /**
  * The idempotency table: partition key `pk` (String), no sort key, TTL attribute `expiresAt`
  * (epoch seconds), on-demand billing, point-in-time recovery, encrypted at rest with the
- * AWS-owned key (DynamoDB default), retained when removed from the stack unless told otherwise.
+ * AWS-owned key (DynamoDB default), deletion protection on and retained when removed from the
+ * stack, unless told otherwise (a table destroyed with its stack is not protected).
  * Pass {@link table} to `JobQueue`'s `idempotencyTable`; the worker gets read/write on its items.
+ * @throws {JobsConfigError} when `removalPolicy` is `DESTROY` and `deletionProtection` is `true`.
  */
 export class IdempotencyTable extends Construct {
   /** The DynamoDB table. */
@@ -54,13 +62,20 @@ export class IdempotencyTable extends Construct {
 
   constructor(scope: Construct, id: string, props: IdempotencyTableProps = {}) {
     super(scope, id);
+    const destroyedWithStack = props.removalPolicy === RemovalPolicy.DESTROY;
+    if (props.deletionProtection === true && destroyedWithStack) {
+      throw new JobsConfigError('IdempotencyTable', this.node.path, [
+        'deletionProtection: true with removalPolicy: DESTROY: deleting the stack would fail on this table; leave deletionProtection out (or false) for a table meant to go with its stack, or keep the table (RETAIN)',
+      ]);
+    }
+    const deletionProtection = props.deletionProtection ?? !destroyedWithStack;
     this.table = new dynamodb.Table(this, 'Table', {
       tableName: props.tableName,
       partitionKey: { name: IDEMPOTENCY_TABLE_SCHEMA.partitionKey, type: dynamodb.AttributeType.STRING },
       timeToLiveAttribute: IDEMPOTENCY_TABLE_SCHEMA.timeToLiveAttribute,
       billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      deletionProtection: props.deletionProtection ?? false,
+      deletionProtection,
       removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
     });
   }

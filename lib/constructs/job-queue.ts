@@ -9,7 +9,6 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as cloudwatchActions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
@@ -17,13 +16,13 @@ import { Construct } from 'constructs';
 import { JobsConfigError } from './errors.ts';
 import {
   enqueueUrlVariable,
-  IDEMPOTENCY_TABLE_ACTIONS,
   JOB_QUEUE_DEFAULTS,
   JOB_QUEUE_WARNINGS,
   JOBS_METRICS_NAMESPACE,
   NAME_PATTERN,
   XRAY_WRITE_ACTIONS,
 } from './job-queue/defaults.ts';
+import { CONSUME_QUEUE_ACTIONS, grantIdempotency, grantSend, mayParkGroups } from './job-queue/grants.ts';
 import type { JobQueueAlarms, JobQueueProps } from './job-queue/props.ts';
 import { checkJobQueue } from './job-queue/rules/index.ts';
 import { takenNames, uniqueNameFindings } from './job-queue/rules/unique-name.ts';
@@ -36,6 +35,7 @@ const WORKER_BUNDLE_TARGET = 'node24';
 export {
   enqueueUrlVariable,
   IDEMPOTENCY_TABLE_ACTIONS,
+  IDEMPOTENCY_UNPARK_ACTIONS,
   JOB_QUEUE_DEFAULTS,
   JOB_QUEUE_WARNINGS,
   JOBS_METRICS_NAMESPACE,
@@ -55,8 +55,9 @@ export type { JobDefinitionLike, JobQueueAlarms, JobQueueProps } from './job-que
  * - the worker: a `NodejsFunction` on `nodejs24.x`, ARM64, bundled by the local esbuild as a
  *   minified ESM bundle with source maps (the AWS SDK included, so the tested versions are the
  *   deployed ones); its own log group and a role that may only write its logs, consume and
- *   change visibility on its queue, send to its DLQ and enqueue targets, and read/write the
- *   idempotency table;
+ *   change visibility on its queue, send (nothing else) to its DLQ and enqueue targets, and the
+ *   item commands the runtime sends to the idempotency table, DeleteItem only where a FIFO group
+ *   can be parked (./job-queue/grants.ts; docs/deploy.md, "Worker permissions");
  * - X-Ray active tracing on the worker (`tracing`, default `Tracing.ACTIVE`), with a policy of
  *   its own on the role for the two X-Ray write actions [lambda-x-ray] [list_awsx-ray];
  * - the SQS event source with `ReportBatchItemFailures` always on [services-sqs-errorhandling];
@@ -93,7 +94,8 @@ export type { JobDefinitionLike, JobQueueAlarms, JobQueueProps } from './job-que
  * `alarmTopic` is left out, `sqs-jobs:lowMaxReceiveCount` when `maxReceiveCount` is below 5,
  * `sqs-jobs:deadLetterRetentionUnknown` when a given DLQ's retention cannot be read,
  * `sqs-jobs:selfEnqueueRecursiveLoop` when the queue is its own enqueue target and `recursiveLoop`
- * is left out.
+ * is left out, `sqs-jobs:parkOnStandardQueue` when `onDeadLetter` or a job of `jobs` asks to park
+ * on a standard queue.
  *
  * @throws {JobsConfigError} listing every problem, one line each starting with the prop's name
  *   (the rules live in ./job-queue/rules, one module per group, each citing its AWS page):
@@ -102,6 +104,8 @@ export type { JobDefinitionLike, JobQueueAlarms, JobQueueProps } from './job-que
  *     JobQueue of the stack;
  *   - jobs: empty, malformed, a type twice, a job sent to another queue, or an explicit
  *     `maxAttempts` / `jobTimeoutSeconds` below what a job needs;
+ *   - `onDeadLetter` other than `'continue'` or `'park'`; parking (`onDeadLetter` or a job of
+ *     `jobs` says `'park'`) with `idempotencyTable: false`;
  *   - entry: not a JavaScript/TypeScript file, missing, outside `projectRoot`, or not exporting
  *     `handler`; no lock file found (or several in one directory); `projectRoot` not a directory;
  *   - the DLQ kind differs from the queue's [sqs-dead-letter-queues]; on a standard queue, a DLQ
@@ -130,8 +134,14 @@ export class JobQueue extends Construct {
   readonly worker: nodejs.NodejsFunction;
   /** The worker's log group. */
   readonly logGroup: logs.LogGroup;
-  /** The SQS event source mapping. */
-  readonly eventSource: SqsEventSource;
+  /** The SQS event source mapping (`ReportBatchItemFailures` on). */
+  readonly eventSource: lambda.EventSourceMapping;
+  /**
+   * Whether the worker may park a FIFO message group (a FIFO queue whose `onDeadLetter`, or one
+   * of whose `jobs`, is `'park'`, or whose `jobs` are not given); only then may its role delete
+   * items of the idempotency table (the unpark).
+   */
+  readonly mayParkGroups: boolean;
   /** The alarms of this queue and worker. */
   readonly alarms: JobQueueAlarms;
   /** The redrive policy's `maxReceiveCount` in effect. */
@@ -298,23 +308,34 @@ export class JobQueue extends Construct {
     cfnWorker.addMetadata('sqs-jobs:queue', props.name);
     this.worker.addEnvironment('JOBS_HANDLER_VERSION', props.handlerVersion ?? codeAssetHash(cfnWorker));
 
+    this.mayParkGroups = mayParkGroups({
+      fifo: settings.fifo,
+      onDeadLetter: props.onDeadLetter,
+      jobs: props.jobs,
+    });
     if (props.idempotencyTable !== false) {
       this.worker.addEnvironment('JOBS_IDEMPOTENCY_TABLE', props.idempotencyTable.tableName);
-      // Item-level reads and conditional writes of the idempotency records, nothing table-wide.
-      props.idempotencyTable.grant(role, ...IDEMPOTENCY_TABLE_ACTIONS);
+      // Item-level reads and conditional writes of the idempotency records, nothing table-wide;
+      // DeleteItem only where a group can be parked (it is the unpark).
+      grantIdempotency(role, props.idempotencyTable, this.mayParkGroups);
     }
 
     // The worker sends dead-lettered jobs with their evidence itself; SQS redrive is the safety net.
-    this.deadLetterQueue.grantSendMessages(role);
+    grantSend(role, this.deadLetterQueue);
 
-    this.eventSource = new SqsEventSource(this.queue, {
-      batchSize: settings.batchSize,
-      maxBatchingWindow: props.maxBatchingWindow,
-      maxConcurrency: props.maxConcurrency,
-      reportBatchItemFailures: true,
-    });
-    // Grants consume (receive, delete, change visibility, get attributes) on the queue.
-    this.worker.addEventSource(this.eventSource);
+    // The mapping SqsEventSource would make (same construct id, so the same logical id), without
+    // its grant: that one adds GetQueueUrl, which neither Lambda's poller nor the worker calls.
+    this.eventSource = this.worker.addEventSourceMapping(
+      `SqsEventSource:${Names.nodeUniqueId(this.queue.node)}`,
+      {
+        eventSourceArn: this.queue.queueArn,
+        batchSize: settings.batchSize,
+        maxBatchingWindow: props.maxBatchingWindow,
+        maxConcurrency: props.maxConcurrency,
+        reportBatchItemFailures: true,
+      },
+    );
+    this.queue.grant(role, ...CONSUME_QUEUE_ACTIONS);
 
     for (const [name, queue] of Object.entries(props.enqueueTargets ?? {}))
       this.addEnqueueTarget(name, queue);
@@ -383,7 +404,7 @@ export class JobQueue extends Construct {
       );
     }
     this.worker.addEnvironment(enqueueUrlVariable(name), queue.queueUrl);
-    queue.grantSendMessages(this.worker);
+    grantSend(this.worker, queue);
   }
 
   /** Logical names of the queues this worker may enqueue to. */

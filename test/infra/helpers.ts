@@ -1,6 +1,6 @@
 /**
- * Helpers of the infrastructure tests: temporary cloud-assembly directories, logical ids, and
- * IAM statements of a role read from a synthesized template.
+ * Helpers of the infrastructure tests: temporary cloud-assembly directories, logical ids, IAM
+ * statements of a role read from a synthesized template, and the project's source texts.
  */
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -8,6 +8,21 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { type CfnElement, Stack } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
+
+/** The project's root directory. */
+export const PROJECT_ROOT = path.resolve(import.meta.dirname, '..', '..');
+
+/** Each TypeScript source file's text under `dir` (relative to the project root), by path relative to `dir`. */
+export function sourceTexts(dir: string): Map<string, string> {
+  const root = path.join(PROJECT_ROOT, dir);
+  const walk = (d: string): string[] =>
+    fs.readdirSync(d, { withFileTypes: true }).flatMap((entry) => {
+      const full = path.join(d, entry.name);
+      if (entry.isDirectory()) return walk(full);
+      return /\.[cm]?ts$/.test(entry.name) ? [full] : [];
+    });
+  return new Map(walk(root).map((file) => [path.relative(root, file), fs.readFileSync(file, 'utf8')]));
+}
 
 /** A new empty directory for a cloud assembly; remove it with {@link removeDir}. */
 export function tempOutdir(prefix: string): string {

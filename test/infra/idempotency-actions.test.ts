@@ -2,28 +2,19 @@
  * Least privilege on the idempotency table: `IDEMPOTENCY_TABLE_ACTIONS` (what JobQueue grants a
  * worker) is exactly the DynamoDB commands the runtime sends, read from its sources, so the two
  * cannot drift apart: a new command in lib/runtime without its grant fails here, and so does a
- * grant nothing uses. No synth: the synthesized grant is checked in job-queue.test.ts.
+ * grant nothing uses; and DeleteItem is sent only by the unpark of a FIFO group, which is why a
+ * worker that cannot park is granted the rest without it. No synth: the synthesized grants are
+ * checked in least-privilege.test.ts and job-queue.test.ts.
  */
-import * as fs from 'node:fs';
-import * as path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { IDEMPOTENCY_TABLE_ACTIONS } from '../../lib/constructs/job-queue/defaults.ts';
-
-const RUNTIME_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'lib', 'runtime');
-
-function sourceFiles(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) return sourceFiles(full);
-    return /\.[cm]?ts$/.test(entry.name) ? [full] : [];
-  });
-}
+import {
+  IDEMPOTENCY_TABLE_ACTIONS,
+  IDEMPOTENCY_UNPARK_ACTIONS,
+} from '../../lib/constructs/job-queue/defaults.ts';
+import { sourceTexts } from './helpers.ts';
 
 /** Each runtime source file's text, by path relative to lib/runtime. */
-const sources = new Map(
-  sourceFiles(RUNTIME_DIR).map((file) => [path.relative(RUNTIME_DIR, file), fs.readFileSync(file, 'utf8')]),
-);
+const sources = sourceTexts('lib/runtime');
 
 /** Value (not type-only) names imported from `module` in `text`. */
 function valueImports(text: string, module: string): string[] {
@@ -55,6 +46,17 @@ function dynamoActionsSent(): string[] {
 }
 
 describe('idempotency table grant', () => {
+  it('the runtime sends DeleteItem only to unpark a FIFO group, so a worker that cannot park is granted no DeleteItem', () => {
+    expect([...IDEMPOTENCY_UNPARK_ACTIONS]).toEqual(['dynamodb:DeleteItem']);
+    // RecordTable.delete (the one DeleteItemCommand) is called from the group store's unpark alone.
+    const callers = [...sources].filter(([, text]) => /#table\.delete\(|\btable\.delete\(/.test(text));
+    expect(callers.map(([file]) => file)).toEqual(['idempotency/group-store.ts']);
+    expect(callers[0]![1]).toMatch(/\.delete\('unpark',/);
+    expect(
+      [...sources].filter(([, text]) => /new\s+DeleteItemCommand\s*\(/.test(text)).map(([f]) => f),
+    ).toEqual(['idempotency/table.ts']);
+  });
+
   it('the runtime reaches DynamoDB only through named command imports this scan can read', () => {
     for (const [file, text] of sources) {
       // A namespace import or the document client would hide commands from the scan below.

@@ -231,25 +231,18 @@ describe('JobQueue: FIFO queue with table, topic and enqueue targets', () => {
       'logs:CreateLogStream',
       'logs:PutLogEvents',
     ]);
+    // What the poller and the worker call (queue-actions.test.ts): no GetQueueUrl anywhere.
     expect(actionsOn(statements, logicalId(booking.queue))).toEqual([
       'sqs:ChangeMessageVisibility',
       'sqs:DeleteMessage',
       'sqs:GetQueueAttributes',
-      'sqs:GetQueueUrl',
       'sqs:ReceiveMessage',
       'sqs:SendMessage', // it chains to itself
     ]);
-    expect(actionsOn(statements, logicalId(booking.deadLetterQueue))).toEqual([
-      'sqs:GetQueueAttributes',
-      'sqs:GetQueueUrl',
-      'sqs:SendMessage',
-    ]);
-    expect(actionsOn(statements, logicalId(other))).toEqual([
-      'sqs:GetQueueAttributes',
-      'sqs:GetQueueUrl',
-      'sqs:SendMessage',
-    ]);
-    // Exactly the commands the runtime sends (test/infra/idempotency-actions.test.ts).
+    expect(actionsOn(statements, logicalId(booking.deadLetterQueue))).toEqual(['sqs:SendMessage']);
+    expect(actionsOn(statements, logicalId(other))).toEqual(['sqs:SendMessage']);
+    // Exactly the commands the runtime sends (test/infra/idempotency-actions.test.ts); DeleteItem
+    // because this FIFO queue's jobs are not given, so it may park a group (least-privilege.test.ts).
     expect(actionsOn(statements, logicalId(table.table))).toEqual([
       'dynamodb:DeleteItem',
       'dynamodb:GetItem',
@@ -374,7 +367,7 @@ describe('JobQueue: FIFO queue with table, topic and enqueue targets', () => {
     });
   });
 
-  it('IdempotencyTable: pk (S) only, TTL expiresAt, on-demand, PITR, retained', () => {
+  it('IdempotencyTable: pk (S) only, TTL expiresAt, on-demand, PITR, deletion protection, retained', () => {
     s.template.hasResource('AWS::DynamoDB::Table', {
       Properties: {
         KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
@@ -382,6 +375,7 @@ describe('JobQueue: FIFO queue with table, topic and enqueue targets', () => {
         TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
         BillingMode: 'PAY_PER_REQUEST',
         PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+        DeletionProtectionEnabled: true,
       },
       DeletionPolicy: 'Retain',
       UpdateReplacePolicy: 'Retain',
@@ -400,6 +394,10 @@ describe('JobQueue: FIFO queue with table, topic and enqueue targets', () => {
             Effect: 'Allow',
             Principal: { Service: 'cloudwatch.amazonaws.com' },
             Action: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+            Condition: {
+              StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
+              ArnLike: { 'aws:SourceArn': Match.anyValue() },
+            },
           }),
         ]),
       },

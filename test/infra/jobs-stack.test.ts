@@ -207,7 +207,7 @@ describe('JobsStack (sample app)', () => {
     }
   });
 
-  it('lets a worker send only to its DLQ and its topology targets, and read/write the domain table', () => {
+  it('lets a worker send only to its DLQ and its topology targets, read/write the domain table, and no DeleteItem on idempotency records', () => {
     for (const q of SAMPLE_QUEUES) {
       const jq = synthed.stack.jobQueue(q.name);
       const { statements } = roleStatements(json, logicalId(jq.worker.role!));
@@ -220,12 +220,17 @@ describe('JobsStack (sample app)', () => {
         if (other.name !== q.name) {
           expect(actionsOn(statements, logicalId(target.deadLetterQueue))).toEqual([]);
           expect(
-            actionsOn(statements, logicalId(target.queue)).filter(
-              (a) => a !== 'sqs:SendMessage' && !a.startsWith('sqs:GetQueue'),
-            ),
+            actionsOn(statements, logicalId(target.queue)).filter((a) => a !== 'sqs:SendMessage'),
           ).toEqual([]);
         }
       }
+      // No sample job parks its group, so no worker may delete idempotency records (the unpark).
+      expect(jq.mayParkGroups, q.name).toBe(false);
+      expect(actionsOn(statements, logicalId(synthed.stack.idempotencyTable.table))).toEqual([
+        'dynamodb:GetItem',
+        'dynamodb:PutItem',
+        'dynamodb:UpdateItem',
+      ]);
       const domain = actionsOn(statements, logicalId(synthed.stack.appTable));
       expect(domain).toEqual(
         expect.arrayContaining([

@@ -40,12 +40,13 @@ export const JOB_QUEUE_DEFAULTS = {
 } as const;
 
 /**
- * What a worker may do on the idempotency table: exactly the commands the runtime sends
- * (lib/runtime/idempotency/table.ts): conditional PutItem and UpdateItem (lease, completion,
- * release, step records, parking a FIFO group), a consistent GetItem, and a conditional DeleteItem
- * (unparking a group once its blocker completed; job and step records expire by TTL). No Scan,
- * Query, batch or transaction. test/infra/idempotency-actions.test.ts keeps this list equal
- * to the runtime's `new XCommand(` calls of `@aws-sdk/client-dynamodb`.
+ * Every command the runtime sends to the idempotency table (lib/runtime/idempotency/table.ts):
+ * conditional PutItem and UpdateItem (lease, completion, release, step records, parking a FIFO
+ * group), a consistent GetItem, and a conditional DeleteItem (unparking a group once its blocker
+ * completed; job and step records expire by TTL). No Scan, Query, batch or transaction.
+ * test/infra/idempotency-actions.test.ts keeps this list equal to the runtime's `new XCommand(`
+ * calls of `@aws-sdk/client-dynamodb`. A worker that cannot park a group is granted these
+ * without {@link IDEMPOTENCY_UNPARK_ACTIONS} (./grants.ts).
  */
 export const IDEMPOTENCY_TABLE_ACTIONS = [
   'dynamodb:DeleteItem',
@@ -53,6 +54,12 @@ export const IDEMPOTENCY_TABLE_ACTIONS = [
   'dynamodb:PutItem',
   'dynamodb:UpdateItem',
 ] as const;
+
+/**
+ * The part of {@link IDEMPOTENCY_TABLE_ACTIONS} only a worker that parks FIFO groups sends: the
+ * DeleteItem of an unpark (lib/runtime/idempotency/group-store.ts, its only caller).
+ */
+export const IDEMPOTENCY_UNPARK_ACTIONS = ['dynamodb:DeleteItem'] as const;
 
 /**
  * What a traced worker may do on X-Ray (the function's `TracingConfig` is `Active` or

@@ -73,6 +73,21 @@ export interface JobQueueProps {
   readonly jobs?: readonly JobDefinitionLike[];
 
   /**
+   * The worker's queue-wide `onDeadLetter`, as given to `createWorker` in `entry` (FIFO queues:
+   * what a dead letter does to the rest of its message group; a job's own `onDeadLetter` wins).
+   * Declared here because the entry's options are not visible at synth: with `'park'`, as with a
+   * job of `jobs` that parks, the worker's role may delete the park record
+   * (`dynamodb:DeleteItem` on the idempotency table) to unpark a group once its blocking job
+   * completes. Without it, on a FIFO queue whose `jobs` are given and none parks, the role has no
+   * DeleteItem, and a worker built with `createWorker({ onDeadLetter: 'park' })` could not
+   * unpark. Refused with `idempotencyTable: false` (the park lives in the table); a warning on a
+   * standard queue (no groups to park).
+   * @default - not declared: the worker parks only if a job of `jobs` says `'park'`, or, without
+   *   `jobs`, may park (DeleteItem is granted on a FIFO queue)
+   */
+  readonly onDeadLetter?: 'continue' | 'park';
+
+  /**
    * The highest `retry.maxAttempts` among the jobs this worker runs, a whole number ≥ 1. The
    * worker counts attempts itself; the queue's `maxReceiveCount` must sit above it as a safety
    * net. With `jobs`, it may be given to raise it, never below what the jobs need (refused).

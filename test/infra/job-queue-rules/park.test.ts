@@ -31,4 +31,26 @@ describe('park rule', () => {
     expect(line).toMatch(/^sqs-jobs:parkOnStandardQueue: jobs a ask to park/);
     expect(warnings(parkRule, { fifo: true, jobs: [job('a', 'park')] })).toEqual([]);
   });
+
+  it("takes the queue's onDeadLetter 'park' (the entry's default) as parking, and refuses other values", () => {
+    expect(
+      errors(parkRule, {
+        fifo: true,
+        idempotencyTable: false,
+        onDeadLetter: 'park',
+        jobs: [job('a', 'park')],
+      }),
+    ).toEqual([
+      "idempotencyTable: false, but onDeadLetter 'park' (the worker's default) and jobs a park their group on a dead letter (onDeadLetter: 'park'), which is kept in the idempotency table: pass the table, or use onDeadLetter: 'continue'",
+    ]);
+    const [line, ...rest] = warnings(parkRule, { fifo: false, onDeadLetter: 'park' });
+    expect(rest).toEqual([]);
+    expect(line).toMatch(
+      /^sqs-jobs:parkOnStandardQueue: onDeadLetter 'park' \(the worker's default\) ask to park/,
+    );
+    expect(errors(parkRule, { fifo: true, onDeadLetter: 'Park' as 'park' })).toEqual([
+      `onDeadLetter: "Park" is neither 'continue' nor 'park'`,
+    ]);
+    expect(errors(parkRule, { fifo: true, idempotencyTable: false, onDeadLetter: 'continue' })).toEqual([]);
+  });
 });

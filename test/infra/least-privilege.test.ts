@@ -1,0 +1,267 @@
+/**
+ * Least privilege as the synthesized template shows it: each worker's role holds the grants its
+ * runtime uses and nothing else (docs/deploy.md, "Worker permissions"), the alarm key lets
+ * CloudWatch act only for this account's alarms, and the idempotency table is protected from
+ * deletion unless it is meant to go with its stack. One app, bundling skipped (the grants do not
+ * depend on the code), so nothing here bundles a worker.
+ */
+import { App, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { AlarmTopic } from '../../lib/constructs/alarm-topic.ts';
+import { JobsConfigError } from '../../lib/constructs/errors.ts';
+import { IdempotencyTable } from '../../lib/constructs/idempotency-table.ts';
+import { JobQueue, type JobQueueProps } from '../../lib/constructs/job-queue.ts';
+import { actionsOn, logicalId, PROJECT_ROOT, roleStatements } from './helpers.ts';
+
+type TemplateJson = { Resources: Record<string, { Type: string; Properties: Record<string, unknown> }> };
+
+const job = (type: string, queue: string, onDeadLetter?: 'park' | 'continue') => ({
+  type,
+  queue,
+  retry: { maxAttempts: 3 },
+  timeoutSeconds: 5,
+  ...(onDeadLetter === undefined ? {} : { onDeadLetter }),
+});
+
+const ITEM_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'];
+const WITH_UNPARK = ['dynamodb:DeleteItem', ...ITEM_ACTIONS];
+
+function unbundledStack(id: string): Stack {
+  return new Stack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), id);
+}
+
+describe('worker grants follow what the runtime does', () => {
+  let json: TemplateJson;
+  let template: Template;
+  let table: IdempotencyTable;
+  let target: sqs.Queue;
+  let targetKey: kms.Key;
+  let givenDlq: sqs.Queue;
+  let topic: AlarmTopic;
+  const queues: Record<string, JobQueue> = {};
+
+  beforeAll(() => {
+    const stack = unbundledStack('LeastPrivilege');
+    table = new IdempotencyTable(stack, 'Idempotency');
+    topic = new AlarmTopic(stack, 'Alarms');
+    targetKey = new kms.Key(stack, 'TargetKey', { enableKeyRotation: true });
+    target = new sqs.Queue(stack, 'Target', {
+      encryption: sqs.QueueEncryption.KMS,
+      encryptionMasterKey: targetKey,
+      enforceSSL: true,
+    });
+    givenDlq = new sqs.Queue(stack, 'GivenDlq', { fifo: true, enforceSSL: true });
+    const base = (name: string): JobQueueProps => ({
+      name,
+      entry: 'test/fixtures/worker-handler.ts',
+      projectRoot: PROJECT_ROOT,
+      idempotencyTable: table.table,
+      alarmTopic: false,
+    });
+    const add = (id: string, props: JobQueueProps) => {
+      queues[props.name] = new JobQueue(stack, id, props);
+    };
+    // FIFO, one job parks: the worker unparks with DeleteItem.
+    add('JobParks', {
+      ...base('job-parks'),
+      fifo: true,
+      jobs: [job('a', 'job-parks', 'park'), job('b', 'job-parks')],
+    });
+    // FIFO, the entry's default parks, declared on the queue.
+    add('DefaultParks', {
+      ...base('default-parks'),
+      fifo: true,
+      onDeadLetter: 'park',
+      jobs: [job('c', 'default-parks')],
+    });
+    // FIFO, jobs given and none parks: nothing to unpark.
+    add('NoPark', {
+      ...base('no-park'),
+      fifo: true,
+      onDeadLetter: 'continue',
+      jobs: [job('d', 'no-park'), job('e', 'no-park', 'continue')],
+      deadLetterQueue: givenDlq,
+      enqueueTargets: { target },
+    });
+    // FIFO without jobs: what runs is unknown at synth, so it may park.
+    add('Unknown', { ...base('unknown'), fifo: true, maxAttempts: 3, jobTimeoutSeconds: 5 });
+    // Standard: no groups to park, whatever the jobs say.
+    add('Standard', { ...base('standard'), jobs: [job('f', 'standard', 'park')], onDeadLetter: 'park' });
+    queues.standard!.addEnqueueTarget('standard', queues.standard!.queue);
+    template = Template.fromStack(stack);
+    json = template.toJSON() as TemplateJson;
+  });
+
+  const statementsOf = (q: JobQueue) => roleStatements(json, logicalId(q.worker.role!)).statements;
+
+  it('DeleteItem on the idempotency table only where a FIFO group can be parked', () => {
+    const onTable = (name: string) => actionsOn(statementsOf(queues[name]!), logicalId(table.table));
+    expect(onTable('job-parks')).toEqual(WITH_UNPARK);
+    expect(onTable('default-parks')).toEqual(WITH_UNPARK);
+    expect(onTable('unknown')).toEqual(WITH_UNPARK);
+    expect(onTable('no-park')).toEqual(ITEM_ACTIONS);
+    expect(onTable('standard')).toEqual(ITEM_ACTIONS);
+    expect(Object.values(queues).map((q) => [q.name, q.mayParkGroups])).toEqual([
+      ['job-parks', true],
+      ['default-parks', true],
+      ['no-park', false],
+      ['unknown', true],
+      ['standard', false],
+    ]);
+  });
+
+  it('own queue: what the poller and the worker do (no GetQueueUrl); DLQ and targets: SendMessage only', () => {
+    for (const q of Object.values(queues)) {
+      const statements = statementsOf(q);
+      const own = actionsOn(statements, logicalId(q.queue));
+      expect(own, q.name).toEqual(
+        [
+          'sqs:ChangeMessageVisibility',
+          'sqs:DeleteMessage',
+          'sqs:GetQueueAttributes',
+          'sqs:ReceiveMessage',
+          ...(q.name === 'standard' ? ['sqs:SendMessage'] : []), // it enqueues to itself
+        ].sort(),
+      );
+      expect(actionsOn(statements, logicalId(q.deadLetterQueue)), q.name).toEqual(['sqs:SendMessage']);
+    }
+    const noPark = statementsOf(queues['no-park']!);
+    expect(actionsOn(noPark, logicalId(target))).toEqual(['sqs:SendMessage']);
+    expect(queues['no-park']!.deadLetterQueue).toBe(givenDlq);
+  });
+
+  it('an SSE-KMS enqueue target: GenerateDataKey and Decrypt on its key, nothing more, for its sender alone', () => {
+    expect(actionsOn(statementsOf(queues['no-park']!), logicalId(targetKey))).toEqual([
+      'kms:Decrypt',
+      'kms:GenerateDataKey',
+    ]);
+    for (const q of Object.values(queues).filter((q) => q.name !== 'no-park'))
+      expect(actionsOn(statementsOf(q), logicalId(targetKey)), q.name).toEqual([]);
+  });
+
+  it('keeps the event source mapping SqsEventSource made (same logical id, so no replacement on deploy), with ReportBatchItemFailures', () => {
+    const q = queues['no-park']!;
+    const mappingId = logicalId(q.eventSource);
+    expect(mappingId).toMatch(/^NoParkWorkerSqsEventSourceLeastPrivilegeNoParkQueue[0-9A-F]{8}[0-9A-F]{8}$/);
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      EventSourceArn: { 'Fn::GetAtt': [logicalId(q.queue), 'Arn'] },
+      FunctionName: { Ref: logicalId(q.worker) },
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      BatchSize: 10,
+    });
+    // The function (and so its mapping) waits for the role's policy: Lambda checks the role when the mapping is created.
+    const fn = json.Resources[logicalId(q.worker)] as unknown as { DependsOn: string[] };
+    const policyId = Object.entries(json.Resources).find(
+      ([, r]) =>
+        r.Type === 'AWS::IAM::Policy' &&
+        (r.Properties.Roles as unknown[]).some((x) =>
+          JSON.stringify(x).includes(logicalId(q.worker.role!)),
+        ) &&
+        JSON.stringify(r.Properties).includes('sqs:ReceiveMessage'),
+    )?.[0];
+    expect(fn.DependsOn).toContain(policyId);
+  });
+
+  it('the alarm topic key: CloudWatch may use it only for alarms of this account and region (aws:SourceAccount, aws:SourceArn)', () => {
+    const policy = json.Resources[logicalId(topic.key)]!.Properties.KeyPolicy as {
+      Statement: Array<Record<string, unknown>>;
+    };
+    const forCloudWatch = policy.Statement.filter(
+      (s) => JSON.stringify(s.Principal) === JSON.stringify({ Service: 'cloudwatch.amazonaws.com' }),
+    );
+    expect(forCloudWatch).toEqual([
+      {
+        Sid: 'AllowCloudWatchAlarmsToUseTheKey',
+        Effect: 'Allow',
+        Principal: { Service: 'cloudwatch.amazonaws.com' },
+        Action: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+        Resource: '*',
+        Condition: {
+          StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
+          ArnLike: {
+            'aws:SourceArn': {
+              'Fn::Join': [
+                '',
+                [
+                  'arn:',
+                  { Ref: 'AWS::Partition' },
+                  ':cloudwatch:',
+                  { Ref: 'AWS::Region' },
+                  ':',
+                  { Ref: 'AWS::AccountId' },
+                  ':alarm:*',
+                ],
+              ],
+            },
+          },
+        },
+      },
+    ]);
+  });
+});
+
+describe('the queue-wide onDeadLetter prop', () => {
+  it("refuses a value other than 'continue' or 'park', and 'park' without the idempotency table", () => {
+    const refused = (props: Partial<JobQueueProps>) => {
+      try {
+        new JobQueue(unbundledStack('Refused'), 'Q', {
+          name: 'q',
+          fifo: true,
+          entry: 'test/fixtures/worker-handler.ts',
+          projectRoot: PROJECT_ROOT,
+          maxAttempts: 3,
+          jobTimeoutSeconds: 5,
+          idempotencyTable: false,
+          alarmTopic: false,
+          ...props,
+        });
+      } catch (e) {
+        if (e instanceof JobsConfigError) return e.problems;
+        throw e;
+      }
+      return [];
+    };
+    expect(refused({ onDeadLetter: 'parked' as 'park' })).toEqual([
+      `onDeadLetter: "parked" is neither 'continue' nor 'park'`,
+    ]);
+    expect(refused({ onDeadLetter: 'park' })).toEqual([
+      "idempotencyTable: false, but onDeadLetter 'park' (the worker's default) park their group on a dead letter (onDeadLetter: 'park'), which is kept in the idempotency table: pass the table, or use onDeadLetter: 'continue'",
+    ]);
+    expect(refused({ onDeadLetter: 'continue' })).toEqual([]);
+  });
+});
+
+describe('idempotency table deletion protection', () => {
+  it('is on by default, off when asked or when the table is destroyed with its stack', () => {
+    const stack = unbundledStack('Protection');
+    const flags = {
+      byDefault: new IdempotencyTable(stack, 'ByDefault'),
+      retained: new IdempotencyTable(stack, 'Retained', { removalPolicy: RemovalPolicy.RETAIN }),
+      off: new IdempotencyTable(stack, 'Off', { deletionProtection: false }),
+      destroyed: new IdempotencyTable(stack, 'Destroyed', { removalPolicy: RemovalPolicy.DESTROY }),
+    };
+    const resources = (Template.fromStack(stack).toJSON() as TemplateJson).Resources;
+    const flag = (t: IdempotencyTable) => resources[logicalId(t.table)]!.Properties.DeletionProtectionEnabled;
+    expect(Object.fromEntries(Object.entries(flags).map(([k, t]) => [k, flag(t)]))).toEqual({
+      byDefault: true,
+      retained: true,
+      off: false,
+      destroyed: false,
+    });
+  });
+
+  it('refuses protection asked for on a table destroyed with its stack (cdk destroy would fail on it)', () => {
+    const build = () =>
+      new IdempotencyTable(unbundledStack('Refused'), 'Idempotency', {
+        removalPolicy: RemovalPolicy.DESTROY,
+        deletionProtection: true,
+      });
+    expect(build).toThrow(JobsConfigError);
+    expect(build).toThrow(
+      /deletionProtection: true with removalPolicy: DESTROY: deleting the stack would fail on this table/,
+    );
+  });
+});
