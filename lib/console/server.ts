@@ -195,9 +195,7 @@ export function createConsoleApp(
 
   // The page carries no data and no title (the page reads them with its secret); its secret only
   // in the answer to the key.
-  app.get('/', (c) =>
-    c.html(assets.index.replace('__SQS_JOBS_TOKEN__', c.get('pageSecret') ?? '')),
-  );
+  app.get('/', (c) => c.html(assets.index.replace('__SQS_JOBS_TOKEN__', c.get('pageSecret') ?? '')));
   for (const [path, file] of assets.files) {
     app.get(path as ConsoleAssetPath, (c) =>
       c.body(new Uint8Array(file.body), 200, { 'content-type': file.type }),
@@ -306,7 +304,9 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
   const assets = await loadConsoleAssets();
   // The app needs the port (Host check, cookie name), known once listening: built then.
   let app: Hono<ConsoleEnv> | undefined;
-  const server = createAdaptorServer({ fetch: (request, env) => (app as Hono<ConsoleEnv>).fetch(request, env) });
+  const server = createAdaptorServer({
+    fetch: (request, env) => (app as Hono<ConsoleEnv>).fetch(request, env),
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, host, () => {

@@ -553,13 +553,14 @@ function RedrivePanel({ queueId, filter, onDone, onClose }) {
               move from <code>${plan.dlq}</code> back to <code>${plan.target}</code>${plan.fifo ? ' (FIFO: same message group, in DLQ order, fresh deduplication id)' : ''}.${' '}
               ${plural(plan.read, 'message')} read${skipped(plan.skipped) ? `; ${skipped(plan.skipped)}` : ''}${plan.notRead > 0 ? `; about ${plan.notRead} not read` : ''}; nothing moved yet.
             </p>
+            <p data-field="scope">${plan.scope.text}</p>
             ${plan.warnings.map((w) => html`<p class="warn">warning: ${w}</p>`)}
             ${plan.sample.length > 0 ? html`<ul class="sample">${plan.sample.map((i) => html`<li>${i.jobType} ${i.jobId ?? i.messageId} <span class="sub">${i.reason}</span></li>`)}</ul>` : null}
             ${
               !result
                 ? html`<p>
                     <button class="primary" data-action="confirm-redrive" disabled=${busy || plan.selected === 0} onClick=${confirm}>
-                      Move ${plural(plan.selected, 'message')} to ${plan.target}
+                      Move them to ${plan.target}
                     </button>
                     <span class="note"> Fix the cause first: a job that fails the same way comes straight back.</span>
                   </p>`
@@ -575,6 +576,7 @@ function RedrivePanel({ queueId, filter, onDone, onClose }) {
               <strong>Moved <span data-field="moved">${result.moved.length}</span></strong>
               ${result.failed.length > 0 ? html`, <span class="bad">${result.failed.length} failed (still in the DLQ)</span>` : null}
               ${result.notDeleted.length > 0 ? html`, <span class="bad">${result.notDeleted.length} sent but not deleted (in both queues)</span>` : null}.
+              ${result.moved.length > result.dryRunSelected ? html` <span class="note">The dry run saw ${result.dryRunSelected}: ${result.fifo ? 'the others waited behind the first of their message group' : 'the others arrived since'}.</span>` : null}
             </p>
             ${result.failed.map((f) => html`<p class="bad">${f.jobId ?? f.messageId}: ${f.code} ${f.message}</p>`)}
           </div>`
