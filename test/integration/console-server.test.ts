@@ -190,10 +190,12 @@ describe('the console: no GET changes anything on a queue', () => {
     const key = { [TOKEN_HEADER]: console.token };
     const all = await routes();
     for (const route of all.filter((r) => r.method === 'GET')) {
-      const answer = await send(console, route, key);
-      expect(answer.status, route.path).toBe(200);
-      // Asked to read again, still from memory.
-      expect((await send(console, { ...route, path: `${route.path}?refresh=1` }, key)).status).toBe(200);
+      // Let in and answered (a lookup may find nothing); asked to read again too.
+      for (const path of [route.path, `${route.path}?refresh=1`]) {
+        const answer = await send(console, { ...route, path }, key);
+        expect(answer.status, path).not.toBe(403);
+        expect(answer.status, path).toBeLessThan(500);
+      }
     }
     // The reads that receive are POSTs: as a GET they do not exist.
     for (const route of all.filter((r) => r.method === 'POST')) {
