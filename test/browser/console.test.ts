@@ -116,7 +116,7 @@ describe('the console in a browser, during npm start -- --console (a local run w
   it('sees the queues fill and drain, and the dead letters arrive', async () => {
     await page.goto(consoleUrl.href);
     await page.locator('tr[data-queue="payments"]').waitFor();
-    // The token left the address bar (a cookie carries it from here on).
+    // The key left the address bar (the page keeps its session's own secret from here on).
     expect(page.url()).not.toContain('token=');
 
     // Fill: the page shows jobs waiting or running.
@@ -258,7 +258,7 @@ describe('the console in a browser, during npm start -- --console (a local run w
       );
       if (states.length === 4 && states.every((state) => state === 'done')) break;
       // The page reads the chain once per lookup: ask again, and wait for the answer.
-      const answered = page.waitForResponse((r) => r.url().includes('/api/jobs?'));
+      const answered = page.waitForResponse((r) => r.url().endsWith('/api/jobs'));
       await chain.locator('button[data-action="refresh-chain"]').click();
       await answered;
     }
@@ -298,10 +298,16 @@ describe('the console in a browser, during npm start -- --console (a local run w
       [1, 2].map((n) => `b-${String(user).padStart(2, '0')}-${n}`),
     );
     for (const bookingId of bookingIds) {
-      const answer = await fetch(
-        `${consoleUrl.origin}/api/jobs?type=payments.capture&source=${encodeURIComponent(WORKLOAD_SOURCE)}&id=capture-${bookingId}`,
-        { headers: { [TOKEN_HEADER]: token } },
-      );
+      // A lookup reads the DLQs (it receives): a POST, with the console's own Origin.
+      const answer = await fetch(`${consoleUrl.origin}/api/jobs`, {
+        method: 'POST',
+        headers: { [TOKEN_HEADER]: token, origin: consoleUrl.origin, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          type: 'payments.capture',
+          source: WORKLOAD_SOURCE,
+          id: `capture-${bookingId}`,
+        }),
+      });
       const found = (await answer.json()) as { record: { record: { status?: string } | null } | null };
       if (found.record?.record?.status === 'COMPLETED') {
         paymentId = `capture-${bookingId}`;

@@ -165,7 +165,11 @@ describe('the console: its cookie is not its key', () => {
       }
     }
     // The page secret without its cookie, or with a wrong one, opens nothing either.
-    for (const headers of [{ [TOKEN_HEADER]: secret }, { [TOKEN_HEADER]: secret, cookie: `${cookie}x` }]) {
+    const withoutItsCookie: Record<string, string>[] = [
+      { [TOKEN_HEADER]: secret },
+      { [TOKEN_HEADER]: secret, cookie: `${cookie}x` },
+    ];
+    for (const headers of withoutItsCookie) {
       expect((await send(console, { method: 'GET', path: '/api/config' }, headers)).status).toBe(403);
     }
     expect(await receiveCounts(dlq)).toEqual(Array(DEAD_LETTERS).fill(1));
