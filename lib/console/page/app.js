@@ -549,8 +549,8 @@ function RedrivePanel({ queueId, filter, onDone, onClose }) {
       plan
         ? html`<div data-testid="dry-run">
             <p>
-              <strong>Dry run:</strong> <span data-field="selected">${plan.selected}</span> ${plan.selected === 1 ? 'message' : 'messages'} would
-              move from <code>${plan.dlq}</code> back to <code>${plan.target}</code>${plan.fifo ? ' (FIFO: same message group, in DLQ order, fresh deduplication id)' : ''}.${' '}
+              <strong>Dry run:</strong> <span data-field="selected">${plan.selected}</span> ${plan.selected === 1 ? 'message' : 'messages'} selected
+              in <code>${plan.dlq}</code>, to go back to <code>${plan.target}</code>${plan.fifo ? ' (FIFO: same message group, in DLQ order, fresh deduplication id)' : ''}.${' '}
               ${plural(plan.read, 'message')} read${skipped(plan.skipped) ? `; ${skipped(plan.skipped)}` : ''}${plan.notRead > 0 ? `; about ${plan.notRead} not read` : ''}; nothing moved yet.
             </p>
             <p data-field="scope">${plan.scope.text}</p>
