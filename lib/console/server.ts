@@ -121,8 +121,7 @@ const NEEDS_KEY =
 
 /**
  * Builds the Hono app (exported for tests that call `app.request` without a socket).
- * `options.token` is the key; `options.sessions` (default: a new set for that key) are the
- * browser sessions opened with it.
+ * `options.token` is the key; the browser sessions opened with it live in the app.
  */
 export function createConsoleApp(
   backend: ConsoleBackend,
@@ -131,10 +130,9 @@ export function createConsoleApp(
     readonly token: string;
     readonly allowedHosts: ReadonlySet<string> | undefined;
     readonly cookieName: string;
-    readonly sessions?: ConsoleSessions;
   },
 ): Hono<ConsoleEnv> {
-  const sessions = options.sessions ?? new ConsoleSessions(options.token);
+  const sessions = new ConsoleSessions(options.token);
   const app = new Hono<ConsoleEnv>();
   const limitBody = bodyLimit({
     maxSize: CONSOLE_MAX_BODY_BYTES,
@@ -323,7 +321,6 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
     token,
     allowedHosts,
     cookieName: `sqs_jobs_console_${port}`,
-    sessions: new ConsoleSessions(token),
   });
   await options.backend.start();
   const origin = `http://${hostForUrl(host)}:${port}`;
