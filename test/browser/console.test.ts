@@ -203,6 +203,10 @@ describe('the console in a browser, during npm start -- --console (a local run w
     const dryRun = page.locator('[data-testid="dry-run"]');
     await dryRun.waitFor();
     expect(await dryRun.locator('[data-field="selected"]').textContent()).toBe('2');
+    // What the move will take, before it is confirmed (as `dlq redrive` would move it).
+    expect(await dryRun.locator('[data-field="scope"]').textContent()).toContain(
+      'Moves the 2 messages selected, each the first of its message group (2 groups)',
+    );
     await page.locator('button[data-action="confirm-redrive"]').click();
     await page.locator('[data-testid="redrive-result"] [data-field="moved"]').waitFor();
     expect(await page.locator('[data-testid="redrive-result"] [data-field="moved"]').textContent()).toBe('2');
@@ -349,6 +353,19 @@ describe('the console in a browser, during npm start -- --console (a local run w
       body: JSON.stringify({ dryRun: false }),
     });
     expect(blind.status).toBe(409);
+    // A browser with the session's cookie but not the page's secret (a tab not opened from the
+    // printed URL; what another server on 127.0.0.1 receives): the page loads and shows no data,
+    // only where to get in.
+    const cookies = await page.context().cookies();
+    expect(cookies.map((c) => c.value)).not.toContain(token);
+    const cookieOnly = await browser.newContext();
+    await cookieOnly.addCookies(cookies);
+    const other = await cookieOnly.newPage();
+    await other.goto(`${origin}/`);
+    const refusal = other.locator('p.error[role="alert"]');
+    await refusal.waitFor();
+    expect(await refusal.textContent()).toContain('open the URL that sqs-jobs console printed');
+    await cookieOnly.close();
     // DNS rebinding: another Host name is refused even with the token.
     // (fetch cannot set Host: a plain node:http request does.)
     const rebound = await new Promise<number>((resolve, reject) => {
