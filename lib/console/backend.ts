@@ -17,7 +17,7 @@ import type { DeadLetterFilter } from '../ops/filters.ts';
 import { compileFilter, describeFilter } from '../ops/filters.ts';
 import { type ChainDeadLetterQueue, type JobChain, walkJobChain } from '../ops/job-chain.ts';
 import { type OldestMessageAgeSource, unknownOldestAges } from '../ops/oldest-age.ts';
-import { type MovedItem, redriveDeadLetters, verifyRedrive } from '../ops/redrive.ts';
+import { type MovedItem, redriveDeadLetters, redriveScope, verifyRedrive } from '../ops/redrive.ts';
 import { type QueueStats, readQueueStats } from '../ops/stats.ts';
 import { type DeadLetterSummary, summarizeDeadLetters } from '../ops/summary.ts';
 import { decodeDefaultJobKey } from '../runtime/idempotency/keys.ts';
@@ -130,6 +130,7 @@ interface Plan {
   readonly id: string;
   readonly queueId: string;
   readonly filter: DeadLetterFilter;
+  /** Messages the dry run selected (shown; a confirmed run moves what matches when it runs). */
   readonly count: number;
   readonly createdAt: number;
   used: boolean;
@@ -511,10 +512,12 @@ export class ConsoleBackend {
   }
 
   /**
-   * A redrive of a queue's DLQ back to the queue. With `dryRun`, reads and selects only and returns
-   * a plan id; without, needs the plan id of a dry run of the same queue (at most
-   * {@link CONSOLE_DEFAULTS.planTtlMs} old, used once) and moves at most as many messages as it counted,
-   * with its filter.
+   * A redrive of a queue's DLQ back to the queue, as `sqs-jobs dlq redrive` does it (the same
+   * {@link redriveDeadLetters}, the same filter, no other limit). With `dryRun`, reads and selects
+   * only and returns a plan id and what a confirmed run will move ({@link redriveScope}: on a FIFO
+   * DLQ also the messages behind each group's first, which no dry run can see); without, needs the
+   * plan id of a dry run of the same queue (at most {@link CONSOLE_DEFAULTS.planTtlMs} old, used
+   * once, that selected something) and moves what matches its filter when it runs.
    */
   async redrive(
     queueId: string,
@@ -547,7 +550,6 @@ export class ConsoleBackend {
         targetUrl: queue.url,
         filter,
         dryRun: request.dryRun,
-        ...(plan === undefined ? {} : { max: plan.count }),
         ...this.#waitSeconds(),
         now: this.#now,
       }),
@@ -595,6 +597,7 @@ export class ConsoleBackend {
         dryRun: true as const,
         planId: id,
         selected: result.selected.length,
+        scope: redriveScope(result),
         sample: result.selected.slice(0, 20).map(item),
       };
     }
@@ -612,6 +615,7 @@ export class ConsoleBackend {
       ...common,
       dryRun: false as const,
       redriveId: id,
+      dryRunSelected: plan?.count ?? 0,
       moved: result.moved.map(item),
       failed: result.failed.map((f) => ({ ...item(f), code: f.code, message: f.message })),
       notDeleted: result.notDeleted.map((f) => ({ ...item(f), code: f.code, message: f.message })),

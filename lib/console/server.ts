@@ -9,29 +9,42 @@
  * - binds to 127.0.0.1 unless told otherwise; while bound to a loopback address, requests whose
  *   `Host` is not that address (or `localhost`) with this port are refused, so a web page cannot
  *   reach it by DNS rebinding;
- * - every request needs the random per-start token: in the printed URL (`?token=`), then in an
- *   HttpOnly SameSite=Strict cookie the first page load sets, and in the `x-sqs-jobs-token` header
- *   of the page's API calls; without it the answer is 403;
- * - state-changing requests are POSTs with a JSON body that need the token in the header (a cookie
- *   alone is not enough) and an `Origin` equal to the console's own; a cross-site form cannot send
- *   either;
- * - `--read-only` refuses every POST (the page hides redrive);
+ * - the random per-start key is presented once, in the printed URL (`/?token=`); that opens a
+ *   session (lib/console/sessions.ts): a cookie that is not the key, and a page secret the page
+ *   keeps in `sessionStorage`. Every API call needs the page secret (or the key) in the
+ *   `x-sqs-jobs-token` header; the cookie alone, which other servers on 127.0.0.1 receive too,
+ *   opens only the page's static files. Without it the answer is 403;
+ * - no GET changes anything on a queue: whatever receives messages (a DLQ read raises receive
+ *   counts and holds messages for a while) is a POST, like a redrive;
+ * - POSTs need a JSON body of at most {@link CONSOLE_MAX_BODY_BYTES} (413 beyond, refused while it
+ *   arrives, never read whole) and an `Origin` equal to the console's own; a cross-site form
+ *   can send neither the header nor that Origin;
+ * - `--read-only` refuses redrives (the page hides them); reads still work;
  * - answers carry no credential: the backend builds every field it returns, errors are messages
- *   only; `Referrer-Policy: no-referrer` keeps the token out of any Referer, and a strict
+ *   only; `Referrer-Policy: no-referrer` keeps the key out of any Referer, and a strict
  *   Content-Security-Policy allows only the console's own scripts.
  */
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
 import { type Context, Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import { getCookie, setCookie } from 'hono/cookie';
 import { OpsError } from '../ops/errors.ts';
 import type { DeadLetterFilter } from '../ops/filters.ts';
 import { type ConsoleAssetPath, loadConsoleAssets } from './assets.ts';
 import { type ConsoleBackend, ConsoleRequestError } from './backend.ts';
+import { ConsoleSessions } from './sessions.ts';
 
-/** Header carrying the token on API calls. */
+/** Header carrying the page secret (or the key) on API calls. */
 export const TOKEN_HEADER = 'x-sqs-jobs-token';
+
+/**
+ * Largest request body accepted, bytes (1 MiB): the largest body the page sends is a redrive's
+ * filter, a few KB even with hundreds of job ids. Larger bodies get 413 as soon as the
+ * `Content-Length` says so, or (chunked) once this many bytes arrived; nothing more is kept.
+ */
+export const CONSOLE_MAX_BODY_BYTES = 1024 * 1024;
 
 /** Options of {@link startConsoleServer}. */
 export interface ConsoleServerOptions {
@@ -66,13 +79,6 @@ const SECURITY_HEADERS: Record<string, string> = {
     "base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
 };
 
-function sameToken(given: string | undefined, token: string): boolean {
-  if (given === undefined) return false;
-  const a = Buffer.from(given);
-  const b = Buffer.from(token);
-  return a.length === b.length && timingSafeEqual(a, b);
-}
-
 function isLoopback(host: string): boolean {
   return host === '127.0.0.1' || host === '::1' || host === 'localhost' || host.startsWith('127.');
 }
@@ -106,7 +112,17 @@ function filterOf(value: unknown): DeadLetterFilter {
   };
 }
 
-/** Builds the Hono app (exported for tests that call `app.request` without a socket). */
+/** What the middleware hands to the page's route: the page secret of a session it just opened. */
+type ConsoleEnv = { Variables: { pageSecret: string | undefined } };
+
+/** Answer of a request the credentials do not cover. */
+const NEEDS_KEY =
+  'forbidden: this console needs its access token; open the URL that sqs-jobs console printed (it ends in ?token=...)';
+
+/**
+ * Builds the Hono app (exported for tests that call `app.request` without a socket).
+ * `options.token` is the key; the browser sessions opened with it live in the app.
+ */
 export function createConsoleApp(
   backend: ConsoleBackend,
   assets: Awaited<ReturnType<typeof loadConsoleAssets>>,
@@ -115,9 +131,20 @@ export function createConsoleApp(
     readonly allowedHosts: ReadonlySet<string> | undefined;
     readonly cookieName: string;
   },
-): Hono {
-  const { token } = options;
-  const app = new Hono();
+): Hono<ConsoleEnv> {
+  const sessions = new ConsoleSessions(options.token);
+  const app = new Hono<ConsoleEnv>();
+  const limitBody = bodyLimit({
+    maxSize: CONSOLE_MAX_BODY_BYTES,
+    onError: (c) => {
+      // The rest of the body is not read: close the connection after this answer.
+      c.header('connection', 'close');
+      return c.json(
+        { error: `request body too large: the console accepts at most ${CONSOLE_MAX_BODY_BYTES} bytes` },
+        413,
+      );
+    },
+  });
 
   app.use('*', async (c, next) => {
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) c.header(name, value);
@@ -125,29 +152,34 @@ export function createConsoleApp(
     if (options.allowedHosts !== undefined && !options.allowedHosts.has(host.toLowerCase())) {
       return c.text('forbidden: unexpected Host header (open the URL sqs-jobs console printed)\n', 403);
     }
-    const fromHeader = c.req.header(TOKEN_HEADER);
+    const header = c.req.header(TOKEN_HEADER);
+    const cookie = getCookie(c, options.cookieName);
+    const apiAllowed = sessions.allows(header, cookie);
     if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
-      // State changes: the header token (never the cookie alone) and our own Origin.
-      const origin = c.req.header('origin');
-      if (!sameToken(fromHeader, token)) return c.json({ error: 'forbidden: missing or wrong token' }, 403);
-      if (origin !== `http://${host}`) return c.json({ error: 'forbidden: cross-origin request' }, 403);
+      // Reads that receive and state changes: the header (never the cookie alone) and our own Origin.
+      if (!apiAllowed) return c.json({ error: 'forbidden: missing or wrong token' }, 403);
+      if (c.req.header('origin') !== `http://${host}`) {
+        return c.json({ error: 'forbidden: cross-origin request' }, 403);
+      }
       if (!(c.req.header('content-type') ?? '').startsWith('application/json')) {
         return c.json({ error: 'send JSON (content-type: application/json)' }, 415);
       }
+      return limitBody(c, next);
+    }
+    if (c.req.path.startsWith('/api/')) {
+      if (!apiAllowed) return c.json({ error: NEEDS_KEY }, 403);
       return next();
     }
-    const fromQuery = c.req.query('token');
-    const fromCookie = getCookie(c, options.cookieName);
-    if (!sameToken(fromHeader, token) && !sameToken(fromQuery, token) && !sameToken(fromCookie, token)) {
-      return c.text(
-        'forbidden: this console needs its access token; open the URL that sqs-jobs console printed (it ends in ?token=...)\n',
-        403,
-      );
+    // The page and its files: for the key (in the URL, once), an open session's cookie, or a
+    // client holding the key. Only the answer to the key carries a page secret.
+    if (c.req.path === '/' && sessions.isKey(c.req.query('token'))) {
+      const session = sessions.open();
+      setCookie(c, options.cookieName, session.id, { httpOnly: true, sameSite: 'Strict', path: '/' });
+      c.set('pageSecret', session.secret);
+      return next();
     }
-    if (sameToken(fromQuery, token)) {
-      setCookie(c, options.cookieName, token, { httpOnly: true, sameSite: 'Strict', path: '/' });
-    }
-    return next();
+    if (sessions.isSession(cookie) || apiAllowed) return next();
+    return c.text(`${NEEDS_KEY}\n`, 403);
   });
 
   app.onError((error, c) => {
@@ -159,19 +191,16 @@ export function createConsoleApp(
     );
   });
 
-  app.get('/', (c) =>
-    c.html(
-      assets.index
-        .replace('__SQS_JOBS_TOKEN__', token)
-        .replace('__SQS_JOBS_TITLE__', escapeHtml(backend.setup.title)),
-    ),
-  );
+  // The page carries no data and no title (the page reads them with its secret); its secret only
+  // in the answer to the key.
+  app.get('/', (c) => c.html(assets.index.replace('__SQS_JOBS_TOKEN__', c.get('pageSecret') ?? '')));
   for (const [path, file] of assets.files) {
     app.get(path as ConsoleAssetPath, (c) =>
       c.body(new Uint8Array(file.body), 200, { 'content-type': file.type }),
     );
   }
 
+  // GETs: what is in memory, nothing sent to a queue.
   app.get('/api/config', (c) =>
     c.json({
       title: backend.setup.title,
@@ -186,12 +215,19 @@ export function createConsoleApp(
     }),
   );
   app.get('/api/queues', async (c) => c.json(await backend.queues(Number(c.req.query('since') ?? 0) || 0)));
-  app.get('/api/queues/:id/dead-letters', async (c) =>
-    c.json(await backend.deadLetters(c.req.param('id'), { refresh: c.req.query('refresh') === '1' })),
-  );
-  app.get('/api/queues/:id/dead-letters/:messageId', async (c) =>
-    c.json(await backend.message(c.req.param('id'), c.req.param('messageId'))),
-  );
+
+  // POSTs: anything that receives from a queue (reads hold messages and raise receive counts).
+  app.post('/api/queues/:id/dead-letters', async (c) => {
+    const body = await readJson(c);
+    if (body.refresh !== undefined && typeof body.refresh !== 'boolean') {
+      throw new ConsoleRequestError(400, 'refresh must be true or false');
+    }
+    return c.json(await backend.deadLetters(c.req.param('id'), { refresh: body.refresh === true }));
+  });
+  app.post('/api/queues/:id/dead-letters/:messageId', async (c) => {
+    await readJson(c);
+    return c.json(await backend.message(c.req.param('id'), c.req.param('messageId')));
+  });
   app.post('/api/queues/:id/redrive', async (c) => {
     const body = await readJson(c);
     if (typeof body.dryRun !== 'boolean') throw new ConsoleRequestError(400, 'dryRun must be true or false');
@@ -206,28 +242,41 @@ export function createConsoleApp(
       }),
     );
   });
-  app.get('/api/redrives/:id/verify', async (c) => c.json(await backend.verify(c.req.param('id'))));
-  app.get('/api/jobs', async (c) => {
-    const q = (name: string) => {
-      const value = c.req.query(name);
-      return value === undefined || value === '' ? undefined : value;
-    };
-    const steps = q('steps')
-      ?.split(',')
-      .map((s) => s.trim())
-      .filter((s) => s !== '');
-    return c.json(
-      await backend.job({
-        type: q('type') ?? '',
-        ...(q('key') === undefined ? {} : { key: q('key') }),
-        ...(q('source') === undefined ? {} : { source: q('source') }),
-        ...(q('id') === undefined ? {} : { id: q('id') }),
-        ...(steps === undefined ? {} : { steps }),
-      }),
-    );
+  app.post('/api/redrives/:id/verify', async (c) => {
+    await readJson(c);
+    return c.json(await backend.verify(c.req.param('id')));
   });
+  app.post('/api/jobs', async (c) => c.json(await backend.job(jobLookupOf(await readJson(c)))));
   app.notFound((c) => c.json({ error: 'not found' }, 404));
   return app;
+}
+
+/** A job lookup from a request body: `type` and optional `key`, `source`, `id`, `steps` (strings or a list). */
+function jobLookupOf(body: Record<string, unknown>): Parameters<ConsoleBackend['job']>[0] {
+  const text = (name: string): string | undefined => {
+    const value = body[name];
+    if (value === undefined || value === null || value === '') return undefined;
+    if (typeof value !== 'string') throw new ConsoleRequestError(400, `${name} must be a string`);
+    return value;
+  };
+  const given = body.steps;
+  let steps: string[] | undefined;
+  if (typeof given === 'string') steps = given.split(',');
+  else if (Array.isArray(given) && given.every((s) => typeof s === 'string')) steps = given;
+  else if (given !== undefined && given !== null) {
+    throw new ConsoleRequestError(400, 'steps must be a list of step names');
+  }
+  steps = steps?.map((s) => s.trim()).filter((s) => s !== '');
+  const key = text('key');
+  const source = text('source');
+  const id = text('id');
+  return {
+    type: text('type') ?? '',
+    ...(key === undefined ? {} : { key }),
+    ...(source === undefined ? {} : { source }),
+    ...(id === undefined ? {} : { id }),
+    ...(steps === undefined ? {} : { steps }),
+  };
 }
 
 async function readJson(c: Context): Promise<Record<string, unknown>> {
@@ -243,10 +292,6 @@ async function readJson(c: Context): Promise<Record<string, unknown>> {
   return body as Record<string, unknown>;
 }
 
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
-}
-
 /**
  * Starts the backend's sampling and serves the console.
  * @throws when the port cannot be bound (e.g. `EADDRINUSE`) or a page file is missing.
@@ -256,8 +301,10 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
   const token = options.token ?? randomBytes(32).toString('base64url');
   const assets = await loadConsoleAssets();
   // The app needs the port (Host check, cookie name), known once listening: built then.
-  let app: Hono | undefined;
-  const server = createAdaptorServer({ fetch: (request, env) => (app as Hono).fetch(request, env) });
+  let app: Hono<ConsoleEnv> | undefined;
+  const server = createAdaptorServer({
+    fetch: (request, env) => (app as Hono<ConsoleEnv>).fetch(request, env),
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, host, () => {

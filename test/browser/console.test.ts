@@ -116,7 +116,7 @@ describe('the console in a browser, during npm start -- --console (a local run w
   it('sees the queues fill and drain, and the dead letters arrive', async () => {
     await page.goto(consoleUrl.href);
     await page.locator('tr[data-queue="payments"]').waitFor();
-    // The token left the address bar (a cookie carries it from here on).
+    // The key left the address bar (the page keeps its session's own secret from here on).
     expect(page.url()).not.toContain('token=');
 
     // Fill: the page shows jobs waiting or running.
@@ -203,6 +203,10 @@ describe('the console in a browser, during npm start -- --console (a local run w
     const dryRun = page.locator('[data-testid="dry-run"]');
     await dryRun.waitFor();
     expect(await dryRun.locator('[data-field="selected"]').textContent()).toBe('2');
+    // What the move will take, before it is confirmed (as `dlq redrive` would move it).
+    expect(await dryRun.locator('[data-field="scope"]').textContent()).toContain(
+      'Moves the 2 messages selected, each the first of its message group (2 groups)',
+    );
     await page.locator('button[data-action="confirm-redrive"]').click();
     await page.locator('[data-testid="redrive-result"] [data-field="moved"]').waitFor();
     expect(await page.locator('[data-testid="redrive-result"] [data-field="moved"]').textContent()).toBe('2');
@@ -258,7 +262,7 @@ describe('the console in a browser, during npm start -- --console (a local run w
       );
       if (states.length === 4 && states.every((state) => state === 'done')) break;
       // The page reads the chain once per lookup: ask again, and wait for the answer.
-      const answered = page.waitForResponse((r) => r.url().includes('/api/jobs?'));
+      const answered = page.waitForResponse((r) => r.url().endsWith('/api/jobs'));
       await chain.locator('button[data-action="refresh-chain"]').click();
       await answered;
     }
@@ -298,10 +302,16 @@ describe('the console in a browser, during npm start -- --console (a local run w
       [1, 2].map((n) => `b-${String(user).padStart(2, '0')}-${n}`),
     );
     for (const bookingId of bookingIds) {
-      const answer = await fetch(
-        `${consoleUrl.origin}/api/jobs?type=payments.capture&source=${encodeURIComponent(WORKLOAD_SOURCE)}&id=capture-${bookingId}`,
-        { headers: { [TOKEN_HEADER]: token } },
-      );
+      // A lookup reads the DLQs (it receives): a POST, with the console's own Origin.
+      const answer = await fetch(`${consoleUrl.origin}/api/jobs`, {
+        method: 'POST',
+        headers: { [TOKEN_HEADER]: token, origin: consoleUrl.origin, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          type: 'payments.capture',
+          source: WORKLOAD_SOURCE,
+          id: `capture-${bookingId}`,
+        }),
+      });
       const found = (await answer.json()) as { record: { record: { status?: string } | null } | null };
       if (found.record?.record?.status === 'COMPLETED') {
         paymentId = `capture-${bookingId}`;
@@ -343,6 +353,19 @@ describe('the console in a browser, during npm start -- --console (a local run w
       body: JSON.stringify({ dryRun: false }),
     });
     expect(blind.status).toBe(409);
+    // A browser with the session's cookie but not the page's secret (a tab not opened from the
+    // printed URL; what another server on 127.0.0.1 receives): the page loads and shows no data,
+    // only where to get in.
+    const cookies = await page.context().cookies();
+    expect(cookies.map((c) => c.value)).not.toContain(token);
+    const cookieOnly = await browser.newContext();
+    await cookieOnly.addCookies(cookies);
+    const other = await cookieOnly.newPage();
+    await other.goto(`${origin}/`);
+    const refusal = other.locator('p.error[role="alert"]');
+    await refusal.waitFor();
+    expect(await refusal.textContent()).toContain('open the URL that sqs-jobs console printed');
+    await cookieOnly.close();
     // DNS rebinding: another Host name is refused even with the token.
     // (fetch cannot set Host: a plain node:http request does.)
     const rebound = await new Promise<number>((resolve, reject) => {

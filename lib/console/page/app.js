@@ -7,8 +7,14 @@
 import { html, render, useCallback, useEffect, useRef, useState } from './vendor/preact-htm.js';
 import uPlot from './vendor/uplot.js';
 
-const TOKEN = document.querySelector('meta[name="sqs-jobs-token"]')?.getAttribute('content') ?? '';
-// The token came in the URL; the console set a cookie with it. Keep it out of the address bar.
+// The page secret of this browser session (never the console's key): only the answer to the
+// printed URL carries it; sessionStorage keeps it for reloads of this tab and, unlike cookies,
+// is kept apart by port, so no other local server can read it (lib/console/sessions.ts).
+const SECRET_ITEM = 'sqs-jobs-console-secret';
+const fromPage = document.querySelector('meta[name="sqs-jobs-token"]')?.getAttribute('content') ?? '';
+if (fromPage !== '') sessionStorage.setItem(SECRET_ITEM, fromPage);
+const TOKEN = sessionStorage.getItem(SECRET_ITEM) ?? '';
+// The key came in the URL: keep it out of the address bar and the history.
 if (location.search.includes('token=')) history.replaceState(null, '', location.pathname + location.hash);
 
 const COLORS = ['#2563eb', '#16a34a', '#d97706', '#9333ea', '#0891b2', '#db2777', '#65a30d', '#dc2626'];
@@ -338,7 +344,10 @@ function DeadLettersPage({ config, params }) {
       setLoading(true);
       try {
         setData(
-          await api(`/api/queues/${encodeURIComponent(queueId)}/dead-letters${refresh ? '?refresh=1' : ''}`),
+          await api(`/api/queues/${encodeURIComponent(queueId)}/dead-letters`, {
+            method: 'POST',
+            body: { refresh: refresh === true },
+          }),
         );
         setError(null);
       } catch (e) {
@@ -493,7 +502,7 @@ function RedrivePanel({ queueId, filter, onDone, onClose }) {
     const started = Date.now();
     const check = async () => {
       try {
-        const v = await api(`/api/redrives/${result.redriveId}/verify`);
+        const v = await api(`/api/redrives/${result.redriveId}/verify`, { method: 'POST', body: {} });
         if (stopped) return;
         setVerify(v);
         const settled =
@@ -540,17 +549,18 @@ function RedrivePanel({ queueId, filter, onDone, onClose }) {
       plan
         ? html`<div data-testid="dry-run">
             <p>
-              <strong>Dry run:</strong> <span data-field="selected">${plan.selected}</span> ${plan.selected === 1 ? 'message' : 'messages'} would
-              move from <code>${plan.dlq}</code> back to <code>${plan.target}</code>${plan.fifo ? ' (FIFO: same message group, in DLQ order, fresh deduplication id)' : ''}.${' '}
+              <strong>Dry run:</strong> <span data-field="selected">${plan.selected}</span> ${plan.selected === 1 ? 'message' : 'messages'} selected
+              in <code>${plan.dlq}</code>, to go back to <code>${plan.target}</code>${plan.fifo ? ' (FIFO: same message group, in DLQ order, fresh deduplication id)' : ''}.${' '}
               ${plural(plan.read, 'message')} read${skipped(plan.skipped) ? `; ${skipped(plan.skipped)}` : ''}${plan.notRead > 0 ? `; about ${plan.notRead} not read` : ''}; nothing moved yet.
             </p>
+            <p data-field="scope">${plan.scope.text}</p>
             ${plan.warnings.map((w) => html`<p class="warn">warning: ${w}</p>`)}
             ${plan.sample.length > 0 ? html`<ul class="sample">${plan.sample.map((i) => html`<li>${i.jobType} ${i.jobId ?? i.messageId} <span class="sub">${i.reason}</span></li>`)}</ul>` : null}
             ${
               !result
                 ? html`<p>
                     <button class="primary" data-action="confirm-redrive" disabled=${busy || plan.selected === 0} onClick=${confirm}>
-                      Move ${plural(plan.selected, 'message')} to ${plan.target}
+                      Move them to ${plan.target}
                     </button>
                     <span class="note"> Fix the cause first: a job that fails the same way comes straight back.</span>
                   </p>`
@@ -566,6 +576,7 @@ function RedrivePanel({ queueId, filter, onDone, onClose }) {
               <strong>Moved <span data-field="moved">${result.moved.length}</span></strong>
               ${result.failed.length > 0 ? html`, <span class="bad">${result.failed.length} failed (still in the DLQ)</span>` : null}
               ${result.notDeleted.length > 0 ? html`, <span class="bad">${result.notDeleted.length} sent but not deleted (in both queues)</span>` : null}.
+              ${result.moved.length > result.dryRunSelected ? html` <span class="note">The dry run saw ${result.dryRunSelected}: ${result.fifo ? 'the others waited behind the first of their message group' : 'the others arrived since'}.</span>` : null}
             </p>
             ${result.failed.map((f) => html`<p class="bad">${f.jobId ?? f.messageId}: ${f.code} ${f.message}</p>`)}
           </div>`
@@ -637,10 +648,10 @@ function MessagePanel({ queueId, messageId }) {
   const [error, setError] = useState(null);
   useEffect(() => {
     setData(null);
-    api(`/api/queues/${encodeURIComponent(queueId)}/dead-letters/${encodeURIComponent(messageId)}`).then(
-      setData,
-      (e) => setError(e.message),
-    );
+    api(`/api/queues/${encodeURIComponent(queueId)}/dead-letters/${encodeURIComponent(messageId)}`, {
+      method: 'POST',
+      body: {},
+    }).then(setData, (e) => setError(e.message));
   }, [queueId, messageId]);
   const m = data?.message;
   return html`<section class="card" data-testid="message">
@@ -753,8 +764,8 @@ function JobsPage({ config, params }) {
   const lookup = async (values) => {
     setBusy(true);
     try {
-      const query = new URLSearchParams(Object.entries(values).filter(([, v]) => v !== ''));
-      setData(await api(`/api/jobs?${query}`));
+      const given = Object.fromEntries(Object.entries(values).filter(([, v]) => v !== ''));
+      setData(await api('/api/jobs', { method: 'POST', body: given }));
       setError(null);
     } catch (e) {
       setError(e.message);
@@ -885,7 +896,13 @@ function App() {
   const [config, setConfig] = useState(null);
   const [error, setError] = useState(null);
   useEffect(() => {
-    api('/api/config').then(setConfig, (e) => setError(e.message));
+    api('/api/config').then(
+      (value) => {
+        document.title = `${value.title} · sqs-jobs console`;
+        setConfig(value);
+      },
+      (e) => setError(e.message),
+    );
   }, []);
   if (error) return html`<p class="error" role="alert">${error}</p>`;
   if (!config) return html`<p class="loading">Loading…</p>`;
