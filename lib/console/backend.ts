@@ -694,6 +694,17 @@ export class ConsoleBackend {
       read: result.read,
       notRead: result.notRead,
       targetPending: result.targetPending,
+      // Jobs parked after the redrive read their group, left first of it: named with the command
+      // that moves them (lib/ops/stranded-parks.ts), as `sqs-jobs dlq redrive --verify-seconds` does.
+      strandedParked: {
+        left: result.strandedParked.left.map((l) => ({
+          jobId: l.jobId,
+          jobType: l.jobType,
+          messageId: l.messageId,
+          messageGroupId: l.messageGroupId,
+        })),
+        command: result.strandedParked.command,
+      },
       jobs,
     };
   }

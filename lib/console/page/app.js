@@ -596,6 +596,15 @@ function RedrivePanel({ queueId, filter, onDone, onClose }) {
               <span class="sub"> checked ${time(verify.checkedAt)}</span>
             </p>
             ${verify.cameBack.map((c) => html`<p class="bad">${c.jobType} ${c.jobId}: ${c.reason} ${c.errorMessage ?? ''}</p>`)}
+            ${
+              verify.strandedParked.left.length > 0
+                ? html`<div class="bad" data-testid="stranded-parked">
+                    <p>${verify.strandedParked.left.length} job(s) parked while this redrive ran are still first of their group in the DLQ, though the park that put them there is gone:</p>
+                    ${verify.strandedParked.left.map((l) => html`<p>${l.jobType} ${l.jobId ?? l.messageId} (group ${l.messageGroupId})</p>`)}
+                    <p>Move them (and what waits behind them) with: <code>${verify.strandedParked.command}</code></p>
+                  </div>`
+                : null
+            }
             <table>
               <thead><tr><th>Job</th><th>Type</th><th>Idempotency record</th></tr></thead>
               <tbody>
