@@ -25,7 +25,12 @@ import type { SqsSender } from './sqs-port.ts';
 import { type BatchMetrics, UNKNOWN_JOB_TYPE, type WorkerLogger, withKeys } from './telemetry.ts';
 import type { RunLimit, RunLimitClock } from './timeout.ts';
 import type { JobTracer } from './tracing.ts';
-import { JobDataInvalidError, LeaseExpiredError, UnknownJobTypeError } from './worker-errors.ts';
+import {
+  JobDataInvalidError,
+  JobIdentityError,
+  LeaseExpiredError,
+  UnknownJobTypeError,
+} from './worker-errors.ts';
 
 /**
  * Visibility, in seconds, of a record not started because the Lambda deadline is near: short,
@@ -272,12 +277,15 @@ async function pipeline(run: RecordRun): Promise<RecordOutcome> {
 
   const jobTimeoutMs = job.timeoutSeconds * 1000;
   const lambdaBudgetMs = deps.remainingMs() - deps.deadlineMarginMs;
-  let key: string;
+  const guarded = deps.guard !== undefined && job.idempotency?.enabled !== false;
+  let identity: { readonly key: string; readonly payloadHash: string | undefined };
   try {
-    key = job.idempotency?.key ? job.idempotency.key(data) : defaultJobKey(envelope.source, envelope.id);
+    // Before any store is asked: what fails here fails on every delivery (a JobIdentityError).
+    identity = identify(job, envelope, data, guarded);
   } catch (error) {
     return failed(run, job, error, undefined, undefined);
   }
+  const { key } = identity;
   run.key = key;
   if (run.identity) {
     run.identity = { ...run.identity, pks: jobIdentityPks(job.type, key, envelope.source, envelope.id) };
@@ -286,12 +294,73 @@ async function pipeline(run: RecordRun): Promise<RecordOutcome> {
   if (parked) return parked;
 
   let lease: Lease | undefined;
-  if (deps.guard && job.idempotency?.enabled !== false) {
-    const begun = await beginLease(run, job, envelope, key, jobTimeoutMs, lambdaBudgetMs);
+  if (identity.payloadHash !== undefined) {
+    const begun = await beginLease(
+      run,
+      job,
+      envelope,
+      key,
+      identity.payloadHash,
+      jobTimeoutMs,
+      lambdaBudgetMs,
+    );
     if ('outcome' in begun) return begun.outcome;
     lease = begun.lease;
   }
   return runJob(run, job, envelope, data, key, lease, jobTimeoutMs, lambdaBudgetMs);
+}
+
+/**
+ * The job's identity from its message: its idempotency key (the job's `idempotency.key(data)`,
+ * default `source` + `id`), and the hash of its data when the idempotency guard will be asked
+ * (`hashed`; the hash is made nowhere else). Pure functions of the message: whatever they throw
+ * becomes a {@link JobIdentityError} (permanent), so it can never pass for a store outage.
+ * @throws {JobIdentityError} when the key function throws or returns no non-empty string, or the data cannot be hashed.
+ */
+function identify(
+  job: AnyJob,
+  envelope: JobEnvelope,
+  data: unknown,
+  hashed: boolean,
+): { readonly key: string; readonly payloadHash: string | undefined } {
+  let key: unknown;
+  try {
+    key = job.idempotency?.key ? job.idempotency.key(data) : defaultJobKey(envelope.source, envelope.id);
+  } catch (error) {
+    throw new JobIdentityError(
+      job.type,
+      'key',
+      `idempotency.key(data) threw ${describeThrown(error)}`,
+      error,
+    );
+  }
+  if (typeof key !== 'string' || key === '') {
+    throw new JobIdentityError(
+      job.type,
+      'key',
+      `idempotency.key(data) must return a non-empty string, got ${key === '' ? 'an empty string' : typeof key}`,
+    );
+  }
+  if (!hashed) return { key, payloadHash: undefined };
+  try {
+    return { key, payloadHash: payloadHash(envelope.data) };
+  } catch (error) {
+    throw new JobIdentityError(
+      job.type,
+      'payload-hash',
+      `hashing the data threw ${describeThrown(error)}`,
+      error,
+    );
+  }
+}
+
+/** `Name: message` of a thrown value, for an error message; never throws. */
+function describeThrown(error: unknown): string {
+  try {
+    return error instanceof Error ? `${error.name}: ${error.message}` : `a non-error (${typeof error})`;
+  } catch {
+    return 'an error that cannot be described';
+  }
 }
 
 function formatIssue(issue: {
@@ -310,6 +379,7 @@ async function beginLease(
   job: AnyJob,
   envelope: JobEnvelope,
   key: string,
+  hash: string,
   jobTimeoutMs: number,
   lambdaBudgetMs: number,
 ): Promise<{ lease: Lease } | { outcome: RecordOutcome }> {
@@ -320,7 +390,7 @@ async function beginLease(
     begun = await guard.begin({
       jobType: job.type,
       key,
-      payloadHash: payloadHash(envelope.data),
+      payloadHash: hash,
       // The run may take its budget, then children and completion need up to the margin again.
       leaseExpiresAtMs:
         deps.now() + Math.max(0, Math.min(jobTimeoutMs, lambdaBudgetMs)) + deps.deadlineMarginMs,
@@ -329,6 +399,8 @@ async function beginLease(
       ...(envelope.parentjob === undefined ? {} : { parentJob: envelope.parentjob }),
     });
   } catch (error) {
+    // Only the store's own call is in this try: what the message decides (key, hash) was computed
+    // before, so a failure here is the store's answer (throttling, network), not the message's.
     const classification = classifyError(error, deps.now());
     if (classification.kind === 'permanent') {
       return {

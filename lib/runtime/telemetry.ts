@@ -280,14 +280,37 @@ export type WorkerLogger = JobLogger;
 /**
  * Adapts a Powertools Logger to {@link WorkerLogger}: its methods take the extra attributes as a
  * rest parameter, so an absent `extra` must not be passed on as `undefined`.
+ *
+ * A log call never throws: when the extra attributes cannot be written (an error whose `stack`
+ * getter throws, a value too deep for `JSON.stringify`), the line is written with `logFailed`
+ * (what went wrong) in their place. A record's outcome never depends on its log line: a throw
+ * after a dead letter was sent would report the record failed, and every later delivery would
+ * send it to the DLQ once more (issue 22).
  */
 export function fromPowertools(logger: Logger): WorkerLogger {
   const call =
     (level: 'debug' | 'info' | 'warn' | 'error') => (message: string, extra?: Record<string, unknown>) => {
-      if (extra === undefined) logger[level](message);
-      else logger[level](message, extra);
+      try {
+        if (extra === undefined) logger[level](message);
+        else logger[level](message, extra);
+      } catch (error) {
+        try {
+          logger[level](message, { logFailed: describeLogFailure(error) });
+        } catch {
+          // Not even the plain line can be written: nothing more to try.
+        }
+      }
     };
   return { debug: call('debug'), info: call('info'), warn: call('warn'), error: call('error') };
+}
+
+/** `Name: message` of why a log line could not be written; never throws. */
+function describeLogFailure(error: unknown): string {
+  try {
+    return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  } catch {
+    return 'the attributes could not be written';
+  }
 }
 
 /**
