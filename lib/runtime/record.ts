@@ -22,7 +22,13 @@ import { defaultJobKey, deriveIdempotencyKey, jobRecordKey } from './idempotency
 import type { EnqueueOptions, JobContext, JobDefinition, JobLineage, JobLogger, StepValue } from './job.ts';
 import { lineageLogKeys, lineageOf, withLineage } from './lineage.ts';
 import type { SqsSender } from './sqs-port.ts';
-import { type BatchMetrics, UNKNOWN_JOB_TYPE, type WorkerLogger, withKeys } from './telemetry.ts';
+import {
+  type BatchMetrics,
+  type FailedJobMetadata,
+  UNKNOWN_JOB_TYPE,
+  type WorkerLogger,
+  withKeys,
+} from './telemetry.ts';
 import type { RunLimit, RunLimitClock } from './timeout.ts';
 import type { JobTracer } from './tracing.ts';
 import {
@@ -792,9 +798,15 @@ async function failed(
 
 /** Lists a failed record with its lineage in the EMF metadata of its job type (`failedJobs`). */
 function noteFailure(run: RecordRun, jobType: string, outcome: 'retry' | 'dead-lettered'): void {
+  const failure = failureOf(run, outcome);
+  if (failure !== undefined) run.deps.metrics.addFailure(jobType, failure);
+}
+
+/** A failed record and its lineage as `failedJobs` lists it; undefined before the envelope is read. */
+function failureOf(run: RecordRun, outcome: 'retry' | 'dead-lettered'): FailedJobMetadata | undefined {
   const { envelope } = run;
-  if (envelope === undefined) return;
-  run.deps.metrics.addFailure(jobType, { jobId: envelope.id, outcome, ...lineageLogKeys(envelope) });
+  if (envelope === undefined) return undefined;
+  return { jobId: envelope.id, outcome, ...lineageLogKeys(envelope) };
 }
 
 async function failLease(
@@ -870,12 +882,13 @@ async function deadLetter(run: RecordRun, input: DeadLetterInput): Promise<Recor
     });
     return retry(delaySeconds, 'dead-letter-failed');
   }
+  // Counted the moment the send succeeded, before any other await: the worker writes this count
+  // at once (BatchMetrics.deadLettered), so a crash later in the invocation cannot lose it. Only
+  // routed types become a JobType dimension: a type from an unrouted body is producer input, and
+  // each distinct value would be a new CloudWatch metric.
+  deps.metrics.deadLettered(input.job?.type ?? UNKNOWN_JOB_TYPE, failureOf(run, 'dead-lettered'));
   if (input.lease) await failLease(run, input.lease, input.error, 'permanent');
   await unparkUnderContinue(run, input);
-  // Only routed types become a JobType dimension: a type from an unrouted body is producer
-  // input, and each distinct value would be a new CloudWatch metric.
-  deps.metrics.add(input.job?.type ?? UNKNOWN_JOB_TYPE, 'JobDeadLettered');
-  noteFailure(run, input.job?.type ?? UNKNOWN_JOB_TYPE, 'dead-lettered');
   run.logger.error('job dead-lettered', {
     outcome: 'dead-lettered',
     reason: input.reason,

@@ -185,7 +185,8 @@ export function createWorker(options: WorkerOptions): WorkerHandler {
     const { config } = setup.value;
     const records = event.Records;
     const startedAt = now();
-    const batchMetrics = new BatchMetrics();
+    // Dead letters are written the moment they are sent; the rest at the end of the invocation.
+    const batchMetrics = new BatchMetrics({ target: metrics, queueName: config.queueName });
     const runLimits = new RunLimitClock();
     const traced = tracing.forInvocation();
     const deps: RecordDeps = {
