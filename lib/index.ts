@@ -99,6 +99,7 @@ export {
   ChildRejectedError,
   GroupParkedError,
   JobDataInvalidError,
+  JobIdentityError,
   JobTimeoutError,
   LeaseExpiredError,
   UnknownJobTypeError,

@@ -138,6 +138,26 @@ function errorParts(error: unknown): { name: string; message: string; stack: str
   return { name: 'NonErrorThrown', message: safeString(error), stack: '' };
 }
 
+/**
+ * {@link errorParts}, or a stand-in when reading the error throws (a getter or proxy that throws,
+ * a `cause` chain that cannot be walked): the dead letter is sent all the same, its evidence
+ * saying the error could not be described, instead of the record cycling as an unsendable one.
+ */
+function describedError(error: unknown): { name: string; message: string; stack: string } {
+  try {
+    return errorParts(error);
+  } catch (readError) {
+    let why = 'reading it threw';
+    try {
+      if (readError instanceof Error)
+        why = `reading it threw ${String(readError.name)}: ${String(readError.message)}`;
+    } catch {
+      // the second error cannot be described either: keep the plain sentence
+    }
+    return { name: 'UndescribableError', message: `the error could not be described (${why})`, stack: '' };
+  }
+}
+
 function safeStack(error: Error): string {
   const stack: unknown = error.stack;
   return typeof stack === 'string' ? stack : `${safeString(error.name)}: ${safeString(error.message)}`;
@@ -172,7 +192,7 @@ const text = (value: string): MessageAttributeValue => ({ DataType: 'String', St
  * empty or unknown values left out (SQS refuses empty values, and `Number` needs a number).
  */
 function fullEvidence(evidence: DeadLetterEvidence): Record<string, MessageAttributeValue> {
-  const { name, message, stack } = errorParts(evidence.error);
+  const { name, message, stack } = describedError(evidence.error);
   const values: Record<EvidenceName, string | undefined> = {
     JobType: evidence.jobType,
     ErrorName: name,

@@ -222,14 +222,18 @@ function requireString(
  *
  * @param body the raw SQS message body (a JSON string).
  * @returns the envelope; unknown extension attributes are kept out of the result.
- * @throws {EnvelopeError} naming the field at fault (`body` when the JSON itself is bad).
+ * @throws {EnvelopeError} naming the field at fault (`body` when the JSON itself is bad, or too
+ *   deeply nested to parse: "could not be parsed").
  */
 export function parseEnvelope(body: string): JobEnvelope {
   let parsed: unknown;
   try {
     parsed = parseJsonText(body);
   } catch (err) {
-    throw new EnvelopeError('body', `is not JSON (${(err as Error).message})`);
+    // A SyntaxError is bad JSON; anything else is valid JSON the parser could not take (a body
+    // nested too deep for the reviver path of parseJsonText): permanent either way, named apart.
+    const problem = err instanceof SyntaxError ? 'is not JSON' : 'could not be parsed';
+    throw new EnvelopeError('body', `${problem} (${(err as Error).message})`);
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw new EnvelopeError('body', 'must be a JSON object');

@@ -22,10 +22,21 @@ import { defaultJobKey, deriveIdempotencyKey, jobRecordKey } from './idempotency
 import type { EnqueueOptions, JobContext, JobDefinition, JobLineage, JobLogger, StepValue } from './job.ts';
 import { lineageLogKeys, lineageOf, withLineage } from './lineage.ts';
 import type { SqsSender } from './sqs-port.ts';
-import { type BatchMetrics, UNKNOWN_JOB_TYPE, type WorkerLogger, withKeys } from './telemetry.ts';
+import {
+  type BatchMetrics,
+  type FailedJobMetadata,
+  UNKNOWN_JOB_TYPE,
+  type WorkerLogger,
+  withKeys,
+} from './telemetry.ts';
 import type { RunLimit, RunLimitClock } from './timeout.ts';
 import type { JobTracer } from './tracing.ts';
-import { JobDataInvalidError, LeaseExpiredError, UnknownJobTypeError } from './worker-errors.ts';
+import {
+  JobDataInvalidError,
+  JobIdentityError,
+  LeaseExpiredError,
+  UnknownJobTypeError,
+} from './worker-errors.ts';
 
 /**
  * Visibility, in seconds, of a record not started because the Lambda deadline is near: short,
@@ -274,12 +285,15 @@ async function pipeline(run: RecordRun): Promise<RecordOutcome> {
 
   const jobTimeoutMs = job.timeoutSeconds * 1000;
   const lambdaBudgetMs = deps.remainingMs() - deps.deadlineMarginMs;
-  let key: string;
+  const guarded = deps.guard !== undefined && job.idempotency?.enabled !== false;
+  let identity: { readonly key: string; readonly payloadHash: string | undefined };
   try {
-    key = job.idempotency?.key ? job.idempotency.key(data) : defaultJobKey(envelope.source, envelope.id);
+    // Before any store is asked: what fails here fails on every delivery (a JobIdentityError).
+    identity = identify(job, envelope, data, guarded);
   } catch (error) {
     return failed(run, job, error, undefined, undefined);
   }
+  const { key } = identity;
   run.key = key;
   if (run.identity) {
     run.identity = { ...run.identity, pks: jobIdentityPks(job.type, key, envelope.source, envelope.id) };
@@ -288,12 +302,73 @@ async function pipeline(run: RecordRun): Promise<RecordOutcome> {
   if (parked) return parked;
 
   let lease: Lease | undefined;
-  if (deps.guard && job.idempotency?.enabled !== false) {
-    const begun = await beginLease(run, job, envelope, key, jobTimeoutMs, lambdaBudgetMs);
+  if (identity.payloadHash !== undefined) {
+    const begun = await beginLease(
+      run,
+      job,
+      envelope,
+      key,
+      identity.payloadHash,
+      jobTimeoutMs,
+      lambdaBudgetMs,
+    );
     if ('outcome' in begun) return begun.outcome;
     lease = begun.lease;
   }
   return runJob(run, job, envelope, data, key, lease, jobTimeoutMs, lambdaBudgetMs);
+}
+
+/**
+ * The job's identity from its message: its idempotency key (the job's `idempotency.key(data)`,
+ * default `source` + `id`), and the hash of its data when the idempotency guard will be asked
+ * (`hashed`; the hash is made nowhere else). Pure functions of the message: whatever they throw
+ * becomes a {@link JobIdentityError} (permanent), so it can never pass for a store outage.
+ * @throws {JobIdentityError} when the key function throws or returns no non-empty string, or the data cannot be hashed.
+ */
+function identify(
+  job: AnyJob,
+  envelope: JobEnvelope,
+  data: unknown,
+  hashed: boolean,
+): { readonly key: string; readonly payloadHash: string | undefined } {
+  let key: unknown;
+  try {
+    key = job.idempotency?.key ? job.idempotency.key(data) : defaultJobKey(envelope.source, envelope.id);
+  } catch (error) {
+    throw new JobIdentityError(
+      job.type,
+      'key',
+      `idempotency.key(data) threw ${describeThrown(error)}`,
+      error,
+    );
+  }
+  if (typeof key !== 'string' || key === '') {
+    throw new JobIdentityError(
+      job.type,
+      'key',
+      `idempotency.key(data) must return a non-empty string, got ${key === '' ? 'an empty string' : typeof key}`,
+    );
+  }
+  if (!hashed) return { key, payloadHash: undefined };
+  try {
+    return { key, payloadHash: payloadHash(envelope.data) };
+  } catch (error) {
+    throw new JobIdentityError(
+      job.type,
+      'payload-hash',
+      `hashing the data threw ${describeThrown(error)}`,
+      error,
+    );
+  }
+}
+
+/** `Name: message` of a thrown value, for an error message; never throws. */
+function describeThrown(error: unknown): string {
+  try {
+    return error instanceof Error ? `${error.name}: ${error.message}` : `a non-error (${typeof error})`;
+  } catch {
+    return 'an error that cannot be described';
+  }
 }
 
 function formatIssue(issue: {
@@ -312,6 +387,7 @@ async function beginLease(
   job: AnyJob,
   envelope: JobEnvelope,
   key: string,
+  hash: string,
   jobTimeoutMs: number,
   lambdaBudgetMs: number,
 ): Promise<{ lease: Lease } | { outcome: RecordOutcome }> {
@@ -322,7 +398,7 @@ async function beginLease(
     begun = await guard.begin({
       jobType: job.type,
       key,
-      payloadHash: payloadHash(envelope.data),
+      payloadHash: hash,
       // The run may take its budget, then children and completion need up to the margin again.
       leaseExpiresAtMs:
         deps.now() + Math.max(0, Math.min(jobTimeoutMs, lambdaBudgetMs)) + deps.deadlineMarginMs,
@@ -331,6 +407,8 @@ async function beginLease(
       ...(envelope.parentjob === undefined ? {} : { parentJob: envelope.parentjob }),
     });
   } catch (error) {
+    // Only the store's own call is in this try: what the message decides (key, hash) was computed
+    // before, so a failure here is the store's answer (throttling, network), not the message's.
     const classification = classifyError(error, deps.now());
     if (classification.kind === 'permanent') {
       return {
@@ -723,9 +801,15 @@ async function failed(
 
 /** Lists a failed record with its lineage in the EMF metadata of its job type (`failedJobs`). */
 function noteFailure(run: RecordRun, jobType: string, outcome: 'retry' | 'dead-lettered'): void {
+  const failure = failureOf(run, outcome);
+  if (failure !== undefined) run.deps.metrics.addFailure(jobType, failure);
+}
+
+/** A failed record and its lineage as `failedJobs` lists it; undefined before the envelope is read. */
+function failureOf(run: RecordRun, outcome: 'retry' | 'dead-lettered'): FailedJobMetadata | undefined {
   const { envelope } = run;
-  if (envelope === undefined) return;
-  run.deps.metrics.addFailure(jobType, { jobId: envelope.id, outcome, ...lineageLogKeys(envelope) });
+  if (envelope === undefined) return undefined;
+  return { jobId: envelope.id, outcome, ...lineageLogKeys(envelope) };
 }
 
 async function failLease(
@@ -801,12 +885,13 @@ async function deadLetter(run: RecordRun, input: DeadLetterInput): Promise<Recor
     });
     return retry(delaySeconds, 'dead-letter-failed');
   }
+  // Counted the moment the send succeeded, before any other await: the worker writes this count
+  // at once (BatchMetrics.deadLettered), so a crash later in the invocation cannot lose it. Only
+  // routed types become a JobType dimension: a type from an unrouted body is producer input, and
+  // each distinct value would be a new CloudWatch metric.
+  deps.metrics.deadLettered(input.job?.type ?? UNKNOWN_JOB_TYPE, failureOf(run, 'dead-lettered'));
   if (input.lease) await failLease(run, input.lease, input.error, 'permanent');
   await unparkUnderContinue(run, input);
-  // Only routed types become a JobType dimension: a type from an unrouted body is producer
-  // input, and each distinct value would be a new CloudWatch metric.
-  deps.metrics.add(input.job?.type ?? UNKNOWN_JOB_TYPE, 'JobDeadLettered');
-  noteFailure(run, input.job?.type ?? UNKNOWN_JOB_TYPE, 'dead-lettered');
   run.logger.error('job dead-lettered', {
     outcome: 'dead-lettered',
     reason: input.reason,

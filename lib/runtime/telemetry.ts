@@ -148,16 +148,97 @@ function isTruthy(value: string | undefined): boolean {
   return value !== undefined && ['true', '1', 'yes', 'on'].includes(value.trim().toLowerCase());
 }
 
+/** Where the worker's metrics go: a given Powertools Metrics, or the worker's own EMF writer. */
+export type MetricsTarget = Metrics | DirectEmf;
+
+/** One metric of an EMF blob: a count, or one or more durations. */
+interface BlobMetric {
+  readonly name: string;
+  readonly unit: EmfUnit;
+  readonly value: number | readonly number[];
+}
+
+/**
+ * Writes one EMF blob with dimension sets `[Queue]` and `[Queue, JobType]`: through the worker's
+ * own writer in one line, or through Powertools (`Queue` as the only default dimension plus the
+ * sets {} and {JobType} gives exactly those; naming Queue in both sets instead makes Powertools
+ * warn on every flush, and setting it again without clearing warns on every invocation).
+ */
+function publishBlob(
+  target: MetricsTarget,
+  queueName: string,
+  jobType: string,
+  metrics: readonly BlobMetric[],
+  metadata: Readonly<Record<string, unknown>> | undefined,
+): void {
+  if (target instanceof DirectEmf) {
+    target.publish(queueName, jobType, metrics, metadata);
+    return;
+  }
+  target.clearDefaultDimensions();
+  target.setDefaultDimensions({ Queue: queueName });
+  target.addDimensions({});
+  target.addDimensions({ JobType: jobType });
+  // Powertools types metadata values as strings; it writes any JSON value as it is.
+  for (const [key, value] of Object.entries(metadata ?? {})) target.addMetadata(key, value as string);
+  for (const m of metrics) {
+    for (const value of typeof m.value === 'number' ? [m.value] : m.value) {
+      target.addMetric(m.name, m.unit as MetricUnit, value);
+    }
+  }
+  target.publishStoredMetrics();
+}
+
 /**
  * Collects the metric values of one invocation and publishes them at its end, one EMF blob per
  * job type. One blob carries one value per dimension, and a batch can mix job types, so the
  * Powertools middleware (one blob per invocation) does not fit here. Created per invocation:
  * nothing is kept between invocations.
+ *
+ * Dead letters are the exception ({@link deadLettered}): each is written the moment its DLQ send
+ * succeeded, because what is collected here is lost when the execution environment crashes or
+ * times out before the end of the invocation, and the `JobDeadLettered` alarm must see every one.
  */
 export class BatchMetrics {
   readonly #values = new Map<string, Map<JobMetricName, number[]>>();
   /** Failed records per job type, for the `failedJobs` metadata; made at the first failure. */
   #failures: Map<string, FailedJobMetadata[]> | undefined;
+  /** Where dead letters are written at once; undefined: collected like the rest. */
+  readonly #immediate: { readonly target: MetricsTarget; readonly queueName: string } | undefined;
+
+  /**
+   * @param immediate where {@link deadLettered} writes at once (the worker's metrics and queue
+   *   name). @default none: dead letters are collected for {@link flush} like every other value
+   */
+  constructor(immediate?: { readonly target: MetricsTarget; readonly queueName: string }) {
+    this.#immediate = immediate;
+  }
+
+  /**
+   * Counts one dead-lettered record (`JobDeadLettered`) and lists it in `failedJobs` (when
+   * `failure` is given). With an `immediate` target it is written at once as its own EMF blob
+   * (`JobDeadLettered` 1 and `failedJobs` with this record), so a crash or timeout later in the
+   * invocation cannot leave it uncounted (issue 22: 27 kills lost one of 24 in a soak). Never
+   * throws: when that write fails, the value is collected for {@link flush} instead.
+   */
+  deadLettered(jobType: string, failure: FailedJobMetadata | undefined): void {
+    if (this.#immediate !== undefined) {
+      try {
+        publishBlob(
+          this.#immediate.target,
+          this.#immediate.queueName,
+          jobType,
+          [{ name: 'JobDeadLettered', unit: UNIT.Count, value: 1 }],
+          failure === undefined ? undefined : { failedJobs: [failure] },
+        );
+        return;
+      } catch {
+        // Collected below: written with the batch if the invocation gets that far.
+      }
+    }
+    this.add(jobType, 'JobDeadLettered');
+    if (failure !== undefined) this.addFailure(jobType, failure);
+  }
 
   /**
    * Notes a failed record (retried or dead-lettered) with its lineage: the first blob of its job
@@ -199,59 +280,18 @@ export class BatchMetrics {
    * `[Queue, JobType]`, then forgets it. Counts are summed per job type; durations keep every
    * value (EMF value arrays) so percentiles stay right.
    */
-  flush(metrics: Metrics | DirectEmf, queueName: string): void {
-    if (this.#values.size === 0) return;
-    if (metrics instanceof DirectEmf) {
-      this.#flushDirect(metrics, queueName);
-      return;
-    }
-    // `Queue` as a default dimension plus the sets {} and {JobType} gives exactly [Queue] and
-    // [Queue, JobType]; naming Queue in both sets instead makes Powertools warn on every flush.
-    // Cleared first: setting it again on a warm instance would log a warning on every invocation.
-    metrics.clearDefaultDimensions();
-    metrics.setDefaultDimensions({ Queue: queueName });
+  flush(metrics: MetricsTarget, queueName: string): void {
     for (const [jobType, byName] of this.#values) {
       const durations = byName.get('JobDuration') ?? [];
       const blobs = Math.max(1, Math.ceil(durations.length / VALUES_PER_BLOB));
       for (let blob = 0; blob < blobs; blob++) {
-        metrics.addDimensions({});
-        metrics.addDimensions({ JobType: jobType });
+        const values: BlobMetric[] = [];
         if (blob === 0) {
-          // Powertools types metadata values as strings; it writes any JSON value as it is.
-          for (const [key, value] of Object.entries(this.#metadataOf(jobType) ?? {}))
-            metrics.addMetadata(key, value as string);
-          for (const [name, values] of byName) {
-            if (name === 'JobDuration') continue;
-            metrics.addMetric(
-              name,
-              UNIT.Count as MetricUnit,
-              values.reduce((a, b) => a + b, 0),
-            );
-          }
-        }
-        for (const ms of durations.slice(blob * VALUES_PER_BLOB, (blob + 1) * VALUES_PER_BLOB)) {
-          metrics.addMetric('JobDuration', UNIT.Milliseconds as MetricUnit, ms);
-        }
-        metrics.publishStoredMetrics();
-      }
-    }
-    this.#values.clear();
-    this.#failures = undefined;
-  }
-
-  /** {@link flush} through the worker's own writer: the same blobs, in the same order. */
-  #flushDirect(emf: DirectEmf, queueName: string): void {
-    for (const [jobType, byName] of this.#values) {
-      const durations = byName.get('JobDuration') ?? [];
-      const blobs = Math.max(1, Math.ceil(durations.length / VALUES_PER_BLOB));
-      for (let blob = 0; blob < blobs; blob++) {
-        const metrics: { name: string; unit: EmfUnit; value: number | readonly number[] }[] = [];
-        if (blob === 0) {
-          for (const [name, values] of byName) {
+          for (const [name, list] of byName) {
             if (name === 'JobDuration') continue;
             let sum = 0;
-            for (const v of values) sum += v;
-            metrics.push({ name, unit: UNIT.Count, value: sum });
+            for (const v of list) sum += v;
+            values.push({ name, unit: UNIT.Count, value: sum });
           }
         }
         const part =
@@ -260,13 +300,13 @@ export class BatchMetrics {
             : durations.slice(blob * VALUES_PER_BLOB, (blob + 1) * VALUES_PER_BLOB);
         // Powertools writes a single value as a number, several as an array.
         if (part.length > 0) {
-          metrics.push({
+          values.push({
             name: 'JobDuration',
             unit: UNIT.Milliseconds,
             value: part.length === 1 ? (part[0] as number) : part,
           });
         }
-        emf.publish(queueName, jobType, metrics, blob === 0 ? this.#metadataOf(jobType) : undefined);
+        publishBlob(metrics, queueName, jobType, values, blob === 0 ? this.#metadataOf(jobType) : undefined);
       }
     }
     this.#values.clear();
@@ -280,14 +320,37 @@ export type WorkerLogger = JobLogger;
 /**
  * Adapts a Powertools Logger to {@link WorkerLogger}: its methods take the extra attributes as a
  * rest parameter, so an absent `extra` must not be passed on as `undefined`.
+ *
+ * A log call never throws: when the extra attributes cannot be written (an error whose `stack`
+ * getter throws, a value too deep for `JSON.stringify`), the line is written with `logFailed`
+ * (what went wrong) in their place. A record's outcome never depends on its log line: a throw
+ * after a dead letter was sent would report the record failed, and every later delivery would
+ * send it to the DLQ once more (issue 22).
  */
 export function fromPowertools(logger: Logger): WorkerLogger {
   const call =
     (level: 'debug' | 'info' | 'warn' | 'error') => (message: string, extra?: Record<string, unknown>) => {
-      if (extra === undefined) logger[level](message);
-      else logger[level](message, extra);
+      try {
+        if (extra === undefined) logger[level](message);
+        else logger[level](message, extra);
+      } catch (error) {
+        try {
+          logger[level](message, { logFailed: describeLogFailure(error) });
+        } catch {
+          // Not even the plain line can be written: nothing more to try.
+        }
+      }
     };
   return { debug: call('debug'), info: call('info'), warn: call('warn'), error: call('error') };
+}
+
+/** `Name: message` of why a log line could not be written; never throws. */
+function describeLogFailure(error: unknown): string {
+  try {
+    return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  } catch {
+    return 'the attributes could not be written';
+  }
 }
 
 /**

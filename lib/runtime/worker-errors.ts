@@ -53,6 +53,29 @@ export class JobTimeoutError extends TransientError {
   }
 }
 
+/**
+ * The job's identity could not be computed from its message: its idempotency key (the job's
+ * `idempotency.key(data)` threw, or returned something other than a non-empty string) or the hash
+ * of its data (`payloadHash`). Both are functions of the message alone, so every delivery would
+ * fail the same way: permanent, dead-lettered with this evidence on the first delivery, and never
+ * taken for the idempotency store being unavailable (DESIGN.md, "Poison is permanent"; issue 22).
+ * `context` has `type` and `step` (`key` or `payload-hash`); `cause` is what was thrown, if anything.
+ */
+export class JobIdentityError extends PermanentError {
+  /** What failed: the idempotency key, or the hash of the data. */
+  readonly step: 'key' | 'payload-hash';
+  constructor(type: string, step: 'key' | 'payload-hash', problem: string, cause?: unknown) {
+    super(
+      `the ${step === 'key' ? 'idempotency key' : 'payload hash'} of ${type} could not be computed: ${problem}`,
+      {
+        cause,
+        context: { type, step },
+      },
+    );
+    this.step = step;
+  }
+}
+
 /** Some children enqueued by a successful run were not sent: transient, the re-run derives the same child ids. */
 export class ChildEnqueueError extends TransientError {}
 

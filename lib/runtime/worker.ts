@@ -28,7 +28,7 @@ import { BatchParking } from './group-park.ts';
 import { type GroupParkStore, type IdempotencyGuard, isGroupParkStore } from './idempotency/guard.ts';
 import { type DeadLetterPolicy, deadLetterPolicyProblem } from './job.ts';
 import { type AnyJob, processRecord, type RecordDeps, type RecordOutcome } from './record.ts';
-import { loadSqsModule } from './sqs-module.ts';
+import { loadSqsModule, preloadSqsModule } from './sqs-module.ts';
 import type { SqsSender } from './sqs-port.ts';
 import {
   BatchMetrics,
@@ -186,8 +186,14 @@ export function createWorker(options: WorkerOptions): WorkerHandler {
     const { config } = setup.value;
     const records = event.Records;
     const startedAt = now();
-    const batchMetrics = new BatchMetrics();
+    // Dead letters are written the moment they are sent; the rest at the end of the invocation.
+    const batchMetrics = new BatchMetrics({ target: metrics, queueName: config.queueName });
     const runLimits = new RunLimitClock();
+    // Reporting a failure needs the SQS module: loaded in the background ahead of the moment the
+    // run limits fire (the deadline minus the margin), so a failure there can still be answered.
+    const cancelPreload = preloadSqsModule(
+      (context.getRemainingTimeInMillis?.() ?? Number.POSITIVE_INFINITY) - deadlineMarginMs,
+    );
     const traced = tracing.forInvocation();
     let chains: ChainTraceHeaders | undefined;
     const deps: RecordDeps = {
@@ -237,6 +243,7 @@ export function createWorker(options: WorkerOptions): WorkerHandler {
       });
       return { batchItemFailures };
     } finally {
+      cancelPreload();
       runLimits.dispose();
       try {
         batchMetrics.flush(metrics, config.queueName);

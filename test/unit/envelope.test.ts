@@ -326,6 +326,22 @@ describe('parseEnvelope', () => {
     expect(() => parseEnvelope(body)).toThrow(/invalid job envelope: body is not JSON/);
   });
 
+  it('names valid JSON too deep to parse as such, not as bad JSON', () => {
+    // A one-character escaped key takes the reviver path of parseJsonText, which recurses.
+    const depth = 200_000;
+    const data = `${'{"\\n":'.repeat(depth)}1${'}'.repeat(depth)}`;
+    const { data: _data, ...head } = valid;
+    const body = `${JSON.stringify(head).slice(0, -1)},"data":${data}}`;
+    expect(() => parseEnvelope(body)).toThrow(
+      expect.objectContaining({
+        field: 'body',
+        message: expect.stringMatching(
+          /^invalid job envelope: body could not be parsed \(Maximum call stack size exceeded\)/,
+        ),
+      }),
+    );
+  });
+
   it('says what was wrong, not only where', () => {
     expect(() => parseEnvelope(JSON.stringify({ ...valid, specversion: '0.3' }))).toThrow(
       'invalid job envelope: specversion must be "1.0", got "0.3"',

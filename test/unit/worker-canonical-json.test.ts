@@ -1,6 +1,19 @@
 /** Canonical JSON and the payload hash the worker gives the idempotency guard. */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson, payloadHash } from '../../lib/runtime/canonical-json.ts';
+
+/** The rule written the obvious (recursive) way, as the oracle for shallow values. */
+function sortedJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(sortedJson).join(',')}]`;
+  if (typeof value === 'object' && value !== null) {
+    const entries = Object.keys(value)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${sortedJson((value as Record<string, unknown>)[key])}`);
+    return `{${entries.join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
 
 describe('canonicalJson', () => {
   it.each([
@@ -41,6 +54,21 @@ describe('canonicalJson', () => {
     cyclic.self = cyclic;
     expect(() => canonicalJson({ n: 1n })).toThrow(TypeError);
     expect(() => canonicalJson(cyclic)).toThrow(/circular/);
+  });
+
+  it('is the sorted-key JSON of any JSON value', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        expect(canonicalJson(value)).toBe(sortedJson(value));
+      }),
+    );
+  });
+
+  it('writes data nested as deep as a 1 MiB body can hold (the walk uses no stack per level)', () => {
+    // 500,000 levels: a 1 MiB SQS body of nested arrays and objects, as JSON.parse hands it over.
+    const depth = 250_000;
+    const text = `${'[{"a":'.repeat(depth)}1${'}]'.repeat(depth)}`;
+    expect(canonicalJson(JSON.parse(text))).toBe(text);
   });
 
   it('accepts the same object twice when it is not a cycle', () => {
