@@ -313,6 +313,8 @@ export class JobQueue extends Construct {
       onDeadLetter: props.onDeadLetter,
       jobs: props.jobs,
     });
+    // The worker refuses to park where the role may not clear a park (docs/contracts.md).
+    this.worker.addEnvironment('JOBS_GROUP_PARKING', String(this.mayParkGroups));
     if (props.idempotencyTable !== false) {
       this.worker.addEnvironment('JOBS_IDEMPOTENCY_TABLE', props.idempotencyTable.tableName);
       // Item-level reads and conditional writes of the idempotency records, nothing table-wide;

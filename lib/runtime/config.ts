@@ -41,6 +41,12 @@ export interface QueueLimits {
    * stopped at the Lambda deadline on every run.
    */
   readonly jobTimeoutSeconds: number | undefined;
+  /**
+   * Whether the queue's role may clear a parked FIFO group (DynamoDB DeleteItem), from
+   * `JOBS_GROUP_PARKING` (`true`/`false`): JobQueue grants it only where a job can park
+   * (lib/constructs/job-queue/grants.ts, `mayParkGroups`). See {@link groupParkingProblems}.
+   */
+  readonly groupParking: boolean | undefined;
 }
 
 /** Explicit values that win over the environment. */
@@ -60,6 +66,7 @@ export const WORKER_ENV = {
   handlerVersion: 'JOBS_HANDLER_VERSION',
   maxAttempts: 'JOBS_MAX_ATTEMPTS',
   jobTimeoutSeconds: 'JOBS_JOB_TIMEOUT_SECONDS',
+  groupParking: 'JOBS_GROUP_PARKING',
 } as const;
 
 /** Result of {@link readWorkerConfig}: the config, or every problem found. */
@@ -101,9 +108,16 @@ export function readWorkerConfig(
     }
     return value;
   };
+  const parking = nonEmpty(env[WORKER_ENV.groupParking])?.trim();
+  if (parking !== undefined && parking !== 'true' && parking !== 'false') {
+    problems.push(
+      `env ${WORKER_ENV.groupParking} must be true or false (set by JobQueue), got ${JSON.stringify(parking)}`,
+    );
+  }
   const queueLimits: QueueLimits = {
     maxAttempts: limit('maxAttempts', true),
     jobTimeoutSeconds: limit('jobTimeoutSeconds', false),
+    groupParking: parking === 'true' ? true : parking === 'false' ? false : undefined,
   };
   if (problems.length > 0) return { ok: false, problems };
   return {
@@ -158,4 +172,22 @@ export function queueLimitProblems(
     }
   }
   return problems;
+}
+
+/**
+ * A worker that parks FIFO groups (`onDeadLetter: 'park'`, `parks` names who) on a queue built
+ * without group parking (`JOBS_GROUP_PARKING=false`): its role may not send the DeleteItem that
+ * clears a park, so a parked group would stay parked after its blocker completes. One sentence
+ * naming the fix; empty when parking is allowed, unknown (unset), or nothing parks on a FIFO queue.
+ */
+export function groupParkingProblems(
+  parks: readonly string[],
+  limits: QueueLimits,
+  queueName: string,
+  fifo: boolean,
+): string[] {
+  if (!fifo || parks.length === 0 || limits.groupParking !== false) return [];
+  return [
+    `onDeadLetter: 'park' (${parks.join(', ')}) but queue ${queueName} was built without group parking (${WORKER_ENV.groupParking}=false: its role may not DeleteItem, so a parked group could never be cleared): set onDeadLetter: 'park' on the JobQueue, or add the parking jobs to its jobs, and deploy`,
+  ];
 }

@@ -22,7 +22,7 @@ import { DEFAULT_MAX_CONCURRENCY, runBatch } from './batch.ts';
 import { ChainTraceHeaders } from './chain-trace.ts';
 import { createJobClientChildSender } from './child-sender.ts';
 import type { ChildSender } from './children.ts';
-import { queueLimitProblems, readWorkerConfig, type WorkerConfig } from './config.ts';
+import { groupParkingProblems, queueLimitProblems, readWorkerConfig, type WorkerConfig } from './config.ts';
 import { createDefaultIdempotencyGuard } from './default-guard.ts';
 import { BatchParking } from './group-park.ts';
 import { type GroupParkStore, type IdempotencyGuard, isGroupParkStore } from './idempotency/guard.ts';
@@ -416,7 +416,10 @@ function resolveSetup(
   const read = readWorkerConfig(options, env);
   if (!read.ok) return { ok: false, error: new WorkerConfigError(read.problems) };
   const { config } = read;
-  const limits = queueLimitProblems(jobs.values(), config.queueLimits, config.queueName);
+  const limits = [
+    ...queueLimitProblems(jobs.values(), config.queueLimits, config.queueName),
+    ...groupParkingProblems(parks, config.queueLimits, config.queueName, isFifoQueueUrl(config.queueUrl)),
+  ];
   if (limits.length > 0) return { ok: false, error: new WorkerConfigError(limits) };
   let guard: IdempotencyGuard | undefined;
   try {

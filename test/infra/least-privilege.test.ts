@@ -111,6 +111,20 @@ describe('worker grants follow what the runtime does', () => {
       ['unknown', true],
       ['standard', false],
     ]);
+    // The worker is told, and refuses to park where its role could not clear a park.
+    const parkingEnv = (q: JobQueue) =>
+      (
+        json.Resources[logicalId(q.worker)]?.Properties as {
+          Environment: { Variables: Record<string, string> };
+        }
+      ).Environment.Variables.JOBS_GROUP_PARKING;
+    expect(Object.values(queues).map((q) => [q.name, parkingEnv(q)])).toEqual([
+      ['job-parks', 'true'],
+      ['default-parks', 'true'],
+      ['no-park', 'false'],
+      ['unknown', 'true'],
+      ['standard', 'false'],
+    ]);
   });
 
   it('own queue: what the poller and the worker do (no GetQueueUrl); DLQ and targets: SendMessage only', () => {

@@ -127,6 +127,27 @@ const stepOf = (message: SendMessageCommandInput | undefined) =>
   (JSON.parse(message?.MessageBody ?? '{}') as { data: { step: string } }).data.step;
 
 describe("onDeadLetter: 'park' on a FIFO queue", () => {
+  it('refuses to run on a queue whose role may not clear a park (JOBS_GROUP_PARKING=false): every record failed, nothing run, the fix named', async () => {
+    const ran: string[] = [];
+    const env = (parking: string) =>
+      workerHarness({
+        fifo: true,
+        jobs: bookingJobs(ran, new Set()),
+        idempotency: new ParkingGuard(),
+        env: { JOBS_GROUP_PARKING: parking },
+      });
+    const record = fifoRecord('A', 'A1');
+    const refused = await env('false').invoke([record]);
+    expect(failedIds(refused.response)).toEqual([record.messageId]);
+    expect(ran).toEqual([]);
+    expect(JSON.stringify(refused.logs)).toContain(
+      "onDeadLetter: 'park' (job booking.confirm) but queue jobs was built without group parking (JOBS_GROUP_PARKING=false",
+    );
+    const allowed = await env('true').invoke([fifoRecord('A', 'A2')]);
+    expect(allowed.response.batchItemFailures).toEqual([]);
+    expect(ran).toEqual(['A2']);
+  });
+
   it('dead-letters the later records of the group as GroupParked naming the blocker; other groups go on', async () => {
     const ran: string[] = [];
     const guard = new ParkingGuard();

@@ -84,7 +84,7 @@ describe('a worker running a job its queue was not built for', () => {
   });
 
   it('refuses each limit on its own', () => {
-    const limits = { maxAttempts: 8, jobTimeoutSeconds: 30 };
+    const limits = { maxAttempts: 8, jobTimeoutSeconds: 30, groupParking: undefined };
     expect(
       queueLimitProblems([{ type: 'a', retry: { maxAttempts: 9 }, timeoutSeconds: 30 }], limits, 'q'),
     ).toEqual([expect.stringMatching(/^job a has retry\.maxAttempts 9 but queue q was built for 8 /)]);
