@@ -112,12 +112,12 @@ describe('worker grants follow what the runtime does', () => {
       ['standard', false],
     ]);
     // The worker is told, and refuses to park where its role could not clear a park.
-    const parkingEnv = (q: JobQueue) =>
-      (
-        json.Resources[logicalId(q.worker)]?.Properties as {
-          Environment: { Variables: Record<string, string> };
-        }
-      ).Environment.Variables.JOBS_GROUP_PARKING;
+    const parkingEnv = (q: JobQueue) => {
+      const props = json.Resources[logicalId(q.worker)]?.Properties as
+        | { Environment: { Variables: Record<string, string> } }
+        | undefined;
+      return props?.Environment.Variables.JOBS_GROUP_PARKING;
+    };
     expect(Object.values(queues).map((q) => [q.name, parkingEnv(q)])).toEqual([
       ['job-parks', 'true'],
       ['default-parks', 'true'],
