@@ -34,6 +34,7 @@ import {
   type ConnectionFlags,
   collect,
   integer,
+  requiredOption,
 } from './common.ts';
 import { CLI_EXIT, type CliIo, defaultSleep, statusLine } from './io.ts';
 
@@ -70,8 +71,7 @@ interface FilterFlags {
 
 function addCommon(command: Command): Command {
   return addConnectionOptions(
-    command
-      .requiredOption('--dlq-url <url>', 'URL of the dead-letter queue (stack output *DlqUrl)')
+    requiredOption(command, '--dlq-url <url>', 'URL of the dead-letter queue (stack output *DlqUrl)')
       .option(
         '--hold-seconds <n>',
         'visibility timeout of messages while the command holds them (renewed while it runs); they are made ' +
@@ -257,24 +257,24 @@ export function addDlqCommand(program: Command, runner: CommandRunner): Command 
       });
     });
 
-  addFilters(
-    addCommon(
-      dlq
-        .command('redrive')
-        .description(
-          'Move selected DLQ messages, bodies unchanged, to the target queue (FIFO: same message group, fresh ' +
-            'deduplication id, DLQ order per group); each is deleted from the DLQ only after its send succeeded. ' +
-            'Messages not selected are made visible again. Without --dry-run it asks for confirmation ' +
-            '(or needs --yes when stdin is not a terminal). On AWS a plain full redrive can also be done with ' +
-            'StartMessageMoveTask (console "Start DLQ redrive"); this command does filtered redrives and works on emulators.',
-        ),
+  requiredOption(
+    addFilters(
+      addCommon(
+        dlq
+          .command('redrive')
+          .description(
+            'Move selected DLQ messages, bodies unchanged, to the target queue (FIFO: same message group, fresh ' +
+              'deduplication id, DLQ order per group); each is deleted from the DLQ only after its send succeeded. ' +
+              'Messages not selected are made visible again. Without --dry-run it asks for confirmation ' +
+              '(or needs --yes when stdin is not a terminal). On AWS a plain full redrive can also be done with ' +
+              'StartMessageMoveTask (console "Start DLQ redrive"); this command does filtered redrives and works on emulators.',
+          ),
+      ),
+      'redrive',
     ),
-    'redrive',
+    '--target-url <url>',
+    'URL of the queue to send the jobs to (normally the source queue, stack output *QueueUrl)',
   )
-    .requiredOption(
-      '--target-url <url>',
-      'URL of the queue to send the jobs to (normally the source queue, stack output *QueueUrl)',
-    )
     .option('--max <n>', 'move at most this many messages', integer(1))
     .option('--dry-run', 'list exactly what would move; send and delete nothing', false)
     .option('--yes', 'do not ask for confirmation (needed when stdin is not a terminal)', false)
