@@ -101,7 +101,16 @@ describe('sqs-jobs refusals', () => {
     };
     const commands = await commandsOf([]);
     expect(commands.map((c) => c.join(' '))).toEqual(
-      expect.arrayContaining(['stats', 'send', 'dlq list', 'dlq show', 'dlq redrive', 'job', 'local', 'console']),
+      expect.arrayContaining([
+        'stats',
+        'send',
+        'dlq list',
+        'dlq show',
+        'dlq redrive',
+        'job',
+        'local',
+        'console',
+      ]),
     );
     let checked = 0;
     for (const command of commands) {
