@@ -36,6 +36,7 @@ import {
   integer,
   requiredOption,
 } from './common.ts';
+import { type FollowFlags, followFor } from './follow.ts';
 import { CLI_EXIT, type CliIo, defaultSleep, statusLine } from './io.ts';
 
 const GROUP_KEY_FLAGS: Record<string, GroupKey> = {
@@ -224,38 +225,53 @@ export function addDlqCommand(program: Command, runner: CommandRunner): Command 
       integer(1),
       DLQ_READER_DEFAULTS.maxMessages,
     )
+    .option(
+      '--idempotency-table <name>',
+      'the idempotency table the printed "follow its chain" command reads (stack output IdempotencyTableName); repeatable (default: on an emulator, its tables named *idempotency*)',
+      collect,
+    )
+    .option(
+      '--dynamodb-endpoint <url>',
+      'DynamoDB endpoint for that command when it is not --endpoint (default: AWS_ENDPOINT_URL_DYNAMODB, else AWS_ENDPOINT_URL)',
+    )
     .addHelpText('after', READ_NOTE)
-    .action(async (flags: CommonFlags & { messageId?: string; jobId?: string; max: number }) => {
-      if (flags.messageId === undefined && flags.jobId === undefined) {
-        runner.refuse('show needs --message-id or --job-id (add --help for usage)');
-        return;
-      }
-      await runner.withSqs(flags, flags.dlqUrl, async (sqs) => {
-        const read = await readDeadLetters(readOptions(sqs, flags, io));
-        const found = read.messages.filter((m) =>
-          flags.messageId !== undefined
-            ? m.messageId === flags.messageId || m.evidence.sourceMessageId === flags.messageId
-            : m.job?.id === flags.jobId,
-        );
-        if (flags.json) {
-          out(
-            `${JSON.stringify({ queue: read.queue, found: found.map(messageJson), notRead: read.notRead }, null, 2)}\n`,
-          );
-        } else if (found.length === 0) {
-          const what = flags.messageId !== undefined ? `message ${flags.messageId}` : `job ${flags.jobId}`;
-          out(`${what} not found among ${read.messages.length} messages read from ${read.queue.name}\n`);
-          if (read.notRead > 0) {
-            out(
-              `note: about ${read.notRead} messages could not be read${read.queue.fifo ? ' (FIFO: behind the first of their group)' : ''}\n`,
-            );
-          }
-        } else {
-          out(found.map(renderMessage).join('\n'));
+    .action(
+      async (flags: CommonFlags & FollowFlags & { messageId?: string; jobId?: string; max: number }) => {
+        if (flags.messageId === undefined && flags.jobId === undefined) {
+          runner.refuse('show needs --message-id or --job-id (add --help for usage)');
+          return;
         }
-        if (read.stoppedBy === 'aborted') return CLI_EXIT.interrupted;
-        return found.length === 0 || read.release.failed.length > 0 ? CLI_EXIT.problems : CLI_EXIT.ok;
-      });
-    });
+        await runner.withSqs(flags, flags.dlqUrl, async (sqs, input) => {
+          const read = await readDeadLetters(readOptions(sqs, flags, io));
+          const found = read.messages.filter((m) =>
+            flags.messageId !== undefined
+              ? m.messageId === flags.messageId || m.evidence.sourceMessageId === flags.messageId
+              : m.job?.id === flags.jobId,
+          );
+          if (flags.json) {
+            out(
+              `${JSON.stringify({ queue: read.queue, found: found.map(messageJson), notRead: read.notRead }, null, 2)}\n`,
+            );
+          } else if (found.length === 0) {
+            const what = flags.messageId !== undefined ? `message ${flags.messageId}` : `job ${flags.jobId}`;
+            out(`${what} not found among ${read.messages.length} messages read from ${read.queue.name}\n`);
+            if (read.notRead > 0) {
+              out(
+                `note: about ${read.notRead} messages could not be read${read.queue.fifo ? ' (FIFO: behind the first of their group)' : ''}\n`,
+              );
+            }
+          } else if (found.some((m) => m.job?.type !== undefined && m.job.source !== undefined)) {
+            const follow = await followFor(flags, input, io);
+            out(found.map((m) => renderMessage(m, follow.command)).join('\n'));
+            for (const note of follow.notes) out(`${note}\n`);
+          } else {
+            out(found.map((m) => renderMessage(m)).join('\n'));
+          }
+          if (read.stoppedBy === 'aborted') return CLI_EXIT.interrupted;
+          return found.length === 0 || read.release.failed.length > 0 ? CLI_EXIT.problems : CLI_EXIT.ok;
+        });
+      },
+    );
 
   requiredOption(
     addFilters(
