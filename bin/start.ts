@@ -18,6 +18,12 @@
  * was reached before every job was final), 130 when Ctrl-C stopped the wait (the partial report is
  * printed first, and nothing is kept running). With `--keep-running`, Ctrl-C after the report
  * stops everything and the exit code is still the report's; with `--no-workload` it is 0.
+ * These hold through `npm start` because the npm scripts `exec` node (package.json): npm runs a
+ * script in `sh -c`, and a shell that stays in between (dash, Debian's `sh`) dies of the terminal's
+ * SIGINT at once, so npm saw its child killed by SIGINT and exited 130 while this process was still
+ * printing behind it. npm passes on the exit code of a child that exits. Node runs with
+ * `--import tsx`, not the tsx CLI, whose own child process is SIGKILLed (exit 130) when it does not
+ * acknowledge a relayed SIGINT within 30 ms. `npx tsx bin/start.ts` still goes through `sh -c`.
  *
  * `--json`: the report as one JSON document on stdout (progress on stderr). With
  * `--keep-running` (or `--console`) stdout is JSON Lines: the report on one line, then the
@@ -754,7 +760,7 @@ function printReport(
 
 /**
  * A second stop signal this soon after the first is the same Ctrl-C: a terminal sends SIGINT to
- * the whole process group, and a wrapper in it (npm, tsx) relays its own copy to this process.
+ * the whole process group, and a wrapper in it (npm) relays its own copy to this process.
  */
 const SAME_KEYPRESS_MS = 1_000;
 

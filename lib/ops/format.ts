@@ -211,12 +211,31 @@ export function prettyBody(body: string): string {
 }
 
 /** A word for a shell command line: as it is when safe, else single-quoted. */
-function shellWord(value: string): string {
+export function shellWord(value: string): string {
   return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", "'\\''")}'`;
 }
 
-/** Text of `show` for one message: where it is, its evidence, stack and body. */
-export function renderMessage(message: DeadLetterMessage): string {
+/** The job a dead letter carries, as `sqs-jobs job` names it. */
+export interface FollowedJob {
+  readonly type: string;
+  readonly source: string;
+  readonly id: string;
+}
+
+/**
+ * The `sqs-jobs job` command line that prints a job's chain. The default names only the job;
+ * `sqs-jobs dlq show` passes one that also says where to look (table, DLQ, endpoints).
+ */
+export type FollowCommand = (job: FollowedJob) => string;
+
+const jobOnly: FollowCommand = (job) =>
+  `sqs-jobs job ${shellWord(job.type)} --source ${shellWord(job.source)} --id ${shellWord(job.id)}`;
+
+/**
+ * Text of `show` for one message: where it is, its evidence, stack and body, and the command that
+ * follows its job's chain (`follow`, when the body names the job's type and source).
+ */
+export function renderMessage(message: DeadLetterMessage, follow: FollowCommand = jobOnly): string {
   const e = message.evidence;
   const lines: string[] = [];
   const row = (label: string, value: string | number | undefined) => {
@@ -239,10 +258,7 @@ export function renderMessage(message: DeadLetterMessage): string {
   row('trace id', message.job?.traceId ?? message.job?.traceparent);
   const job = message.job;
   if (job?.type !== undefined && job.source !== undefined) {
-    row(
-      'follow its chain',
-      `sqs-jobs job ${shellWord(job.type)} --source ${shellWord(job.source)} --id ${shellWord(job.id)}`,
-    );
+    row('follow its chain', follow({ type: job.type, source: job.source, id: job.id }));
   }
   row('reason', message.reason);
   row('error', e.errorName === undefined ? undefined : `${e.errorName}: ${e.errorMessage ?? ''}`);

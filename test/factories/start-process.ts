@@ -1,7 +1,8 @@
 /**
- * `npm start` (bin/start.ts) as a child process, as the npm script runs it (tsx on the Node that
- * runs the tests: the Node 24 of the devDependencies under npm/npx), with waits on what it prints
- * (never fixed sleeps) for the tests of `--keep-running`, `--console` and `--no-workload`.
+ * `npm start` (bin/start.ts) as a child process, as the npm script runs it (`node --import tsx`
+ * on the Node that runs the tests: the Node 24 of the devDependencies under npm/npx), or through
+ * npm itself, with waits on what it prints (never fixed sleeps) for the tests of
+ * `--keep-running`, `--console` and `--no-workload`.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { connect } from 'node:net';
@@ -22,14 +23,35 @@ export interface StartProcess {
   waitFor(pattern: RegExp, stream?: 'stdout' | 'stderr', timeoutMs?: number): Promise<RegExpMatchArray>;
   /** Resolves when the process has ended. */
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /**
+   * Ctrl-C as a terminal sends it: SIGINT to every process of the foreground process group (with
+   * `npm`: npm, the shell it runs the script in, and node), else to the process.
+   */
+  ctrlC(): void;
+  /** Kills what it started (SIGKILL; with `npm`, the whole process group). */
+  kill(): void;
+}
+
+/** Options of {@link spawnStart}. */
+export interface SpawnStartOptions {
+  /**
+   * Run `npm start -- <args>` in a process group of its own, as a terminal runs it, instead of
+   * node on bin/start.ts. @default false
+   */
+  readonly npm?: boolean;
 }
 
 /** Spawns bin/start.ts with `args`, with the endpoint variables of the test's environment unset. */
 export function spawnStart(
   args: readonly string[],
   env: Record<string, string | undefined> = {},
+  options: SpawnStartOptions = {},
 ): StartProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/start.ts', ...args], {
+  const [command, argv] = options.npm
+    ? ['npm', ['start', '--', ...args]]
+    : [process.execPath, ['--import', 'tsx', 'bin/start.ts', ...args]];
+  const child = spawn(command, argv, {
+    detached: options.npm === true,
     cwd: ROOT,
     env: {
       ...process.env,
@@ -59,8 +81,14 @@ export function spawnStart(
       for (const listener of listeners) listener();
     });
   }
+  const signal = (name: NodeJS.Signals) => {
+    if (options.npm && child.pid !== undefined) process.kill(-child.pid, name);
+    else child.kill(name);
+  };
   return {
     child,
+    ctrlC: () => signal('SIGINT'),
+    kill: () => signal('SIGKILL'),
     stdout: () => output.stdout,
     stderr: () => output.stderr,
     exited,

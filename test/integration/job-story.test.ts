@@ -23,6 +23,7 @@ import { childJobId } from '../../lib/runtime/envelope.ts';
 import type { Booking } from '../../lib/sample/domain.ts';
 import { sampleJobs } from '../../lib/sample/jobs.ts';
 import { runCli } from '../factories/cli.ts';
+import { shellWords } from '../factories/start-process.ts';
 
 let stack: SampleStack;
 let dir: string;
@@ -252,4 +253,37 @@ describe('sqs-jobs job on a local run of the sample', () => {
       `error: no idempotency table named "NoSuchTable" at ${stack.runtime.endpoints.dynamodb}: check --idempotency-table (the stack output IdempotencyTableName) and the region\n`,
     );
   });
+
+  it('dlq show prints a "follow its chain" command that runs as printed, from a shell without the export line', async () => {
+    const ids = chainIds('story-b2');
+    const description = describeLocalRuntime(stack.runtime);
+    const dlqUrl = stack.runtime.queue('notifications').deadLetterQueue?.url as string;
+    // The shell of the export line npm start prints, under `npm run sqs-jobs`.
+    const env = {
+      AWS_ENDPOINT_URL_SQS: stack.runtime.endpoints.sqs,
+      AWS_ENDPOINT_URL_DYNAMODB: stack.runtime.endpoints.dynamodb,
+      AWS_REGION: description.region,
+      AWS_ACCESS_KEY_ID: 'local',
+      AWS_SECRET_ACCESS_KEY: 'local',
+      npm_lifecycle_event: 'sqs-jobs',
+    };
+    const show = await runCli(
+      ['dlq', 'show', '--dlq-url', dlqUrl, '--job-id', ids.email, '--wait-seconds', '0'],
+      stack.runtime.endpoints.sqs,
+      { env },
+    );
+    expect(show.stderr).toBe('');
+    expect(show.code).toBe(0);
+    const line = /^follow its chain +(.+)$/m.exec(show.stdout)?.[1] ?? '';
+    expect(line).toMatch(/^npm run sqs-jobs -- job notifications\.send-email /);
+    expect(show.stdout).not.toContain('note:');
+    // Pasted elsewhere: no endpoint variables, and the SQS client the flags make (not the test's).
+    const argv = shellWords(line).slice(['npm', 'run', 'sqs-jobs', '--'].length);
+    const followed = await runCli(argv, 'http://unused.invalid', { env: {}, createSqs: undefined });
+    expect(followed.stderr).toBe('');
+    expect(followed.code).toBe(0);
+    expect(followed.stdout).toContain('4 jobs (3 done, 1 DEAD-LETTERED)');
+    expect(followed.stdout).toMatch(/notifications\.send-email {2}id .* {3}← asked/);
+    expect(followed.stdout).toMatch(/DEAD-LETTERED: in DLQ \S+ since \S+: PermanentError/);
+  }, 60_000);
 });

@@ -83,6 +83,22 @@ describe('npm start', () => {
     expect(stderr).toMatch(/--fault-rate.*must be a number from 0 to 1/);
   }, 30_000);
 
+  it('names a misspelled flag as unknown, with the flag meant, and exits 2 before anything starts', async () => {
+    const typos = [
+      ['--user', '--users'],
+      ['--fault-rat', '--fault-rate'],
+      ['--keep-runing', '--keep-running'],
+      ['--timeout-second', '--timeout-seconds'],
+    ] as const;
+    const runs = await Promise.all(typos.map(([typo]) => start([typo, '3'])));
+    runs.forEach(({ code, stdout, stderr }, i) => {
+      const [typo, meant] = typos[i] as (typeof typos)[number];
+      expect(code).toBe(2);
+      expect(stdout).toBe('');
+      expect(stderr).toBe(`error: unknown option '${typo}'\n(Did you mean ${meant}?)\n`);
+    });
+  }, 60_000);
+
   it('refuses --endpoint that is not an http(s) URL at flag parsing, naming it, before anything starts', async () => {
     const { code, stdout, stderr } = await start(['--endpoint', 'notaurl']);
     expect(code).toBe(2);
@@ -200,5 +216,9 @@ describe('npm start', () => {
     expect(report.duplicatesAbsorbed).toBeGreaterThanOrEqual(2);
     // Progress went to stderr, so stdout is the JSON alone.
     expect(stderr).toContain('running');
+    // The planned total from the first line on (the plan knows it), not "of ~0" until jobs run.
+    expect(stderr).toMatch(/ seeding +sent 0, completed 0, dead-lettered 0 of ~35 jobs/);
+    expect(stderr).toMatch(/ sending +sent \d+, completed \d+, dead-lettered \d+ of ~35 jobs/);
+    expect(stderr).not.toContain('of ~0 jobs');
   }, 180_000);
 });

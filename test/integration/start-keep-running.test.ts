@@ -23,7 +23,7 @@ let running: StartProcess | undefined;
 afterEach(async () => {
   // A failed test must not leave the stack running.
   if (running && running.child.exitCode === null && running.child.signalCode === null) {
-    running.child.kill('SIGKILL');
+    running.kill();
     await running.exited;
   }
   running = undefined;
@@ -226,6 +226,17 @@ describe('npm start -- --keep-running', () => {
     running.child.kill('SIGINT');
     expect((await running.exited).code).toBe(0);
     expect(await listening(description.externalApi.url)).toBe(false);
+  }, 180_000);
+
+  it('through npm (`npm start`), Ctrl-C at the terminal stops the stack and exits with its exit code, not 130', async () => {
+    // The terminal signals the whole process group: npm, the shell npm runs the script in, node.
+    // A shell that does not exec the script (dash) died of that SIGINT at once, npm saw its child
+    // killed by SIGINT and exited 130 while node was still stopping (and printing) behind it.
+    running = spawnStart(['--no-workload', '--fault-rate', '0'], {}, { npm: true });
+    await running.waitFor(/^Ctrl-C stops everything\.$/m);
+    running.ctrlC();
+    expect((await running.exited).code).toBe(0);
+    expect(running.stderr()).toMatch(/stopping: .*\nstopped\n$/);
   }, 180_000);
 
   it('--no-workload refuses the workload flags', async () => {

@@ -87,6 +87,58 @@ describe('sqs-jobs refusals', () => {
     expect(stderr).toBe(message);
   });
 
+  it('names a misspelled flag of every command as unknown, with the flag meant, never as a missing one', async () => {
+    // Every command, from the help (a new command is covered without changing this test).
+    const commandsOf = async (path: readonly string[]): Promise<string[][]> => {
+      const help = (await run([...path, '--help'])).stdout;
+      // The "Commands:" section ends at the first blank line (the help text after it has examples).
+      const section = help.split('\nCommands:\n')[1]?.split('\n\n')[0];
+      if (section === undefined) return [[...path]];
+      const names = [...section.matchAll(/^ {2}([a-z][\w-]*)/gm)]
+        .map((m) => m[1] as string)
+        .filter((n) => n !== 'help');
+      return (await Promise.all(names.map((n) => commandsOf([...path, n])))).flat();
+    };
+    const commands = await commandsOf([]);
+    expect(commands.map((c) => c.join(' '))).toEqual(
+      expect.arrayContaining([
+        'stats',
+        'send',
+        'dlq list',
+        'dlq show',
+        'dlq redrive',
+        'job',
+        'local',
+        'console',
+      ]),
+    );
+    let checked = 0;
+    for (const command of commands) {
+      const help = (await run([...command, '--help'])).stdout;
+      const flags = [...help.matchAll(/^ {2}(?:-\w, )?(--[\w-]+)/gm)]
+        .map((m) => m[1] as string)
+        .filter((f) => f !== '--help' && f.length >= 6);
+      for (const flag of flags) {
+        // A letter dropped from the end: `--dlq-ur` for `--dlq-url`.
+        const typo = flag.slice(0, -1);
+        const { code, stderr } = await run([...command, typo, 'x'], {
+          createSqs: () => {
+            throw new Error('no client may be made');
+          },
+        });
+        expect({ command, code, stderr }).toEqual({
+          command,
+          code: 2,
+          stderr: expect.stringMatching(
+            new RegExp(`^error: unknown option '${typo}' \\(Did you mean (one of .*)?${flag}\\b.*\\?\\)`),
+          ),
+        });
+        checked += 1;
+      }
+    }
+    expect(checked).toBeGreaterThan(40);
+  });
+
   it('without a command prints the usage on stderr and exits 2; --help prints it on stdout and exits 0', async () => {
     const none = await run([]);
     expect(none.code).toBe(2);

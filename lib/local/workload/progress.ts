@@ -7,7 +7,10 @@ export interface WorkloadProgress {
   readonly sent: number;
   readonly completed: number;
   readonly deadLettered: number;
-  /** Jobs expected by the end (grows and shrinks as chains complete or stop). */
+  /**
+   * Jobs expected by the end: from the start the plan's count (every chain completing), then what
+   * the run projects (grows and shrinks as chains complete or stop).
+   */
   readonly total: number;
   /** Messages visible, in flight or delayed in the main queues. */
   readonly inQueues: number;
@@ -17,17 +20,22 @@ export interface WorkloadProgress {
 /** The figures a phase measures (or not). */
 type Figures = Pick<WorkloadProgress, 'completed' | 'deadLettered' | 'total' | 'inQueues'>;
 
-/** Reports {@link WorkloadProgress}, with the elapsed time counted from `t0` (epoch ms). */
+/**
+ * Reports {@link WorkloadProgress}, with the elapsed time counted from `t0` (epoch ms) and
+ * `expectedTotal` jobs (the plan's) until a phase measures the total: seeding and sending already
+ * say how many jobs the run is about, instead of "of ~0".
+ */
 export class ProgressReporter {
   readonly #onProgress: (progress: WorkloadProgress) => void;
   readonly #t0: number;
   #sent = 0;
   // The last figures seen, carried into the phases that do not measure them.
-  #last: Figures = { completed: 0, deadLettered: 0, total: 0, inQueues: 0 };
+  #last: Figures;
 
-  constructor(onProgress: (progress: WorkloadProgress) => void, t0: number) {
+  constructor(onProgress: (progress: WorkloadProgress) => void, t0: number, expectedTotal: number) {
     this.#onProgress = onProgress;
     this.#t0 = t0;
+    this.#last = { completed: 0, deadLettered: 0, total: expectedTotal, inQueues: 0 };
   }
 
   /** Counts `count` more jobs sent. */

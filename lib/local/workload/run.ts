@@ -76,7 +76,7 @@ export async function runWorkload(
   const timeoutMs = (options.timeoutSeconds ?? 180) * 1000;
   const pollMs = options.pollIntervalMs ?? 1_000;
   const repository = new DomainRepository({ tableName: target.appTableName, client: target.dynamo });
-  const progress = new ProgressReporter(options.onProgress ?? (() => {}), Date.now());
+  const progress = new ProgressReporter(options.onProgress ?? (() => {}), Date.now(), plannedJobs(plan));
 
   progress.report('seeding');
   await seedDomain(repository, plan);

@@ -3,7 +3,7 @@
  * `--profile`, `--json`), flag value parsers, and running a command with an SQS client while
  * turning its errors into one `error:` line and exit code 2.
  */
-import { type Command, InvalidArgumentError } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import { createOpsSqsClient, type OpsClientInput } from '../client.ts';
 import { OpsError } from '../errors.ts';
 import type { OpsSqs } from '../queue.ts';
@@ -33,6 +33,39 @@ export function addConnectionOptions(command: Command): Command {
       'AWS shared config/credentials profile for credentials and region (default: AWS_PROFILE, else the default chain)',
     )
     .option('--json', 'print JSON on stdout instead of text', false);
+}
+
+/** The flags added by {@link requiredOption}. */
+const REQUIRED = new WeakSet<Option>();
+
+/**
+ * Adds a flag `command` cannot run without, checked by {@link checkRequiredOptions}. Not
+ * commander's `requiredOption`: commander checks those before it looks for unknown flags, so a
+ * misspelled required flag (`--dlq-ur`) was reported as a missing `--dlq-url` instead of as an
+ * unknown flag with its "Did you mean --dlq-url?".
+ */
+export function requiredOption(command: Command, flags: string, description: string): Command {
+  const option = new Option(flags, description);
+  REQUIRED.add(option);
+  return command.addOption(option);
+}
+
+/**
+ * Checks the {@link requiredOption} flags of the command about to run, in a `preAction` hook of
+ * `program`: it runs after commander has refused unknown flags, so a misspelling is named as
+ * such first. A missing one ends the command with commander's own message,
+ * `error: required option '<flags>' not specified` (exit code 2 through `runSqsJobsCli`).
+ */
+export function checkRequiredOptions(program: Command): Command {
+  return program.hook('preAction', (_program, action) => {
+    for (const option of action.options) {
+      if (REQUIRED.has(option) && action.getOptionValue(option.attributeName()) === undefined) {
+        action.error(`error: required option '${option.flags}' not specified`, {
+          code: 'commander.missingMandatoryOptionValue',
+        });
+      }
+    }
+  });
 }
 
 /** Parser of a whole-number flag in [min, max]. */

@@ -35,7 +35,9 @@ import {
   type ConnectionFlags,
   collect,
   integer,
+  requiredOption,
 } from './common.ts';
+import { type FollowFlags, followFor } from './follow.ts';
 import { CLI_EXIT, type CliIo, defaultSleep, statusLine } from './io.ts';
 
 const GROUP_KEY_FLAGS: Record<string, GroupKey> = {
@@ -71,8 +73,7 @@ interface FilterFlags {
 
 function addCommon(command: Command): Command {
   return addConnectionOptions(
-    command
-      .requiredOption('--dlq-url <url>', 'URL of the dead-letter queue (stack output *DlqUrl)')
+    requiredOption(command, '--dlq-url <url>', 'URL of the dead-letter queue (stack output *DlqUrl)')
       .option(
         '--hold-seconds <n>',
         'visibility timeout of messages while the command holds them (renewed while it runs); they are made ' +
@@ -225,57 +226,72 @@ export function addDlqCommand(program: Command, runner: CommandRunner): Command 
       integer(1),
       DLQ_READER_DEFAULTS.maxMessages,
     )
-    .addHelpText('after', READ_NOTE)
-    .action(async (flags: CommonFlags & { messageId?: string; jobId?: string; max: number }) => {
-      if (flags.messageId === undefined && flags.jobId === undefined) {
-        runner.refuse('show needs --message-id or --job-id (add --help for usage)');
-        return;
-      }
-      await runner.withSqs(flags, flags.dlqUrl, async (sqs) => {
-        const read = await readDeadLetters(readOptions(sqs, flags, io));
-        const found = read.messages.filter((m) =>
-          flags.messageId !== undefined
-            ? m.messageId === flags.messageId || m.evidence.sourceMessageId === flags.messageId
-            : m.job?.id === flags.jobId,
-        );
-        if (flags.json) {
-          out(
-            `${JSON.stringify({ queue: read.queue, found: found.map(messageJson), notRead: read.notRead }, null, 2)}\n`,
-          );
-        } else if (found.length === 0) {
-          const what = flags.messageId !== undefined ? `message ${flags.messageId}` : `job ${flags.jobId}`;
-          out(`${what} not found among ${read.messages.length} messages read from ${read.queue.name}\n`);
-          if (read.notRead > 0) {
-            out(
-              `note: about ${read.notRead} messages could not be read${read.queue.fifo ? ' (FIFO: behind the first of their group)' : ''}\n`,
-            );
-          }
-        } else {
-          out(found.map(renderMessage).join('\n'));
-        }
-        if (read.stoppedBy === 'aborted') return CLI_EXIT.interrupted;
-        return found.length === 0 || read.release.failed.length > 0 ? CLI_EXIT.problems : CLI_EXIT.ok;
-      });
-    });
-
-  addFilters(
-    addCommon(
-      dlq
-        .command('redrive')
-        .description(
-          'Move selected DLQ messages, bodies unchanged, to the target queue (FIFO: same message group, fresh ' +
-            'deduplication id, DLQ order per group); each is deleted from the DLQ only after its send succeeded. ' +
-            'Messages not selected are made visible again. Without --dry-run it asks for confirmation ' +
-            '(or needs --yes when stdin is not a terminal). On AWS a plain full redrive can also be done with ' +
-            'StartMessageMoveTask (console "Start DLQ redrive"); this command does filtered redrives and works on emulators.',
-        ),
-    ),
-    'redrive',
-  )
-    .requiredOption(
-      '--target-url <url>',
-      'URL of the queue to send the jobs to (normally the source queue, stack output *QueueUrl)',
+    .option(
+      '--idempotency-table <name>',
+      'the idempotency table the printed "follow its chain" command reads (stack output IdempotencyTableName); repeatable (default: on an emulator, its tables named *idempotency*)',
+      collect,
     )
+    .option(
+      '--dynamodb-endpoint <url>',
+      'DynamoDB endpoint for that command when it is not --endpoint (default: AWS_ENDPOINT_URL_DYNAMODB, else AWS_ENDPOINT_URL)',
+    )
+    .addHelpText('after', READ_NOTE)
+    .action(
+      async (flags: CommonFlags & FollowFlags & { messageId?: string; jobId?: string; max: number }) => {
+        if (flags.messageId === undefined && flags.jobId === undefined) {
+          runner.refuse('show needs --message-id or --job-id (add --help for usage)');
+          return;
+        }
+        await runner.withSqs(flags, flags.dlqUrl, async (sqs, input) => {
+          const read = await readDeadLetters(readOptions(sqs, flags, io));
+          const found = read.messages.filter((m) =>
+            flags.messageId !== undefined
+              ? m.messageId === flags.messageId || m.evidence.sourceMessageId === flags.messageId
+              : m.job?.id === flags.jobId,
+          );
+          if (flags.json) {
+            out(
+              `${JSON.stringify({ queue: read.queue, found: found.map(messageJson), notRead: read.notRead }, null, 2)}\n`,
+            );
+          } else if (found.length === 0) {
+            const what = flags.messageId !== undefined ? `message ${flags.messageId}` : `job ${flags.jobId}`;
+            out(`${what} not found among ${read.messages.length} messages read from ${read.queue.name}\n`);
+            if (read.notRead > 0) {
+              out(
+                `note: about ${read.notRead} messages could not be read${read.queue.fifo ? ' (FIFO: behind the first of their group)' : ''}\n`,
+              );
+            }
+          } else if (found.some((m) => m.job?.type !== undefined && m.job.source !== undefined)) {
+            const follow = await followFor(flags, input, io);
+            out(found.map((m) => renderMessage(m, follow.command)).join('\n'));
+            for (const note of follow.notes) out(`${note}\n`);
+          } else {
+            out(found.map((m) => renderMessage(m)).join('\n'));
+          }
+          if (read.stoppedBy === 'aborted') return CLI_EXIT.interrupted;
+          return found.length === 0 || read.release.failed.length > 0 ? CLI_EXIT.problems : CLI_EXIT.ok;
+        });
+      },
+    );
+
+  requiredOption(
+    addFilters(
+      addCommon(
+        dlq
+          .command('redrive')
+          .description(
+            'Move selected DLQ messages, bodies unchanged, to the target queue (FIFO: same message group, fresh ' +
+              'deduplication id, DLQ order per group); each is deleted from the DLQ only after its send succeeded. ' +
+              'Messages not selected are made visible again. Without --dry-run it asks for confirmation ' +
+              '(or needs --yes when stdin is not a terminal). On AWS a plain full redrive can also be done with ' +
+              'StartMessageMoveTask (console "Start DLQ redrive"); this command does filtered redrives and works on emulators.',
+          ),
+      ),
+      'redrive',
+    ),
+    '--target-url <url>',
+    'URL of the queue to send the jobs to (normally the source queue, stack output *QueueUrl)',
+  )
     .option('--max <n>', 'move at most this many messages', integer(1))
     .option('--dry-run', 'list exactly what would move; send and delete nothing', false)
     .option('--yes', 'do not ask for confirmation (needed when stdin is not a terminal)', false)

@@ -7,7 +7,7 @@
  * command or flag, bad input, queue, endpoint, credentials); 130 interrupted.
  */
 import { Command } from 'commander';
-import { CommandRunner } from './common.ts';
+import { CommandRunner, checkRequiredOptions } from './common.ts';
 import { addConsoleCommand } from './console.ts';
 import { addDlqCommand } from './dlq.ts';
 import { CLI_EXIT, type CliIo } from './io.ts';
@@ -59,6 +59,7 @@ export async function runSqsJobsCli(argv: readonly string[], io: CliIo): Promise
   addJobCommand(program, runner);
   addLocalCommand(program, runner);
   addConsoleCommand(program, runner);
+  checkRequiredOptions(program);
 
   try {
     await program.parseAsync([...argv], { from: 'user' });

@@ -10,7 +10,7 @@
  * Exit codes: 0 the job was found (its record, or its dead letter); 1 it was not (no record and
  * no dead letter: not run yet, run without the store, or expired); 2 could not run.
  */
-import { type AttributeValue, DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, type DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Command } from 'commander';
 import { readStackOutputs } from '../../console/aws.ts';
@@ -31,6 +31,7 @@ import {
   integer,
 } from './common.ts';
 import { readLocalDescription } from './console.ts';
+import { createDynamodbClient, EMULATOR_CREDENTIALS } from './dynamodb.ts';
 import { CLI_EXIT, type CliIo } from './io.ts';
 
 interface JobFlags extends ConnectionFlags {
@@ -73,9 +74,6 @@ Examples:
 
 Exit codes: 0 found, 1 not found (no record, no dead letter), 2 could not run. See docs/operations.md
 ("Follow a job").`;
-
-/** Credentials for emulators, which accept any. */
-const EMULATOR_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' } as const;
 
 /** What the flags point at: tables, DLQs, endpoints. */
 interface Targets {
@@ -238,32 +236,15 @@ export function addJobCommand(program: Command, runner: CommandRunner): Command 
           );
         }
         const emulator = targets.sqsEndpoint !== undefined;
-        // Credentials as the SDK's environment provider reads them, from the command's
-        // environment; emulators accept any, so dummy ones when none are configured.
-        const fromEnv =
-          flags.profile === undefined && io.env.AWS_ACCESS_KEY_ID && io.env.AWS_SECRET_ACCESS_KEY
-            ? {
-                credentials: {
-                  accessKeyId: io.env.AWS_ACCESS_KEY_ID,
-                  secretAccessKey: io.env.AWS_SECRET_ACCESS_KEY,
-                  ...(io.env.AWS_SESSION_TOKEN ? { sessionToken: io.env.AWS_SESSION_TOKEN } : {}),
-                },
-              }
-            : undefined;
-        const dummy =
-          fromEnv ??
-          ((targets.dynamodbEndpoint !== undefined || emulator) &&
-          flags.profile === undefined &&
-          !io.env.AWS_ACCESS_KEY_ID &&
-          !io.env.AWS_PROFILE
-            ? { credentials: EMULATOR_CREDENTIALS }
-            : {});
-        const dynamodb = new DynamoDBClient({
-          ...(targets.region === undefined ? {} : { region: targets.region }),
-          ...(flags.profile === undefined ? {} : { profile: flags.profile }),
-          ...(targets.dynamodbEndpoint === undefined ? {} : { endpoint: targets.dynamodbEndpoint }),
-          ...dummy,
-        });
+        const dynamodb = createDynamodbClient(
+          {
+            profile: flags.profile,
+            region: targets.region,
+            endpoint: targets.dynamodbEndpoint,
+            emulator,
+          },
+          io,
+        );
         const input = {
           ...clientInput(flags, targets.dlqUrls[0] ?? targets.queueUrls[0], io),
           ...(targets.sqsEndpoint === undefined ? {} : { endpoint: targets.sqsEndpoint }),

@@ -20,7 +20,13 @@ import { MAX_DELAY_SECONDS } from '../../sqs/message-parameters.ts';
 import { translateSqsError } from '../errors.ts';
 import type { OpsSqs } from '../queue.ts';
 import { validateQueueUrl } from '../queue.ts';
-import { addConnectionOptions, type CommandRunner, type ConnectionFlags, integer } from './common.ts';
+import {
+  addConnectionOptions,
+  type CommandRunner,
+  type ConnectionFlags,
+  integer,
+  requiredOption,
+} from './common.ts';
 import { CLI_EXIT, type CliIo, StdinError } from './io.ts';
 
 /** Envelope `source` of jobs built from `--type` without `--source`. */
@@ -174,14 +180,16 @@ export function addSendCommand(program: Command, runner: CommandRunner): Command
   const fromTypeOnly = ['type', 'data', 'source', 'partitionKey', 'id'];
 
   return addConnectionOptions(
-    program
-      .command('send')
+    requiredOption(
+      program.command('send'),
+      '--queue-url <url>',
+      'the queue to send to (stack output *QueueUrl)',
+    )
       .description(
         'Send one job: a ready CloudEvents job envelope (--envelope), or one built from --type and --data. ' +
           'Checked against the envelope rules and the queue (FIFO partition key, size) before sending; ' +
           'prints the MessageId (and SequenceNumber on FIFO).',
       )
-      .requiredOption('--queue-url <url>', 'the queue to send to (stack output *QueueUrl)')
       .addOption(
         new Option(
           '--envelope <json>',
