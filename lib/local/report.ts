@@ -14,7 +14,11 @@
  *    (`ErrorName`, `ErrorReason`, `Attempts`): a message moved by the queue's redrive policy
  *    behind the worker's back has none;
  * 5. (when the idempotency tables were scanned at the end) no record is still `IN_PROGRESS` past
- *    its lease: nothing will ever take it over once the queues drained (skipped at the deadline).
+ *    its lease: nothing will ever take it over once the queues drained (skipped at the deadline);
+ * 6. (when `requireDeadLetterEvidence` and the workers' metrics were collected) the workers'
+ *    `JobDeadLettered` metric counts at least every dead-lettered job: a dead letter never goes
+ *    uncounted, crashes included (a job dead-lettered twice, e.g. after a lost response, may
+ *    count twice; skipped at the deadline).
  *
  * Warning (shown, does not fail the run): a dead letter that is neither a deliberate bad
  * message, an out-of-stock booking, nor a fault the fake service injected into that very job.
@@ -509,6 +513,9 @@ export function buildReport(facts: ReportFacts): RunReport {
         ]
       : []),
     ...(facts.idempotency ? [stuckRecordsInvariant(facts.idempotency, facts.timedOut)] : []),
+    ...(facts.requireDeadLetterEvidence && facts.workerMetrics !== undefined && !facts.timedOut
+      ? [deadLetterMetricInvariant(facts.workerMetrics.JobDeadLettered ?? 0, count('dead-lettered'))]
+      : []),
     {
       name: 'dead letters without an injected or deliberate cause',
       severity: 'warning',
@@ -563,6 +570,17 @@ export function buildReport(facts: ReportFacts): RunReport {
     faultsInjected: { total: faultTotal, byKind: { ...facts.faultsInjected } },
     workerMetrics: facts.workerMetrics === undefined ? undefined : { ...facts.workerMetrics },
     invariants,
+  };
+}
+
+/** Invariant 6: the workers' `JobDeadLettered` sum against the dead-lettered jobs. */
+function deadLetterMetricInvariant(metric: number, deadLettered: number): InvariantResult {
+  return {
+    name: "dead-lettered jobs the workers' JobDeadLettered metric did not count",
+    severity: 'invariant',
+    ok: metric >= deadLettered,
+    actual: metric >= deadLettered ? '0' : String(deadLettered - metric),
+    expected: '0',
   };
 }
 

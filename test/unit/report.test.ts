@@ -64,6 +64,28 @@ const invariant = (report: ReturnType<typeof buildReport>, prefix: string) =>
   report.invariants.find((i) => i.name.startsWith(prefix));
 
 describe('buildReport', () => {
+  it("fails when the workers' JobDeadLettered metric counts fewer dead letters than the run saw (a crash lost a count)", () => {
+    const dead = [job({ key: 'a', state: 'dead-lettered' }), job({ key: 'b', state: 'dead-lettered' })];
+    const of = (metric: number) =>
+      invariant(
+        buildReport(
+          facts({ jobs: dead, requireDeadLetterEvidence: true, workerMetrics: { JobDeadLettered: metric } }),
+        ),
+        "dead-lettered jobs the workers' JobDeadLettered metric did not count",
+      );
+    expect(of(1)).toMatchObject({ ok: false, actual: '1', severity: 'invariant' });
+    expect(of(2)).toMatchObject({ ok: true, actual: '0' });
+    // A job dead-lettered twice (its first DLQ send's response lost) may be counted twice.
+    expect(of(3)).toMatchObject({ ok: true });
+    // Not checked without the workers' metrics or when dead letters need no evidence (moto's redrive).
+    expect(
+      invariant(
+        buildReport(facts({ jobs: dead, requireDeadLetterEvidence: true })),
+        'dead-lettered jobs the',
+      ),
+    ).toBeUndefined();
+  });
+
   it('passes a clean run and counts jobs, retries, faults, latency and throughput', () => {
     const report = buildReport(facts());
     expect(report.ok).toBe(true);
