@@ -11,15 +11,7 @@ export {
   MAX_VISIBILITY_TIMEOUT_SECONDS,
   type RetryPolicy,
   resolveRetryPolicy,
-} from './runtime/backoff.ts';
-export { DEFAULT_MAX_CONCURRENCY } from './runtime/batch.ts';
-export { canonicalJson, payloadHash } from './runtime/canonical-json.ts';
-export { WORKER_ENV, type WorkerConfig } from './runtime/config.ts';
-export {
-  type DeadLetterEvidence,
-  deadLetterDeduplicationId,
-  GROUP_PARKED_REASON,
-} from './runtime/dead-letter.ts';
+} from './core/backoff.ts';
 export {
   type CreateEnvelopeInput,
   childJobId,
@@ -31,7 +23,7 @@ export {
   type JobEnvelope,
   parseEnvelope,
   SPEC_VERSION,
-} from './runtime/envelope.ts';
+} from './core/envelope.ts';
 export {
   classifyError,
   type ErrorClassification,
@@ -39,7 +31,17 @@ export {
   PermanentError,
   parseRetryAfterMs,
   TransientError,
-} from './runtime/errors.ts';
+} from './core/errors.ts';
+export type { JobLogger } from './core/logger.ts';
+export { newTraceparent, traceIdOf, traceparentProblem } from './core/trace-context.ts';
+export { DEFAULT_MAX_CONCURRENCY } from './runtime/batch.ts';
+export { canonicalJson, payloadHash } from './runtime/canonical-json.ts';
+export { WORKER_ENV, type WorkerConfig } from './runtime/config.ts';
+export {
+  type DeadLetterEvidence,
+  deadLetterDeduplicationId,
+  GROUP_PARKED_REASON,
+} from './runtime/dead-letter.ts';
 export {
   IdempotencyRecordError,
   IdempotencyStoreError,
@@ -79,7 +81,6 @@ export {
   type JobDefinition,
   type JobIdempotencyOptions,
   type JobLineage,
-  type JobLogger,
   type JobSpec,
   type LeaseExpiredPolicy,
   type StepValue,
@@ -87,7 +88,6 @@ export {
 export { lineageOf } from './runtime/lineage.ts';
 export { DEADLINE_RELEASE_SECONDS } from './runtime/record.ts';
 export type { SqsSender } from './runtime/sqs-port.ts';
-export { newTraceparent, traceIdOf, traceparentProblem } from './runtime/trace-context.ts';
 export {
   createWorker,
   DEFAULT_DEADLINE_MARGIN_MS,

@@ -3,7 +3,7 @@
 
 No sqs-jobs code: each job is a CloudEvents 1.0 envelope (docs/contracts.md, "Producing from
 another language"), checked against the shipped JSON Schema (envelope.schema.json, a copy of
-the package's lib/runtime/envelope.schema.json) before anything is sent.
+the package's lib/core/envelope.schema.json) before anything is sent.
 
 For each customer: the steps of one order (placed, paid, shipped) to the FIFO ``orders`` queue
 with the customer id as partition key (MessageGroupId), and a receipt job to the standard

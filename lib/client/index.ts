@@ -15,24 +15,24 @@ export {
   type JobEnvelope,
   parseEnvelope,
   SPEC_VERSION,
-} from '../runtime/envelope.ts';
-export { JobError, PermanentError, TransientError } from '../runtime/errors.ts';
-export {
-  newTraceparent,
-  traceIdOf,
-  traceparentProblem,
-} from '../runtime/trace-context.ts';
+} from '../core/envelope.ts';
+export { JobError, PermanentError, TransientError } from '../core/errors.ts';
 export {
   messageSizeBytes,
   SQS_MAX_BATCH_ENTRIES,
   SQS_MAX_MESSAGE_BYTES,
-} from '../sqs/message-size.ts';
+} from '../core/message-size.ts';
 export {
   isFifoQueueUrl,
   QUEUE_URL_ENV_PREFIX,
   queueUrlEnvName,
   queueUrlsFromEnv,
-} from '../sqs/queue-urls.ts';
+} from '../core/queue-urls.ts';
+export {
+  newTraceparent,
+  traceIdOf,
+  traceparentProblem,
+} from '../core/trace-context.ts';
 export type { CheckedEnvelope, SendEnvelopeOptions } from './job-client.ts';
 export {
   type BatchEntry,

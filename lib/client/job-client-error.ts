@@ -1,5 +1,5 @@
 /** The error of the producer client module. */
-import { JobError } from '../runtime/errors.ts';
+import { JobError } from '../core/errors.ts';
 
 /** One problem of one entry, found before sending or reported by SQS. */
 export interface EntryProblem {

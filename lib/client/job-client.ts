@@ -1,6 +1,6 @@
 /**
  * `JobClient`: how other services send jobs. Each job travels as a CloudEvents envelope
- * (lib/runtime/envelope.ts) in the SQS message body; FIFO queues get `MessageGroupId` from the
+ * (lib/core/envelope.ts) in the SQS message body; FIFO queues get `MessageGroupId` from the
  * partition key and a `MessageDeduplicationId` derived from `source` + `id`.
  *
  * Rules and their sources:
@@ -14,11 +14,11 @@
  *   minutes; a retried entry keeps its dedup id, so a FIFO queue never gets it twice.
  */
 import { SendMessageBatchCommand, type SendMessageBatchResult, SQSClient } from '@aws-sdk/client-sqs';
-import type { JobEnvelope } from '../runtime/envelope.ts';
-import { classifyError } from '../runtime/errors.ts';
-import type { JobLogger } from '../runtime/job.ts';
-import { chunkByCountAndBytes } from '../sqs/chunk.ts';
-import { SQS_MAX_BATCH_ENTRIES, SQS_MAX_MESSAGE_BYTES } from '../sqs/message-size.ts';
+import { chunkByCountAndBytes } from '../core/chunk.ts';
+import type { JobEnvelope } from '../core/envelope.ts';
+import { classifyError } from '../core/errors.ts';
+import type { JobLogger } from '../core/logger.ts';
+import { SQS_MAX_BATCH_ENTRIES, SQS_MAX_MESSAGE_BYTES } from '../core/message-size.ts';
 import { type EntryProblem, JobClientError } from './job-client-error.ts';
 import { describeValue, isPlainObject, unknownKeyProblems } from './option-keys.ts';
 import {

@@ -6,6 +6,8 @@
  */
 import type { SendMessageBatchRequestEntry } from '@aws-sdk/client-sqs';
 import type { StandardSchemaV1 } from '@standard-schema/spec';
+import { isSendableTraceHeader } from '../core/aws-trace-header.ts';
+import { firstRefusedCharacter, stringifyForSqs } from '../core/characters.ts';
 import {
   createEnvelope,
   deduplicationIdOf,
@@ -13,15 +15,13 @@ import {
   type EnvelopeLineage,
   type JobEnvelope,
   parseEnvelope,
-} from '../runtime/envelope.ts';
-import { newTraceparent } from '../runtime/trace-context.ts';
-import { isSendableTraceHeader } from '../sqs/aws-trace-header.ts';
-import { firstRefusedCharacter, stringifyForSqs } from '../sqs/characters.ts';
-import { jsonNumberProblems } from '../sqs/json-numbers.ts';
-import { appendPath, jsonFormOf, jsonValueProblems } from '../sqs/json-value.ts';
-import { isValidMessageGroupId, MAX_DELAY_SECONDS } from '../sqs/message-parameters.ts';
-import { messageSizeBytes, utf8Bytes } from '../sqs/message-size.ts';
-import { isFifoQueueUrl } from '../sqs/queue-urls.ts';
+} from '../core/envelope.ts';
+import { jsonNumberProblems } from '../core/json-numbers.ts';
+import { appendPath, jsonFormOf, jsonValueProblems } from '../core/json-value.ts';
+import { isValidMessageGroupId, MAX_DELAY_SECONDS } from '../core/message-parameters.ts';
+import { messageSizeBytes, utf8Bytes } from '../core/message-size.ts';
+import { isFifoQueueUrl } from '../core/queue-urls.ts';
+import { newTraceparent } from '../core/trace-context.ts';
 import type { EntryProblem } from './job-client-error.ts';
 import { describeValue, isPlainObject, unknownKeyProblems } from './option-keys.ts';
 
@@ -480,7 +480,7 @@ const ENVELOPE_OPTION_NAMES: OptionNames = {
   delaySeconds: 'delaySeconds',
 };
 
-/** The problem of a body given as text that holds a character SQS refuses (lib/sqs/characters.ts). */
+/** The problem of a body given as text that holds a character SQS refuses (lib/core/characters.ts). */
 function bodyCharacterProblem(body: string): string | undefined {
   const refused = firstRefusedCharacter(body);
   if (refused === undefined) return undefined;
@@ -496,8 +496,8 @@ function bodyCharacterProblem(body: string): string | undefined {
  * text is sent exactly as given (extension attributes, number spelling and whitespace included),
  * so a character SQS refuses in it is a problem, and so is a number the worker's `JSON.parse`
  * would not read as written (`1e400` → Infinity, an integer beyond `Number.MAX_SAFE_INTEGER` that
- * would lose precision: lib/sqs/json-numbers.ts); an object is serialized with `JSON.stringify`,
- * U+FFFE and U+FFFF written as JSON escapes (`stringifyForSqs`, lib/sqs/characters.ts).
+ * would lose precision: lib/core/json-numbers.ts); an object is serialized with `JSON.stringify`,
+ * U+FFFE and U+FFFF written as JSON escapes (`stringifyForSqs`, lib/core/characters.ts).
  */
 export function prepareEnvelopeEntry(
   queue: string,

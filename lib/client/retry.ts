@@ -3,7 +3,7 @@
  * (AWS Architecture Blog, "Exponential Backoff And Jitter", 2015):
  * delay = random(0, min(cap, base * 2^(attempt-1))), floored by a server's Retry-After.
  */
-import { fullJitterDelay } from '../runtime/backoff.ts';
+import { fullJitterDelay } from '../core/backoff.ts';
 
 /** Retry settings of {@link JobClient}; both fields optional in its options. */
 export interface ClientRetryOptions {

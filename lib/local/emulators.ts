@@ -17,7 +17,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { FauxqsServer } from 'fauxqs';
-import { isValidSqsText } from '../sqs/characters.ts';
+import { isValidSqsText } from '../core/characters.ts';
 import { LocalRuntimeError } from './errors.ts';
 
 /** Names of the environment variables read by {@link resolveEndpointOptions}. */
@@ -255,7 +255,7 @@ export type FauxqsCharacterCheck = 'aligned' | 'already-aligned' | 'not-found';
  * above U+FFFF (an emoji: `InvalidMessageContents`), which SQS takes (SendMessage API reference,
  * MessageBody). A job whose data holds an emoji would be dead-lettered locally only.
  *
- * The shim replaces that regex's `test` with the SQS rule of lib/sqs/characters.ts (lone
+ * The shim replaces that regex's `test` with the SQS rule of lib/core/characters.ts (lone
  * surrogates, U+FFFE, U+FFFF and C0 controls still refused, as on SQS). It changes the regex object
  * fauxqs shares in this process (every fauxqs server of the process), not any file on disk; it is
  * idempotent, and does nothing once fauxqs takes astral characters itself.

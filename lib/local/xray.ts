@@ -14,7 +14,7 @@
  *
  * Here: `Lineage` is written `<function hash>:<invocations>` per function of the chain, joined
  * by `|` (the shape of the X-Ray docs' example; Lambda's own encoding is internal and may differ;
- * lib/sqs/aws-trace-header.ts reads it). What the emulation assumes of Lambda, which AWS does not
+ * lib/core/aws-trace-header.ts reads it). What the emulation assumes of Lambda, which AWS does not
  * document: an invocation's header continues the record of its batch whose chain has invoked the
  * function most, with the function counted once more; and the stop rule applies to each record
  * on its own header. A record whose header shows that this function already ran
@@ -34,7 +34,7 @@ import {
   parseTraceHeader,
   type TraceHeader,
   withLineageCount,
-} from '../sqs/aws-trace-header.ts';
+} from '../core/aws-trace-header.ts';
 
 /** Invocations of one function a chain may make before Lambda stops the next ("approximately 16"). */
 export const RECURSION_STOP_INVOCATIONS = 16;

@@ -2,7 +2,7 @@
  * Errors of the DLQ operations (`lib/ops`, the `sqs-jobs` CLI). SDK exceptions are translated here,
  * at the boundary, into errors that say what to check (URL, region, endpoint, credentials).
  */
-import { JobError } from '../runtime/errors.ts';
+import { JobError } from '../core/errors.ts';
 
 /** What went wrong, for code that branches on it (the CLI maps every code to exit code 2). */
 export type OpsErrorCode =

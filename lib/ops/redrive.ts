@@ -25,9 +25,9 @@ import {
   type SendMessageBatchCommandOutput,
   type SendMessageBatchRequestEntry,
 } from '@aws-sdk/client-sqs';
-import { bodyToSendOn } from '../sqs/characters.ts';
-import { chunkByCountAndBytes } from '../sqs/chunk.ts';
-import { messageSizeBytes, SQS_MAX_BATCH_ENTRIES, SQS_MAX_MESSAGE_BYTES } from '../sqs/message-size.ts';
+import { bodyToSendOn } from '../core/characters.ts';
+import { chunkByCountAndBytes } from '../core/chunk.ts';
+import { messageSizeBytes, SQS_MAX_BATCH_ENTRIES, SQS_MAX_MESSAGE_BYTES } from '../core/message-size.ts';
 import type { DeadLetterMessage } from './dead-letter-message.ts';
 import {
   type DeadLetterRead,
@@ -393,7 +393,7 @@ class Mover {
  *
  * - Each selected body is sent unchanged (no message attributes: the evidence stays behind; the
  *   worker writes fresh evidence if the job fails again); only a character SQS would refuse (no
- *   body SQS delivered holds one) is written as a JSON escape (lib/sqs/characters.ts). FIFO: the
+ *   body SQS delivered holds one) is written as a JSON escape (lib/core/characters.ts). FIFO: the
  *   message's `MessageGroupId` and a fresh {@link redriveDeduplicationId}; standard: no group.
  * - A message is deleted from the DLQ only after its send succeeded; per-entry failures of
  *   SendMessageBatch leave their messages in the DLQ and are reported.

@@ -31,7 +31,7 @@ import {
   lineageEntries,
   parseTraceHeader,
   type TraceHeader,
-} from '../sqs/aws-trace-header.ts';
+} from '../core/aws-trace-header.ts';
 
 /** What the invocation raised, worked out once per invocation (at its first child). */
 interface InvocationLineage {

@@ -4,7 +4,7 @@
  */
 import type { JobClient } from '../client/job-client.ts';
 import { JobClientError } from '../client/job-client-error.ts';
-import { queueUrlsFromEnv } from '../sqs/queue-urls.ts';
+import { queueUrlsFromEnv } from '../core/queue-urls.ts';
 import type { ChildSender } from './children.ts';
 import type { SqsSender } from './sqs-port.ts';
 import type { WorkerLogger } from './telemetry.ts';

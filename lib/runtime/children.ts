@@ -12,12 +12,12 @@
  * on a re-run of the parent (only the child's `time` differs).
  */
 import type { SendOptions } from '../client/prepare.ts';
-import { jsonFormOf, jsonValueProblems } from '../sqs/json-value.ts';
-import { isValidMessageGroupId } from '../sqs/message-parameters.ts';
-import { childIdentity, derivedTraceId, type EnvelopeLineage } from './envelope.ts';
+import { childIdentity, derivedTraceId, type EnvelopeLineage } from '../core/envelope.ts';
+import { jsonFormOf, jsonValueProblems } from '../core/json-value.ts';
+import { isValidMessageGroupId } from '../core/message-parameters.ts';
+import { childTraceparent } from '../core/trace-context.ts';
 import { defaultJobKey, jobRecordKey } from './idempotency/keys.ts';
 import type { EnqueueOptions, JobDefinition } from './job.ts';
-import { childTraceparent } from './trace-context.ts';
 import { ChildEnqueueError, ChildRejectedError } from './worker-errors.ts';
 
 /** One entry of {@link ChildSender.sendBatch} (the `JobClient.sendBatch` entry shape). */
@@ -105,7 +105,7 @@ export class ChildCollector {
    * The child's data is taken in its JSON form, as the child's worker will see it (a later change
    * to the object does not reach the child). Checked here, at the `ctx.enqueue` call, with the
    * producer's rules (`JobClient`): data JSON cannot carry as it is (NaN, a Map, a class instance,
-   * a cycle... `jsonValueProblems`, lib/sqs/json-value.ts) and a partition key that is not a valid
+   * a cycle... `jsonValueProblems`, lib/core/json-value.ts) and a partition key that is not a valid
    * `MessageGroupId` throw here; the schema, queue and size are checked when the children are sent.
    *
    * @throws {ChildRejectedError} (permanent: the parent is dead-lettered) naming the path at fault.

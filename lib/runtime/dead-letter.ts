@@ -6,7 +6,7 @@
  * at most 10 attributes; name, type and value of every attribute count toward the message size
  * limit (1 MiB, 1,048,576 bytes, or the queue's smaller `MaximumMessageSize`) together with the
  * body; values must not be empty; a `String` value "has the same restrictions on the content as
- * the message body" (lib/sqs/characters.ts), so raw error text (ANSI colour codes, NUL) is
+ * the message body" (lib/core/characters.ts), so raw error text (ANSI colour codes, NUL) is
  * escaped before it is sent. The original message's own attributes are not copied: the evidence
  * uses the 10 slots (the envelope carries everything in the body).
  */
@@ -14,10 +14,10 @@
 import { createHash } from 'node:crypto';
 import type { MessageAttributeValue } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
-import { bodyToSendOn, escapeRefusedCharacters } from '../sqs/characters.ts';
-import { isValidMessageGroupId } from '../sqs/message-parameters.ts';
-import { messageSizeBytes, SQS_MAX_MESSAGE_BYTES, utf8Bytes } from '../sqs/message-size.ts';
-import { isFifoQueueUrl } from '../sqs/queue-urls.ts';
+import { bodyToSendOn, escapeRefusedCharacters } from '../core/characters.ts';
+import { isValidMessageGroupId } from '../core/message-parameters.ts';
+import { messageSizeBytes, SQS_MAX_MESSAGE_BYTES, utf8Bytes } from '../core/message-size.ts';
+import { isFifoQueueUrl } from '../core/queue-urls.ts';
 import { loadSqsModule } from './sqs-module.ts';
 import type { SqsSender } from './sqs-port.ts';
 
@@ -188,7 +188,7 @@ const text = (value: string): MessageAttributeValue => ({ DataType: 'String', St
 
 /**
  * The evidence attributes at full size: each `String` value with the characters SQS refuses
- * escaped (`\u001b`, `\u0000`: lib/sqs/characters.ts) and cut to {@link EVIDENCE_MAX_BYTES};
+ * escaped (`\u001b`, `\u0000`: lib/core/characters.ts) and cut to {@link EVIDENCE_MAX_BYTES};
  * empty or unknown values left out (SQS refuses empty values, and `Number` needs a number).
  */
 function fullEvidence(evidence: DeadLetterEvidence): Record<string, MessageAttributeValue> {
@@ -337,7 +337,7 @@ function deadLetterGroupId(record: SQSRecord, jobType: string | undefined): stri
 /**
  * Sends the record's original body to the DLQ with the evidence ({@link evidenceAttributes}). The
  * body goes untouched when SQS takes it (every body SQS delivered does); otherwise the characters
- * SQS refuses are written as JSON escapes (`bodyToSendOn`, lib/sqs/characters.ts: the same JSON
+ * SQS refuses are written as JSON escapes (`bodyToSendOn`, lib/core/characters.ts: the same JSON
  * value). On a FIFO DLQ it keeps the record's `MessageGroupId` (a FIFO queue's DLQ must be FIFO
  * too; when the record has none, the job type if it is a valid group id, else `dead-letter`) and
  * sets {@link deadLetterDeduplicationId}.

@@ -3,16 +3,9 @@
  * Business logic lives in `run`; it never sees Middy or the runtime's AWS clients.
  */
 import type { StandardSchemaV1 } from '@standard-schema/spec';
-import { type RetryPolicy, resolveRetryPolicy } from './backoff.ts';
-import { JobError } from './errors.ts';
-
-/** Structured logger handed to jobs; the worker adapts Powertools Logger to it (`fromPowertools`). */
-export interface JobLogger {
-  debug(message: string, extra?: Record<string, unknown>): void;
-  info(message: string, extra?: Record<string, unknown>): void;
-  warn(message: string, extra?: Record<string, unknown>): void;
-  error(message: string, extra?: Record<string, unknown>): void;
-}
+import { type RetryPolicy, resolveRetryPolicy } from '../core/backoff.ts';
+import { JobError } from '../core/errors.ts';
+import type { JobLogger } from '../core/logger.ts';
 
 /** Options of {@link JobContext.enqueue}. */
 export interface EnqueueOptions {

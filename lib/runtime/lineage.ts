@@ -7,10 +7,10 @@
  * Nothing here runs per record unless something is logged or `ctx.lineage` is read: the log
  * keys are computed at the first line a record writes.
  */
-import type { EnvelopeLineage, JobEnvelope } from './envelope.ts';
+import type { EnvelopeLineage, JobEnvelope } from '../core/envelope.ts';
+import { traceIdOf } from '../core/trace-context.ts';
 import type { JobLineage } from './job.ts';
 import type { WorkerLogger } from './telemetry.ts';
-import { traceIdOf } from './trace-context.ts';
 
 /** The lineage of a job, from its envelope. */
 export function lineageOf(envelope: Pick<JobEnvelope, 'id'> & EnvelopeLineage): JobLineage {

@@ -8,18 +8,19 @@
  * on FIFO queues a failure also holds back the rest of the group.
  */
 import type { SQSRecord } from 'aws-lambda';
-import { backoffDelaySeconds, DEFAULT_RETRY_POLICY, type RetryPolicy } from './backoff.ts';
+import { backoffDelaySeconds, DEFAULT_RETRY_POLICY, type RetryPolicy } from '../core/backoff.ts';
+import { type JobEnvelope, parseEnvelope } from '../core/envelope.ts';
+import { classifyError } from '../core/errors.ts';
+import type { JobLogger } from '../core/logger.ts';
 import { payloadHash } from './canonical-json.ts';
 import { ChildCollector, type ChildSender, childRecordKeys, sendChildren } from './children.ts';
 import type { WorkerConfig } from './config.ts';
 import { type DeadLetterEvidence, GROUP_PARKED_REASON, sendToDeadLetterQueue } from './dead-letter.ts';
-import { type JobEnvelope, parseEnvelope } from './envelope.ts';
-import { classifyError } from './errors.ts';
 import { type BatchParking, type JobIdentity, jobIdentityPks, parkingGroupOf } from './group-park.ts';
 import { type StoredValueSubject, unfaithfulJsonReason } from './idempotency/faithful-json.ts';
 import type { GroupPark, IdempotencyGuard, Lease } from './idempotency/guard.ts';
 import { defaultJobKey, deriveIdempotencyKey, jobRecordKey } from './idempotency/keys.ts';
-import type { EnqueueOptions, JobContext, JobDefinition, JobLineage, JobLogger, StepValue } from './job.ts';
+import type { EnqueueOptions, JobContext, JobDefinition, JobLineage, StepValue } from './job.ts';
 import { lineageLogKeys, lineageOf, withLineage } from './lineage.ts';
 import type { SqsSender } from './sqs-port.ts';
 import {

@@ -8,7 +8,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 // is loaded (and bundled) only by code that passes a Metrics to createWorker.
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import type { MetricUnit } from '@aws-lambda-powertools/metrics/types';
-import type { JobLogger } from './job.ts';
+import type { JobLogger } from '../core/logger.ts';
 
 /** The CloudWatch units the worker writes, as Powertools' `MetricUnit` names them. */
 const UNIT = { Count: 'Count', Milliseconds: 'Milliseconds' } as const satisfies Record<

@@ -2,7 +2,7 @@
  * Sets when a failed record comes back: ChangeMessageVisibility counts the new timeout from now,
  * 0 s to 12 h (ChangeMessageVisibility API reference).
  */
-import { MAX_VISIBILITY_TIMEOUT_SECONDS } from './backoff.ts';
+import { MAX_VISIBILITY_TIMEOUT_SECONDS } from '../core/backoff.ts';
 import { loadSqsModule } from './sqs-module.ts';
 import type { SqsSender } from './sqs-port.ts';
 import type { WorkerLogger } from './telemetry.ts';

@@ -3,7 +3,7 @@
  * {@link PermanentError} or {@link TransientError} so {@link classifyError} routes it without
  * special cases, and its `name` is what lands in the DLQ evidence attribute `ErrorName`.
  */
-import { JobError, PermanentError, TransientError } from './errors.ts';
+import { JobError, PermanentError, TransientError } from '../core/errors.ts';
 
 /**
  * The worker's options or environment are unusable (missing `JOBS_QUEUE_URL`, duplicate job

@@ -17,7 +17,7 @@ import type { Metrics } from '@aws-lambda-powertools/metrics';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { isFifoQueueUrl } from '../sqs/queue-urls.ts';
+import { isFifoQueueUrl } from '../core/queue-urls.ts';
 import { DEFAULT_MAX_CONCURRENCY, runBatch } from './batch.ts';
 import { ChainTraceHeaders } from './chain-trace.ts';
 import { createJobClientChildSender } from './child-sender.ts';

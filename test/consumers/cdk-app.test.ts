@@ -15,9 +15,9 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { type AttributeValue, DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { deduplicationIdOf } from '../../lib/core/envelope.ts';
 import { type LocalRuntime, startLocalRuntime } from '../../lib/local/runtime.ts';
 import type { LocalRuntimeDescription } from '../../lib/local/serve.ts';
-import { deduplicationIdOf } from '../../lib/runtime/envelope.ts';
 import { parseJobRecord } from '../../lib/runtime/idempotency/record.ts';
 import {
   CDK_SOURCE,

@@ -57,18 +57,18 @@ describe('the packed tarball', () => {
   });
 
   it('ships the envelope schema the Python example validates with (same bytes)', () => {
-    const shipped = readFileSync(join(unpacked, 'package', 'lib', 'runtime', 'envelope.schema.json'), 'utf8');
+    const shipped = readFileSync(join(unpacked, 'package', 'lib', 'core', 'envelope.schema.json'), 'utf8');
     const copy = readFileSync(join(producerPython, 'envelope.schema.json'), 'utf8');
     expect(
       copy,
-      'examples/producer-python/envelope.schema.json differs from the shipped schema: copy lib/runtime/envelope.schema.json there',
+      'examples/producer-python/envelope.schema.json differs from the shipped schema: copy lib/core/envelope.schema.json there',
     ).toBe(shipped);
     const exported = (
       JSON.parse(readFileSync(join(unpacked, 'package', 'package.json'), 'utf8')) as {
         exports: Record<string, unknown>;
       }
     ).exports['./envelope.schema.json'];
-    expect(exported).toBe('./lib/runtime/envelope.schema.json');
+    expect(exported).toBe('./lib/core/envelope.schema.json');
   });
 
   it('examples depend on the same versions as the repo (so the npm cache serves their installs)', () => {

@@ -14,7 +14,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse } from 'aws-lambda';
 import { startFauxqs } from 'fauxqs';
-import { deduplicationIdOf, type JobEnvelope } from '../../lib/runtime/envelope.ts';
+import { deduplicationIdOf, type JobEnvelope } from '../../lib/core/envelope.ts';
 import type { WorkerHandler } from '../../lib/runtime/worker.ts';
 import { lambdaContext, recordFromMessage, sqsEvent } from './sqs.ts';
 import { captureOutput } from './worker.ts';

@@ -6,7 +6,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Message } from '@aws-sdk/client-sqs';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
-import { createEnvelope, type EnvelopeLineage } from '../../lib/runtime/envelope.ts';
+import { createEnvelope, type EnvelopeLineage } from '../../lib/core/envelope.ts';
 
 export const REGION = 'us-east-1';
 export const ACCOUNT = '123456789012';

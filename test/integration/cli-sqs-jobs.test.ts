@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEnvelope } from '../../lib/runtime/envelope.ts';
+import { createEnvelope } from '../../lib/core/envelope.ts';
 import { type EmulatedSqs, startEmulatedSqs } from '../factories/emulated-sqs.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

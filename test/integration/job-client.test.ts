@@ -14,9 +14,10 @@ import { startFauxqs } from 'fauxqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { batchEntry, JobClient } from '../../lib/client/job-client.ts';
-import { deduplicationIdOf, parseEnvelope } from '../../lib/runtime/envelope.ts';
-import { defineJob, type JobLogger } from '../../lib/runtime/job.ts';
-import { queueUrlEnvName, queueUrlsFromEnv } from '../../lib/sqs/queue-urls.ts';
+import { deduplicationIdOf, parseEnvelope } from '../../lib/core/envelope.ts';
+import type { JobLogger } from '../../lib/core/logger.ts';
+import { queueUrlEnvName, queueUrlsFromEnv } from '../../lib/core/queue-urls.ts';
+import { defineJob } from '../../lib/runtime/job.ts';
 
 let server: Awaited<ReturnType<typeof startFauxqs>>;
 let sqs: SQSClient;

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JobClient } from '../../lib/client/job-client.ts';
+import { childJobId } from '../../lib/core/envelope.ts';
 import { describeLocalRuntime } from '../../lib/local/serve.ts';
 import {
   type SampleStack,
@@ -19,7 +20,6 @@ import {
 } from '../../lib/local/workload.ts';
 import { readDeadLetters } from '../../lib/ops/dlq-reader.ts';
 import type { JobChain } from '../../lib/ops/job-chain.ts';
-import { childJobId } from '../../lib/runtime/envelope.ts';
 import type { Booking } from '../../lib/sample/domain.ts';
 import { sampleJobs } from '../../lib/sample/jobs.ts';
 import { runCli } from '../factories/cli.ts';
@@ -31,7 +31,7 @@ let localFile: string;
 const logLines: string[] = [];
 const TRACEPARENT = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
 
-/** The ids the chain's jobs get: each derives from its parent (lib/runtime/envelope.ts, childJobId). */
+/** The ids the chain's jobs get: each derives from its parent (lib/core/envelope.ts, childJobId). */
 function chainIds(rootId: string) {
   const confirm = childJobId({ source: WORKLOAD_SOURCE, id: rootId }, 'booking.confirm-reservation', 0);
   const invoice = childJobId({ source: '/sqs-jobs/booking', id: confirm }, 'booking.issue-invoice', 0);

@@ -17,10 +17,10 @@ import { App, Stack } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JobQueue } from '../../lib/constructs/job-queue.ts';
+import { parseTraceHeader } from '../../lib/core/aws-trace-header.ts';
+import { createEnvelope } from '../../lib/core/envelope.ts';
 import { type LocalRuntime, startLocalRuntime } from '../../lib/local/runtime.ts';
 import { RECURSION_STOP_INVOCATIONS } from '../../lib/local/xray.ts';
-import { createEnvelope } from '../../lib/runtime/envelope.ts';
-import { parseTraceHeader } from '../../lib/sqs/aws-trace-header.ts';
 import { removeDir, tempOutdir } from '../infra/helpers.ts';
 
 const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');

@@ -18,12 +18,12 @@ import {
 } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { createEnvelope, deduplicationIdOf } from '../../lib/core/envelope.ts';
+import { PermanentError } from '../../lib/core/errors.ts';
 import { type CliIo, runSqsJobsCli } from '../../lib/ops/cli/index.ts';
 import { opsClientConfig } from '../../lib/ops/client.ts';
 import type { OpsSqsCommand } from '../../lib/ops/queue.ts';
 import { evidenceAttributes } from '../../lib/runtime/dead-letter.ts';
-import { createEnvelope, deduplicationIdOf } from '../../lib/runtime/envelope.ts';
-import { PermanentError } from '../../lib/runtime/errors.ts';
 import { defineJob } from '../../lib/runtime/job.ts';
 import { createWorker } from '../../lib/runtime/worker.ts';
 import { type CliRun, runCli } from '../factories/cli.ts';

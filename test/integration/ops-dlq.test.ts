@@ -19,6 +19,8 @@ import {
 } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { createEnvelope, deduplicationIdOf, type JobEnvelope } from '../../lib/core/envelope.ts';
+import { PermanentError, TransientError } from '../../lib/core/errors.ts';
 import { NO_EVIDENCE_REASON, UNKNOWN_JOB_TYPE } from '../../lib/ops/dead-letter-message.ts';
 import { readDeadLetters } from '../../lib/ops/dlq-reader.ts';
 import {
@@ -30,8 +32,6 @@ import {
 import type { OpsSqs, OpsSqsCommand } from '../../lib/ops/queue.ts';
 import { redriveDeadLetters, redriveDeduplicationId, verifyRedrive } from '../../lib/ops/redrive.ts';
 import { summarizeDeadLetters } from '../../lib/ops/summary.ts';
-import { createEnvelope, deduplicationIdOf, type JobEnvelope } from '../../lib/runtime/envelope.ts';
-import { PermanentError, TransientError } from '../../lib/runtime/errors.ts';
 import { defineJob } from '../../lib/runtime/job.ts';
 import type { AnyJob } from '../../lib/runtime/record.ts';
 import { createWorker, type WorkerHandler } from '../../lib/runtime/worker.ts';

@@ -6,9 +6,9 @@
  */
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deduplicationIdOf, parseEnvelope } from '../../lib/core/envelope.ts';
 import { type CliIo, DEFAULT_CLI_SOURCE, runSqsJobsCli } from '../../lib/ops/cli/index.ts';
 import { opsClientConfig } from '../../lib/ops/client.ts';
-import { deduplicationIdOf, parseEnvelope } from '../../lib/runtime/envelope.ts';
 import { type CliRun, runCli } from '../factories/cli.ts';
 import { type EmulatedQueue, type EmulatedSqs, startEmulatedSqs } from '../factories/emulated-sqs.ts';
 

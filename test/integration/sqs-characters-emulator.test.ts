@@ -23,16 +23,17 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { JobClient } from '../../lib/client/job-client.ts';
+import { createEnvelope } from '../../lib/core/envelope.ts';
+import { PermanentError } from '../../lib/core/errors.ts';
+import type { JobLogger } from '../../lib/core/logger.ts';
+import { newTraceparent } from '../../lib/core/trace-context.ts';
 import {
   alignFauxqsBodyCharacters,
   type RunningEmulators,
   startEmulators,
 } from '../../lib/local/emulators.ts';
-import { createEnvelope } from '../../lib/runtime/envelope.ts';
-import { PermanentError } from '../../lib/runtime/errors.ts';
-import { defineJob, type JobLogger } from '../../lib/runtime/job.ts';
+import { defineJob } from '../../lib/runtime/job.ts';
 import type { AnyJob } from '../../lib/runtime/record.ts';
-import { newTraceparent } from '../../lib/runtime/trace-context.ts';
 import { createWorker } from '../../lib/runtime/worker.ts';
 import { lambdaContext, recordFromMessage, sqsEvent } from '../factories/sqs.ts';
 import { captureOutput } from '../factories/worker.ts';

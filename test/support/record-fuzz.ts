@@ -38,7 +38,7 @@ type DataSpec =
   | { readonly kind: 'wide'; readonly shape: 'object' | 'array'; readonly width: number }
   | { readonly kind: 'huge-string'; readonly chars: number; readonly char: string };
 
-/** One level of nesting, opening and closing; `escaped-key` takes JSON.parse's reviver path (lib/sqs/json-parse.ts). */
+/** One level of nesting, opening and closing; `escaped-key` takes JSON.parse's reviver path (lib/core/json-parse.ts). */
 const LEVELS = {
   array: ['[', ']'],
   object: ['{"a":', '}'],

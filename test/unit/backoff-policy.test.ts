@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { DEFAULT_RETRY_POLICY, type RetryPolicy, resolveRetryPolicy } from '../../lib/runtime/backoff.ts';
-import { JobError } from '../../lib/runtime/errors.ts';
+import { DEFAULT_RETRY_POLICY, type RetryPolicy, resolveRetryPolicy } from '../../lib/core/backoff.ts';
+import { JobError } from '../../lib/core/errors.ts';
 import { DEFAULT_JOB_TIMEOUT_SECONDS, defineJob, type JobSpec } from '../../lib/runtime/job.ts';
 
 function thrown(fn: () => unknown): JobError {

@@ -1,12 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { seededRandom } from '../../lib/local/faults.ts';
 import {
   backoffDelaySeconds,
   DEFAULT_RETRY_POLICY,
   MAX_VISIBILITY_TIMEOUT_SECONDS,
   type RetryPolicy,
-} from '../../lib/runtime/backoff.ts';
+} from '../../lib/core/backoff.ts';
+import { seededRandom } from '../../lib/local/faults.ts';
 
 const policy = (p: Partial<RetryPolicy>): RetryPolicy => ({ ...DEFAULT_RETRY_POLICY, ...p });
 const ALMOST_ONE = 1 - Number.EPSILON;

@@ -6,8 +6,8 @@
 import type { SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { PermanentError, TransientError } from '../../lib/core/errors.ts';
 import { isFifoRecord } from '../../lib/runtime/batch.ts';
-import { PermanentError, TransientError } from '../../lib/runtime/errors.ts';
 import { defineJob } from '../../lib/runtime/job.ts';
 import { jobBody, sqsRecord } from '../factories/sqs.ts';
 import { failedIds, workerHarness } from '../factories/worker.ts';

@@ -7,9 +7,9 @@
 import type { SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { lineageEntries, parseTraceHeader } from '../../lib/core/aws-trace-header.ts';
 import { ChainTraceHeaders } from '../../lib/runtime/chain-trace.ts';
 import { defineJob } from '../../lib/runtime/job.ts';
-import { lineageEntries, parseTraceHeader } from '../../lib/sqs/aws-trace-header.ts';
 import { jobBody, queueUrl, sqsRecord } from '../factories/sqs.ts';
 import { workerHarness } from '../factories/worker.ts';
 

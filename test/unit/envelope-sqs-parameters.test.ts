@@ -12,13 +12,13 @@ import addFormatsPlugin from 'ajv-formats';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { childJobId, deduplicationIdOf, EnvelopeError, parseEnvelope } from '../../lib/runtime/envelope.ts';
+import { childJobId, deduplicationIdOf, EnvelopeError, parseEnvelope } from '../../lib/core/envelope.ts';
 import { defineJob } from '../../lib/runtime/job.ts';
 import { queueUrl, sqsRecord } from '../factories/sqs.ts';
 import { workerHarness } from '../factories/worker.ts';
 
 const schema = JSON.parse(
-  readFileSync(new URL('../../lib/runtime/envelope.schema.json', import.meta.url), 'utf8'),
+  readFileSync(new URL('../../lib/core/envelope.schema.json', import.meta.url), 'utf8'),
 ) as Record<string, unknown>;
 const addFormats = addFormatsPlugin as unknown as typeof addFormatsPlugin.default;
 const ajv = new Ajv2020({ strict: true, allErrors: true });

@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { EnvelopeError, parseEnvelope } from '../../lib/runtime/envelope.ts';
+import { EnvelopeError, parseEnvelope } from '../../lib/core/envelope.ts';
 
 // The worker reads `time` character by character (issue 10: the regular expression was a third
 // of the envelope's checks per record). It must answer as the shipped schema's pattern plus the
 // calendar check of RFC 3339 §5.7 does, for every string.
 const schema = JSON.parse(
-  readFileSync(new URL('../../lib/runtime/envelope.schema.json', import.meta.url), 'utf8'),
+  readFileSync(new URL('../../lib/core/envelope.schema.json', import.meta.url), 'utf8'),
 ) as { properties: { time: { pattern: string } } };
 const pattern = new RegExp(schema.properties.time.pattern);
 

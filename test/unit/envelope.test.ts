@@ -11,9 +11,9 @@ import {
   type JobEnvelope,
   parseEnvelope,
   SPEC_VERSION,
-} from '../../lib/runtime/envelope.ts';
+} from '../../lib/core/envelope.ts';
 
-const schemaPath = new URL('../../lib/runtime/envelope.schema.json', import.meta.url);
+const schemaPath = new URL('../../lib/core/envelope.schema.json', import.meta.url);
 const schema = JSON.parse(readFileSync(schemaPath, 'utf8')) as Record<string, unknown>;
 // ajv-formats is CommonJS: under NodeNext its default import is the module object.
 const addFormats = addFormatsPlugin as unknown as typeof addFormatsPlugin.default;

@@ -7,7 +7,7 @@ import {
   PermanentError,
   parseRetryAfterMs,
   TransientError,
-} from '../../lib/runtime/errors.ts';
+} from '../../lib/core/errors.ts';
 
 const NOW = Date.parse('2026-11-29T07:00:00.000Z');
 const IN_90_SECONDS = new Date(NOW + 90_000).toUTCString(); // IMF-fixdate, e.g. "Sun, 29 Nov 2026 07:01:30 GMT"

@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { JobError } from '../../lib/runtime/errors.ts';
+import { JobError } from '../../lib/core/errors.ts';
 import {
   DYNAMODB_MAX_PARTITION_KEY_BYTES,
   decodeDefaultJobKey,

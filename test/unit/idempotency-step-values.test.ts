@@ -5,7 +5,8 @@
  * permanent StepValueNotStoredError carrying that sentence.
  */
 import { describe, expect, it } from 'vitest';
-import { classifyError, PermanentError } from '../../lib/runtime/errors.ts';
+import { classifyError, PermanentError } from '../../lib/core/errors.ts';
+import { jsonValueProblems } from '../../lib/core/json-value.ts';
 import { StepValueNotStoredError } from '../../lib/runtime/idempotency/errors.ts';
 import { firstUnfaithfulPlace, unfaithfulJsonReason } from '../../lib/runtime/idempotency/faithful-json.ts';
 import { stepValue } from '../../lib/runtime/idempotency/read-back.ts';
@@ -17,7 +18,6 @@ import {
 } from '../../lib/runtime/idempotency/record.ts';
 import { storable } from '../../lib/runtime/idempotency/storable.ts';
 import type { JobContext } from '../../lib/runtime/job.ts';
-import { jsonValueProblems } from '../../lib/sqs/json-value.ts';
 
 class Money {
   constructor(readonly cents: number) {}
@@ -119,7 +119,7 @@ describe('firstUnfaithfulPlace / unfaithfulJsonReason', () => {
     });
   }
 
-  it('is at least as strict as the check of job data (lib/sqs/json-value.ts)', () => {
+  it('is at least as strict as the check of job data (lib/core/json-value.ts)', () => {
     for (const [, make] of UNFAITHFUL) {
       expect(firstUnfaithfulPlace(make(), 'value')).toBeDefined();
     }

@@ -13,7 +13,7 @@ import {
   type UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { classifyError, JobError } from '../../lib/runtime/errors.ts';
+import { classifyError, JobError } from '../../lib/core/errors.ts';
 import { CompletedKeyCache } from '../../lib/runtime/idempotency/cache.ts';
 import { IdempotencyRecordError, IdempotencyStoreError } from '../../lib/runtime/idempotency/errors.ts';
 import type { BeginRequest } from '../../lib/runtime/idempotency/guard.ts';

@@ -10,7 +10,7 @@ import type {
 import { describe, expect, it } from 'vitest';
 import { JobClient, type SqsBatchSender } from '../../lib/client/job-client.ts';
 import { JobClientError } from '../../lib/client/job-client-error.ts';
-import { createEnvelope, deduplicationIdOf } from '../../lib/runtime/envelope.ts';
+import { createEnvelope, deduplicationIdOf } from '../../lib/core/envelope.ts';
 
 const URLS = {
   booking: 'https://sqs.eu-west-1.amazonaws.com/123456789012/booking.fifo',

@@ -5,10 +5,10 @@ import { JobClient, type JobClientOptions, type SqsBatchSender } from '../../lib
 import { JobClientError } from '../../lib/client/job-client-error.ts';
 import { formatIssuePath } from '../../lib/client/prepare.ts';
 import { clientRetryDelayMs, MAX_CLIENT_RETRY_DELAY_MS } from '../../lib/client/retry.ts';
-import { JobError } from '../../lib/runtime/errors.ts';
-import { chunkByCountAndBytes } from '../../lib/sqs/chunk.ts';
-import { messageSizeBytes, SQS_MAX_MESSAGE_BYTES } from '../../lib/sqs/message-size.ts';
-import { isFifoQueueUrl, queueUrlEnvName, queueUrlsFromEnv } from '../../lib/sqs/queue-urls.ts';
+import { chunkByCountAndBytes } from '../../lib/core/chunk.ts';
+import { JobError } from '../../lib/core/errors.ts';
+import { messageSizeBytes, SQS_MAX_MESSAGE_BYTES } from '../../lib/core/message-size.ts';
+import { isFifoQueueUrl, queueUrlEnvName, queueUrlsFromEnv } from '../../lib/core/queue-urls.ts';
 
 afterEach(() => {
   vi.unstubAllEnvs();

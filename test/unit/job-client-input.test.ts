@@ -12,7 +12,7 @@ import type {
 import { describe, expect, it } from 'vitest';
 import { JobClient, type JobClientOptions, type SqsBatchSender } from '../../lib/client/job-client.ts';
 import { JobClientError } from '../../lib/client/job-client-error.ts';
-import { jsonNumberProblems } from '../../lib/sqs/json-numbers.ts';
+import { jsonNumberProblems } from '../../lib/core/json-numbers.ts';
 
 const URLS = {
   booking: 'https://sqs.eu-west-1.amazonaws.com/123456789012/booking.fifo',

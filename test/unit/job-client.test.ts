@@ -17,10 +17,10 @@ import {
   type SqsBatchSender,
 } from '../../lib/client/job-client.ts';
 import { JobClientError } from '../../lib/client/job-client-error.ts';
-import { deduplicationIdOf, parseEnvelope } from '../../lib/runtime/envelope.ts';
-import type { JobLogger } from '../../lib/runtime/job.ts';
+import { deduplicationIdOf, parseEnvelope } from '../../lib/core/envelope.ts';
+import type { JobLogger } from '../../lib/core/logger.ts';
+import { messageSizeBytes } from '../../lib/core/message-size.ts';
 import { defineJob } from '../../lib/runtime/job.ts';
-import { messageSizeBytes } from '../../lib/sqs/message-size.ts';
 
 // ---------------------------------------------------------------- fixtures
 

@@ -1,11 +1,11 @@
 /**
  * parseJsonText keeps keys of one escaped character, which V8 13.6's JSON.parse fast path turns
- * into "\" once a key "\" was parsed in the process (lib/sqs/json-parse.ts).
+ * into "\" once a key "\" was parsed in the process (lib/core/json-parse.ts).
  */
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { parseEnvelope } from '../../lib/runtime/envelope.ts';
-import { parseJsonText } from '../../lib/sqs/json-parse.ts';
+import { parseEnvelope } from '../../lib/core/envelope.ts';
+import { parseJsonText } from '../../lib/core/json-parse.ts';
 
 const ESCAPED_ONE_CHARACTER_KEYS = ['\n', '\t', '"', '/', 'A', '\uFFFE', '\u0000', '\\'];
 
@@ -14,7 +14,7 @@ describe('parseJsonText', () => {
     // A fresh process: what else the test runner parsed before decides whether V8's fast path is
     // already poisoned or already holds the right keys. The trigger: a plain JSON.parse of the key "\".
     const script = `
-      import { parseJsonText } from ${JSON.stringify(new URL('../../lib/sqs/json-parse.ts', import.meta.url).href)};
+      import { parseJsonText } from ${JSON.stringify(new URL('../../lib/core/json-parse.ts', import.meta.url).href)};
       JSON.parse('{"\\\\\\\\":1}');
       const keys = ${JSON.stringify(ESCAPED_ONE_CHARACTER_KEYS)}.map((key) =>
         Object.keys(parseJsonText('{' + JSON.stringify(key).replace('A', '\\\\u0041') + ':1}'))[0]);

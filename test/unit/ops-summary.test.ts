@@ -1,6 +1,7 @@
 /** Reading a DLQ message's evidence, and grouping dead letters by cause. */
 import type { Message } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
+import { PermanentError } from '../../lib/core/errors.ts';
 import {
   jobKeyOf,
   NO_ERROR_NAME,
@@ -10,7 +11,6 @@ import {
 } from '../../lib/ops/dead-letter-message.ts';
 import { SAMPLE_BODY_MAX_CHARS, summarizeDeadLetters } from '../../lib/ops/summary.ts';
 import { evidenceAttributes } from '../../lib/runtime/dead-letter.ts';
-import { PermanentError } from '../../lib/runtime/errors.ts';
 
 let counter = 0;
 

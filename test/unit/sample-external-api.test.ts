@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { classifyError, PermanentError, TransientError } from '../../lib/core/errors.ts';
 import { type ExternalService, startExternalService } from '../../lib/local/external-service.ts';
-import { classifyError, PermanentError, TransientError } from '../../lib/runtime/errors.ts';
 import { ExternalApi, ExternalApiError } from '../../lib/sample/external-api.ts';
 
 let service: ExternalService | undefined;

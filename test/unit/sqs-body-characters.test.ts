@@ -17,17 +17,18 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { JobClient } from '../../lib/client/job-client.ts';
+import { parseEnvelope } from '../../lib/core/envelope.ts';
+import type { JobLogger } from '../../lib/core/logger.ts';
 import type { OpsSqs, OpsSqsCommand } from '../../lib/ops/queue.ts';
 import { redriveDeadLetters } from '../../lib/ops/redrive.ts';
 import { createJobClientChildSender } from '../../lib/runtime/child-sender.ts';
 import { ChildCollector, sendChildren } from '../../lib/runtime/children.ts';
 import { sendToDeadLetterQueue } from '../../lib/runtime/dead-letter.ts';
-import { parseEnvelope } from '../../lib/runtime/envelope.ts';
-import { defineJob, type JobLogger } from '../../lib/runtime/job.ts';
+import { defineJob } from '../../lib/runtime/job.ts';
 import { FakeSqs } from '../factories/fake-sqs.ts';
 import { queueUrl, sqsRecord } from '../factories/sqs.ts';
 
-/** SQS's body rule, independently of lib/sqs/characters.ts. */
+/** SQS's body rule, independently of lib/core/characters.ts. */
 const SQS_TAKES = /^[\t\n\r\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]*$/u;
 const takes = (body: string | undefined) => body !== undefined && SQS_TAKES.test(body);
 
@@ -107,7 +108,7 @@ describe('JobClient bodies', () => {
         await client(sqs).send(anyData, data, { id: id === '' ? 'x' : id.slice(0, 200) });
         const body = sqs.batchEntries()[0]?.MessageBody;
         expect(takes(body)).toBe(true);
-        // Read as the worker reads it (JSON.parse itself mangles some keys on Node 24: lib/sqs/json-parse.ts).
+        // Read as the worker reads it (JSON.parse itself mangles some keys on Node 24: lib/core/json-parse.ts).
         expect(parseEnvelope(body as string).data).toEqual(data);
       }),
       { numRuns: 300 },

@@ -1,5 +1,5 @@
 /**
- * lib/sqs/characters.ts: the one place of SQS's character rule (SendMessage API, MessageBody; the
+ * lib/core/characters.ts: the one place of SQS's character rule (SendMessage API, MessageBody; the
  * same for String attribute values), and the escaping that keeps JSON lossless.
  */
 import fc from 'fast-check';
@@ -10,7 +10,7 @@ import {
   firstRefusedCharacter,
   isValidSqsText,
   stringifyForSqs,
-} from '../../lib/sqs/characters.ts';
+} from '../../lib/core/characters.ts';
 
 /** The rule as the API reference writes it, code point by code point. */
 function takenBySqs(codePoint: number): boolean {

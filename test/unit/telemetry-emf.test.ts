@@ -1,7 +1,7 @@
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { PermanentError } from '../../lib/runtime/errors.ts';
+import { PermanentError } from '../../lib/core/errors.ts';
 import { defineJob } from '../../lib/runtime/job.ts';
 import {
   BatchMetrics,

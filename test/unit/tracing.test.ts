@@ -7,7 +7,7 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { PermanentError, TransientError } from '../../lib/runtime/errors.ts';
+import { PermanentError, TransientError } from '../../lib/core/errors.ts';
 import { defineJob } from '../../lib/runtime/job.ts';
 import {
   isInvocationSampled,

@@ -10,11 +10,11 @@ import {
   derivedTraceId,
   type EnvelopeLineage,
   type JobEnvelope,
-} from '../../lib/runtime/envelope.ts';
-import { TransientError } from '../../lib/runtime/errors.ts';
+} from '../../lib/core/envelope.ts';
+import { TransientError } from '../../lib/core/errors.ts';
+import { traceparentProblem } from '../../lib/core/trace-context.ts';
 import { defaultJobKey, jobRecordKey } from '../../lib/runtime/idempotency/keys.ts';
 import { defineJob, type EnqueueOptions, type JobLineage } from '../../lib/runtime/job.ts';
-import { traceparentProblem } from '../../lib/runtime/trace-context.ts';
 import { FakeGuard } from '../factories/fake-guard.ts';
 import { jobBody, queueUrl, sqsRecord } from '../factories/sqs.ts';
 import { failedIds, workerHarness } from '../factories/worker.ts';

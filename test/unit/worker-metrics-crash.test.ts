@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { PermanentError } from '../../lib/runtime/errors.ts';
+import { PermanentError } from '../../lib/core/errors.ts';
 import { defineJob } from '../../lib/runtime/job.ts';
 import { jobBody, lambdaContext, sqsEvent, sqsRecord } from '../factories/sqs.ts';
 import { type OutputLine, workerHarness } from '../factories/worker.ts';

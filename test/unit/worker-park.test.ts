@@ -10,7 +10,7 @@ import type { SendMessageCommandInput } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { PermanentError, TransientError } from '../../lib/runtime/errors.ts';
+import { PermanentError, TransientError } from '../../lib/core/errors.ts';
 import type {
   GroupPark,
   GroupParkStore,

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { PermanentError } from '../../lib/runtime/errors.ts';
+import { PermanentError } from '../../lib/core/errors.ts';
 import { defineJob, type JobIdempotencyOptions } from '../../lib/runtime/job.ts';
 import { FakeGuard } from '../factories/fake-guard.ts';
 import { jobBody, sqsRecord } from '../factories/sqs.ts';

@@ -6,7 +6,7 @@
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import pLimit from 'p-limit';
 import { type BatchEntry, batchEntry, type JobClient } from '../../client/job-client.ts';
-import { createEnvelope } from '../../runtime/envelope.ts';
+import { createEnvelope } from '../../core/envelope.ts';
 import type { DomainRepository } from '../../sample/domain.ts';
 import { sampleJobs } from '../../sample/jobs.ts';
 import { type BadMessagePlan, jobKey, type WorkloadPlan } from './plan.ts';

@@ -14,9 +14,9 @@ import { statSync } from 'node:fs';
 import { type Command, Option } from 'commander';
 import { JobClient } from '../../client/job-client.ts';
 import { JobClientError } from '../../client/job-client-error.ts';
-import { createEnvelope, EnvelopeError } from '../../runtime/envelope.ts';
-import type { JobLogger } from '../../runtime/job.ts';
-import { MAX_DELAY_SECONDS } from '../../sqs/message-parameters.ts';
+import { createEnvelope, EnvelopeError } from '../../core/envelope.ts';
+import type { JobLogger } from '../../core/logger.ts';
+import { MAX_DELAY_SECONDS } from '../../core/message-parameters.ts';
 import { translateSqsError } from '../errors.ts';
 import type { OpsSqs } from '../queue.ts';
 import { validateQueueUrl } from '../queue.ts';
@@ -156,7 +156,7 @@ function stderrLogger(io: CliIo): JobLogger {
 }
 
 const HELP_AFTER = `
-The job envelope is a CloudEvents 1.0 event (lib/runtime/envelope.schema.json): specversion "1.0",
+The job envelope is a CloudEvents 1.0 event (lib/core/envelope.schema.json): specversion "1.0",
 id, source, type, time (RFC 3339), datacontenttype "application/json", data, and partitionkey
 (the MessageGroupId on a FIFO queue). Before sending, the envelope rules and the queue's rules are
 checked: a FIFO queue (URL ending in .fifo) needs a partition key of 1-128 printable ASCII

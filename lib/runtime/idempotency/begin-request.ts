@@ -1,5 +1,5 @@
 /** Checks of a {@link BeginRequest} against itself and against the record its key already has. */
-import { JobError } from '../errors.ts';
+import { JobError } from '../../core/errors.ts';
 import type { LeaseExpiredPolicy } from '../job.ts';
 import { PayloadMismatchError } from './errors.ts';
 import type { BeginRequest } from './guard.ts';

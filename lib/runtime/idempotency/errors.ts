@@ -3,7 +3,7 @@
  * in {@link IdempotencyStoreError} with the SDK error as `cause` and the operation, key and
  * table as `context`. A failed condition is not an error: the store handles it.
  */
-import { PermanentError, TransientError } from '../errors.ts';
+import { PermanentError, TransientError } from '../../core/errors.ts';
 
 /**
  * A DynamoDB call of the store failed (throttling, network, 5xx, but also a missing table or

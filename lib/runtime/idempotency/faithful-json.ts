@@ -9,12 +9,12 @@
  * reason built here (storable.ts), and the worker logs that reason at WARN on the run that
  * produced it.
  *
- * Stricter than what a job's `data` may hold (lib/sqs/json-value.ts, {@link jsonValueProblems}):
+ * Stricter than what a job's `data` may hold (lib/core/json-value.ts, {@link jsonValueProblems}):
  * everything refused there is refused here too, and also any object with a `toJSON()` method
  * (a `Date`, a `Buffer`, a class with `toJSON()`), because what reads back is what `toJSON()`
  * returned, not the object.
  */
-import { appendPath } from '../../sqs/json-value.ts';
+import { appendPath } from '../../core/json-value.ts';
 
 /** The first place in a value that would not read back the same: `path` in `value.items[0]` style. */
 export interface UnfaithfulPlace {

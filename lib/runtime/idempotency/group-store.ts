@@ -4,7 +4,7 @@
  * {@link DynamoIdempotencyStore}; costs are in its docstring and docs/contracts.md.
  */
 import { randomUUID } from 'node:crypto';
-import { JobError } from '../errors.ts';
+import { JobError } from '../../core/errors.ts';
 import { IdempotencyStoreError } from './errors.ts';
 import {
   type GroupRecord,

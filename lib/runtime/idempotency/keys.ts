@@ -26,7 +26,7 @@
  * {@link MAX_VERBATIM_JOB_KEY_BYTES}, step record 1,024 + 6 + {@link MAX_VERBATIM_STEP_NAME_BYTES}.
  */
 import { createHash } from 'node:crypto';
-import { JobError } from '../errors.ts';
+import { JobError } from '../../core/errors.ts';
 
 /** Longest job record key kept verbatim, in UTF-8 bytes; beyond it the key part is hashed. Leaves room for step suffixes. */
 export const MAX_VERBATIM_JOB_KEY_BYTES = 1024;

@@ -3,7 +3,7 @@
  * and their validation.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { JobError } from '../errors.ts';
+import { JobError } from '../../core/errors.ts';
 import { MAX_STORABLE_RESULT_BYTES } from './record.ts';
 
 /** Options of {@link DynamoIdempotencyStore}. Every default is in {@link IDEMPOTENCY_DEFAULTS}. */

@@ -8,7 +8,7 @@
  */
 
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { parseJsonText } from '../../sqs/json-parse.ts';
+import { parseJsonText } from '../../core/json-parse.ts';
 import { IdempotencyRecordError, StepValueNotStoredError } from './errors.ts';
 import {
   type JobRecord,

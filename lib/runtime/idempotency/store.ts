@@ -12,7 +12,7 @@
  * - table.ts, expr.ts, sdk-errors.ts: DynamoDB calls, expressions, SDK error translation.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { JobError, type PermanentError, type TransientError } from '../errors.ts';
+import { JobError, type PermanentError, type TransientError } from '../../core/errors.ts';
 import { type AcquirePlan, acquisitionWrite } from './acquire.ts';
 import { checkRequest, mismatch } from './begin-request.ts';
 import { CompletedKeyCache } from './cache.ts';

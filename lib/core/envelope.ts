@@ -8,9 +8,9 @@
  */
 
 import { createHash, randomUUID } from 'node:crypto';
-import { parseJsonText } from '../sqs/json-parse.ts';
-import { isValidMessageGroupId } from '../sqs/message-parameters.ts';
 import { JobError } from './errors.ts';
+import { parseJsonText } from './json-parse.ts';
+import { isValidMessageGroupId } from './message-parameters.ts';
 import { traceparentProblem, tracestateProblem } from './trace-context.ts';
 
 /** CloudEvents spec version this library writes and accepts. */
