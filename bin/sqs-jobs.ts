@@ -1,13 +1,13 @@
 #!/usr/bin/env node
 /**
- * `sqs-jobs`: the operator CLI (lib/ops/cli/): `stats`, `send`, `dlq list|show|redrive`, `local`.
+ * `sqs-jobs`: the operator CLI (lib/cli/): `stats`, `send`, `dlq list|show|redrive`, `local`.
  * Ctrl-C stops the running command (a dlq command releases the messages it holds and exits 130;
  * `stats --watch` ends with 0); a second Ctrl-C kills it, and held messages then come back by
  * themselves when their visibility timeout runs out.
  */
 import { createInterface } from 'node:readline/promises';
-import { runSqsJobsCli } from '../lib/ops/cli/index.ts';
-import { readUtf8 } from '../lib/ops/cli/io.ts';
+import { runSqsJobsCli } from '../lib/cli/index.ts';
+import { readUtf8 } from '../lib/cli/io.ts';
 import packageJson from '../package.json' with { type: 'json' };
 
 const argv = process.argv.slice(2);

@@ -33,9 +33,12 @@
 import { connect } from 'node:net';
 import cliProgress from 'cli-progress';
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { DEFAULT_CONSOLE_HOST } from '../lib/cli/console.ts';
 import { consoleBeside, EmfCompletions } from '../lib/console/local.ts';
 import { ENDPOINT_ENV, resolveEndpointOptions } from '../lib/local/emulators.ts';
-import type { FaultRates } from '../lib/local/external-service.ts';
+import { type BesideRuntime, type StartBeside, serveRunning } from '../lib/local/serve.ts';
+import type { FaultRates } from '../lib/sample/external-service.ts';
+import { SAMPLE_JOB_TIMEOUT_SECONDS } from '../lib/sample/jobs.ts';
 import {
   awsFaultRatesFor,
   deliberateCounts,
@@ -46,9 +49,8 @@ import {
   SOAK_PRESET,
   START_PRESET,
   usersFor,
-} from '../lib/local/presets.ts';
-import { renderReport, unfinishedMessage } from '../lib/local/report.ts';
-import { type BesideRuntime, type StartBeside, serveRunning } from '../lib/local/serve.ts';
+} from '../lib/sample/presets.ts';
+import { renderReport, unfinishedMessage } from '../lib/sample/report.ts';
 import {
   demoSends,
   type LocalRunOptions,
@@ -58,9 +60,7 @@ import {
   seedDemo,
   startSampleStack,
   type WorkloadProgress,
-} from '../lib/local/workload.ts';
-import { DEFAULT_CONSOLE_HOST } from '../lib/ops/cli/console.ts';
-import { SAMPLE_JOB_TIMEOUT_SECONDS } from '../lib/sample/jobs.ts';
+} from '../lib/sample/workload.ts';
 
 /** How `--fault-rate` is split over the failing kinds (shares add up to 1). */
 const FAULT_SPLIT = { timeout: 0.2, throttle: 0.35, unavailable: 0.35, badRequest: 0.1 } as const;

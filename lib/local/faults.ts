@@ -6,7 +6,7 @@
  */
 
 /**
- * Response header by which a fake dependency (lib/local/external-service.ts, fault `kill`) asks the
+ * Response header by which a fake dependency (lib/sample/external-service.ts, fault `kill`) asks the
  * local runtime to kill the execution environment that made the call, right after the call's side
  * effect: value {@link KILL_CALLER_VALUE}. Honoured only by hosts started with `killOnFaultHeader`.
  */

@@ -111,7 +111,7 @@ export interface DeadLetterMessage {
   readonly jobKey: string;
   /**
    * Every message attribute as received (the evidence and any other), to send the message on
-   * unchanged (the report's FIFO read, lib/local/workload/dead-letters.ts). Not part of any output.
+   * unchanged (the report's FIFO read, lib/sample/workload/dead-letters.ts). Not part of any output.
    */
   readonly messageAttributes: Readonly<Record<string, MessageAttributeValue>>;
 }

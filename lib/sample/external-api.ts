@@ -1,7 +1,7 @@
 /**
  * Client of the sample app's external services (payment, mail, invoice), reached over HTTP at
  * `EXTERNAL_API_URL` (docs/contracts.md). Locally the fake service of
- * `lib/local/external-service.ts` answers; in AWS, whatever the variable points at.
+ * `lib/sample/external-service.ts` answers; in AWS, whatever the variable points at.
  *
  * Every request:
  * - carries an `Idempotency-Key` header (the IETF draft "The Idempotency-Key HTTP Header

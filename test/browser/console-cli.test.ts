@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CliIo, runSqsJobsCli } from '../../lib/cli/index.ts';
 import { TOKEN_HEADER } from '../../lib/console/server.ts';
-import { type CliIo, runSqsJobsCli } from '../../lib/ops/cli/index.ts';
 import { type EmulatedSqs, startEmulatedSqs } from '../factories/emulated-sqs.ts';
 
 let emulator: EmulatedSqs;

@@ -27,8 +27,8 @@ import { ConsoleBackend } from '../../lib/console/backend.ts';
 import { localDescriptionSetup } from '../../lib/console/local.ts';
 import { type ConsoleServer, startConsoleServer, TOKEN_HEADER } from '../../lib/console/server.ts';
 import type { LocalRuntimeDescription } from '../../lib/local/serve.ts';
-import { SOLD_OUT_SKU, WORKLOAD_SOURCE } from '../../lib/local/workload.ts';
 import { DomainRepository } from '../../lib/sample/domain.ts';
+import { SOLD_OUT_SKU, WORKLOAD_SOURCE } from '../../lib/sample/workload.ts';
 import { type StartProcess, spawnStart } from '../factories/start-process.ts';
 
 /** The DOM as the functions run in the page see it (the project's tsconfig has no DOM lib). */

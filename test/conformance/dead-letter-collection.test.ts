@@ -1,6 +1,6 @@
 /**
  * DLQ handling on moto server, as on the embedded emulator:
- * - the report's read of the dead-letter queues (lib/local/workload/dead-letters.ts; the fauxqs
+ * - the report's read of the dead-letter queues (lib/sample/workload/dead-letters.ts; the fauxqs
  *   test is test/integration/dead-letter-collection.test.ts): every dead letter read, and every
  *   one left in its DLQ, visible, with its body and evidence; the FIFO DLQ's groups rotated
  *   through, each in its order;
@@ -9,8 +9,8 @@
  */
 import { CreateQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { collectDeadLetters } from '../../lib/local/workload/dead-letters.ts';
 import { readDeadLetters } from '../../lib/ops/dlq-reader.ts';
+import { collectDeadLetters } from '../../lib/sample/workload/dead-letters.ts';
 import { runCli } from '../factories/cli.ts';
 import { byGroup, drainQueue, queueCounts, seedDeadLetters } from '../factories/dead-letters.ts';
 import { type MotoServer, startMotoServer } from '../factories/moto-server.ts';

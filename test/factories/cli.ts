@@ -3,7 +3,7 @@
  * no terminal, an empty environment, and SQS clients with test credentials on `endpoint`.
  */
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { type CliIo, runSqsJobsCli } from '../../lib/ops/cli/index.ts';
+import { type CliIo, runSqsJobsCli } from '../../lib/cli/index.ts';
 import { opsClientConfig } from '../../lib/ops/client.ts';
 
 const CREDENTIALS = { accessKeyId: 'test', secretAccessKey: 'test' };

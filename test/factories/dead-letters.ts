@@ -2,7 +2,7 @@
  * Dead letters as the worker writes them (a body and the 10 evidence attributes, `Attempts` a
  * Number), sent straight to a FIFO DLQ (several messages per group) and a standard DLQ, and a
  * destructive read that shows what a queue holds, in order: for the tests of the report's DLQ
- * read (lib/local/workload/dead-letters.ts) on each emulator.
+ * read (lib/sample/workload/dead-letters.ts) on each emulator.
  */
 import {
   DeleteMessageCommand,

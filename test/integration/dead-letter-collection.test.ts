@@ -1,5 +1,5 @@
 /**
- * The report's read of the dead-letter queues (lib/local/workload/dead-letters.ts) on the embedded
+ * The report's read of the dead-letter queues (lib/sample/workload/dead-letters.ts) on the embedded
  * SQS emulator (fauxqs): it sees every dead letter and leaves every one of them in its DLQ,
  * visible, with its body and evidence: the standard DLQ's messages released, the FIFO DLQ's
  * groups rotated through, each in its order. Afterwards `readDeadLetters` / `sqs-jobs dlq list`
@@ -7,9 +7,9 @@
  */
 import type { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { collectDeadLetters, readFifoQueueThrough } from '../../lib/local/workload/dead-letters.ts';
 import { readDeadLetters } from '../../lib/ops/dlq-reader.ts';
 import type { OpsSqs, OpsSqsCommand } from '../../lib/ops/queue.ts';
+import { collectDeadLetters, readFifoQueueThrough } from '../../lib/sample/workload/dead-letters.ts';
 import { runCli } from '../factories/cli.ts';
 import {
   attributeMap,

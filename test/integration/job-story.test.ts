@@ -12,16 +12,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JobClient } from '../../lib/client/job-client.ts';
 import { childJobId } from '../../lib/core/envelope.ts';
 import { describeLocalRuntime } from '../../lib/local/serve.ts';
+import { readDeadLetters } from '../../lib/ops/dlq-reader.ts';
+import type { JobChain } from '../../lib/ops/job-chain.ts';
+import type { Booking } from '../../lib/sample/domain.ts';
+import { sampleJobs } from '../../lib/sample/jobs.ts';
 import {
   type SampleStack,
   SOLD_OUT_SKU,
   startSampleStack,
   WORKLOAD_SOURCE,
-} from '../../lib/local/workload.ts';
-import { readDeadLetters } from '../../lib/ops/dlq-reader.ts';
-import type { JobChain } from '../../lib/ops/job-chain.ts';
-import type { Booking } from '../../lib/sample/domain.ts';
-import { sampleJobs } from '../../lib/sample/jobs.ts';
+} from '../../lib/sample/workload.ts';
 import { runCli } from '../factories/cli.ts';
 import { shellWords } from '../factories/start-process.ts';
 

@@ -5,8 +5,8 @@
 import { fileURLToPath } from 'node:url';
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
+import { runSqsJobsCli } from '../../lib/cli/index.ts';
 import { type LocalRuntimeDescription, serveLocal } from '../../lib/local/serve.ts';
-import { runSqsJobsCli } from '../../lib/ops/cli/index.ts';
 
 const ASSEMBLY = fileURLToPath(new URL('../fixtures/local/assembly', import.meta.url));
 

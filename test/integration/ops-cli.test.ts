@@ -1,5 +1,5 @@
 /**
- * `sqs-jobs dlq` (lib/ops/cli/) against the embedded SQS emulator: the commands as an operator
+ * `sqs-jobs dlq` (lib/cli/) against the embedded SQS emulator: the commands as an operator
  * types them, their output and exit codes; plus the real process for --help and the refusal to
  * redrive without a terminal or --yes.
  */
@@ -18,9 +18,9 @@ import {
 } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { type CliIo, runSqsJobsCli } from '../../lib/cli/index.ts';
 import { createEnvelope, deduplicationIdOf } from '../../lib/core/envelope.ts';
 import { PermanentError } from '../../lib/core/errors.ts';
-import { type CliIo, runSqsJobsCli } from '../../lib/ops/cli/index.ts';
 import { opsClientConfig } from '../../lib/ops/client.ts';
 import type { OpsSqsCommand } from '../../lib/ops/queue.ts';
 import { evidenceAttributes } from '../../lib/runtime/dead-letter.ts';

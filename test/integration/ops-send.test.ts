@@ -6,8 +6,8 @@
  */
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CliIo, DEFAULT_CLI_SOURCE, runSqsJobsCli } from '../../lib/cli/index.ts';
 import { deduplicationIdOf, parseEnvelope } from '../../lib/core/envelope.ts';
-import { type CliIo, DEFAULT_CLI_SOURCE, runSqsJobsCli } from '../../lib/ops/cli/index.ts';
 import { opsClientConfig } from '../../lib/ops/client.ts';
 import { type CliRun, runCli } from '../factories/cli.ts';
 import { type EmulatedQueue, type EmulatedSqs, startEmulatedSqs } from '../factories/emulated-sqs.ts';

@@ -12,7 +12,7 @@ import {
   SendMessageCommand,
 } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CliIo } from '../../lib/ops/cli/index.ts';
+import type { CliIo } from '../../lib/cli/index.ts';
 import type { MetricDataRequest } from '../../lib/ops/oldest-age.ts';
 import { type CliRun, runCli } from '../factories/cli.ts';
 import { type EmulatedSqs, startEmulatedSqs } from '../factories/emulated-sqs.ts';

@@ -4,8 +4,8 @@
  * and every side effect happens once.
  */
 import { describe, expect, it } from 'vitest';
-import { runLocal } from '../../lib/local/workload.ts';
 import { BOOKING_STEPS } from '../../lib/sample/domain.ts';
+import { runLocal } from '../../lib/sample/workload.ts';
 
 describe('booking chain on the local runtime with faults switched on', () => {
   it('runs reserve → confirm → invoice in order per user, retrying injected API faults, one side effect each', async () => {

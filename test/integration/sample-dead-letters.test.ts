@@ -11,9 +11,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JobClient } from '../../lib/client/job-client.ts';
 import { createEnvelope } from '../../lib/core/envelope.ts';
 import type { QueueDepth } from '../../lib/local/runtime.ts';
-import { type SampleStack, SOLD_OUT_SKU, startSampleStack } from '../../lib/local/workload.ts';
 import type { Booking } from '../../lib/sample/domain.ts';
 import { sampleJobs } from '../../lib/sample/jobs.ts';
+import { type SampleStack, SOLD_OUT_SKU, startSampleStack } from '../../lib/sample/workload.ts';
 
 let stack: SampleStack;
 

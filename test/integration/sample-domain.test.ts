@@ -11,10 +11,10 @@ import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { PermanentError } from '../../lib/core/errors.ts';
-import { type ExternalService, NO_FAULTS, startExternalService } from '../../lib/local/external-service.ts';
 import type { JobContext, JobDefinition } from '../../lib/runtime/job.ts';
 import { DomainRepository, OutOfStockError } from '../../lib/sample/domain.ts';
 import { ExternalApi } from '../../lib/sample/external-api.ts';
+import { type ExternalService, NO_FAULTS, startExternalService } from '../../lib/sample/external-service.ts';
 import { createSampleJobs, type SampleJobs } from '../../lib/sample/jobs.ts';
 
 const require = createRequire(import.meta.url);

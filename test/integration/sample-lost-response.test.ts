@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JobClient } from '../../lib/client/job-client.ts';
 import type { InvocationReport } from '../../lib/local/event-source-mapping.ts';
-import { type SampleStack, startSampleStack } from '../../lib/local/workload.ts';
 import { sampleJobs } from '../../lib/sample/jobs.ts';
+import { type SampleStack, startSampleStack } from '../../lib/sample/workload.ts';
 
 let stack: SampleStack;
 /** Every settled invocation, in order: what happened to a message is read from these events. */

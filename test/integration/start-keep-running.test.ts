@@ -10,8 +10,8 @@
 import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LocalRuntimeDescription } from '../../lib/local/serve.ts';
-import { DEMO } from '../../lib/local/workload.ts';
 import { defaultJobKey, jobRecordKey } from '../../lib/runtime/idempotency/keys.ts';
+import { DEMO } from '../../lib/sample/workload.ts';
 import { runCli } from '../factories/cli.ts';
 import { listening, type StartProcess, shellWords, spawnStart } from '../factories/start-process.ts';
 

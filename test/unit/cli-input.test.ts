@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { type CliIo, readUtf8, runSqsJobsCli, StdinError } from '../../lib/ops/cli/index.ts';
+import { type CliIo, readUtf8, runSqsJobsCli, StdinError } from '../../lib/cli/index.ts';
 
 async function run(argv: readonly string[], io: Partial<CliIo> = {}) {
   let stdout = '';

@@ -3,7 +3,7 @@
  * client; flags and commands it does not know, and a missing command, are refused with exit 2.
  */
 import { describe, expect, it } from 'vitest';
-import { type CliIo, runSqsJobsCli } from '../../lib/ops/cli/index.ts';
+import { type CliIo, runSqsJobsCli } from '../../lib/cli/index.ts';
 import type { OpsClientInput } from '../../lib/ops/client.ts';
 
 async function run(argv: readonly string[], io: Partial<CliIo> = {}) {

@@ -6,8 +6,8 @@
  * job-story.test.ts.)
  */
 import { describe, expect, it } from 'vitest';
-import { cliCommand, followFor, TABLE_PLACEHOLDER } from '../../lib/ops/cli/follow.ts';
-import type { CliIo } from '../../lib/ops/cli/index.ts';
+import { cliCommand, followFor, TABLE_PLACEHOLDER } from '../../lib/cli/follow.ts';
+import type { CliIo } from '../../lib/cli/index.ts';
 
 const DLQ = 'https://sqs.eu-west-1.amazonaws.com/123456789012/jobs-dlq';
 const JOB = { type: 'payments.capture', source: '/services/checkout', id: "o'42" };

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { OrderLogEntry } from '../../lib/sample/domain.ts';
 import {
   buildReport,
   findOrderViolations,
@@ -6,8 +7,7 @@ import {
   percentile,
   type ReportFacts,
   renderReport,
-} from '../../lib/local/report.ts';
-import type { OrderLogEntry } from '../../lib/sample/domain.ts';
+} from '../../lib/sample/report.ts';
 
 const T0 = 1_700_000_000_000;
 

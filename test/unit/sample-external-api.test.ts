@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { classifyError, PermanentError, TransientError } from '../../lib/core/errors.ts';
-import { type ExternalService, startExternalService } from '../../lib/local/external-service.ts';
 import { ExternalApi, ExternalApiError } from '../../lib/sample/external-api.ts';
+import { type ExternalService, startExternalService } from '../../lib/sample/external-service.ts';
 
 let service: ExternalService | undefined;
 afterEach(async () => {

@@ -7,7 +7,7 @@ import {
   resolveFaultRates,
   seededUniform,
   startExternalService,
-} from '../../lib/local/external-service.ts';
+} from '../../lib/sample/external-service.ts';
 
 let service: ExternalService | undefined;
 

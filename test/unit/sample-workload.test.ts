@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { Booking, DomainSnapshot, OrderLogEntry } from '../../lib/sample/domain.ts';
 import {
   addEmfMetrics,
   badMessageBody,
@@ -9,8 +10,7 @@ import {
   resolveWorkloadOptions,
   type SentLedger,
   SOLD_OUT_SKU,
-} from '../../lib/local/workload.ts';
-import type { Booking, DomainSnapshot, OrderLogEntry } from '../../lib/sample/domain.ts';
+} from '../../lib/sample/workload.ts';
 
 const T0 = 1_700_000_000_000;
 

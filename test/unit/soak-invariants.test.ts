@@ -13,12 +13,12 @@ import {
   SOAK_PRESET,
   START_PRESET,
   usersFor,
-} from '../../lib/local/presets.ts';
-import { buildReport, type JobOutcome, type ReportFacts, renderReport } from '../../lib/local/report.ts';
+} from '../../lib/sample/presets.ts';
+import { buildReport, type JobOutcome, type ReportFacts, renderReport } from '../../lib/sample/report.ts';
 import {
   finalIdempotencyScan,
   summariseIdempotencyRecords,
-} from '../../lib/local/workload/idempotency-records.ts';
+} from '../../lib/sample/workload/idempotency-records.ts';
 
 const NOW = 1_700_000_000_000;
 

@@ -2,11 +2,11 @@
  * The workload of `npm start`: seeds the sample domain, sends bookings, payments and a few
  * deliberately bad messages through `JobClient`, waits until every job has reached a final
  * state (completed or dead-lettered) or a deadline passes, then collects the facts the report is
- * computed from (lib/local/report.ts). How a job's final state is known is told in
+ * computed from (lib/sample/report.ts). How a job's final state is known is told in
  * workload/reconcile.ts.
  *
  * This module is the orchestration ({@link runLocal}) and the one import path of the workload's
- * parts, which live in lib/local/workload/:
+ * parts, which live in lib/sample/workload/:
  * - options.ts, plan.ts: the workload's options and its plan (users, bookings, bad messages);
  * - send.ts: seeding the domain and sending the plan (producer resends, malformed messages);
  * - run.ts, progress.ts, queues.ts: a workload run (seed, send, wait for the queues to drain,
@@ -15,16 +15,17 @@
  * - stack.ts, target.ts, emf-metrics.ts: the sample stack started locally, its queues and
  *   table, the workers' metrics.
  */
-import type { ExternalServiceOptions, ExternalServiceStats, FaultRates } from './external-service.ts';
+
 import {
   AWS_FAULT_KINDS,
   AWS_FAULT_LABELS,
   type AwsFaultRates,
   type FaultProxyStats,
-} from './fault-proxy.ts';
-import type { FunctionLogLine } from './function-host.ts';
+} from '../local/fault-proxy.ts';
+import type { FunctionLogLine } from '../local/function-host.ts';
+import type { RuntimeStats, startLocalRuntime } from '../local/runtime.ts';
+import type { ExternalServiceOptions, ExternalServiceStats, FaultRates } from './external-service.ts';
 import { buildReport, type ReportFacts, type RunReport } from './report.ts';
-import type { RuntimeStats, startLocalRuntime } from './runtime.ts';
 import { type RunWorkloadOptions, runWorkload, type WorkloadResult } from './workload/run.ts';
 import { type SampleStack, startSampleStack } from './workload/stack.ts';
 

@@ -7,7 +7,7 @@
  * flags, invalid URL, missing queue, unreachable endpoint, credentials).
  */
 import type { Command } from 'commander';
-import { opsClientConfig } from '../client.ts';
+import { opsClientConfig } from '../ops/client.ts';
 import {
   cloudWatchOldestAges,
   loadCloudWatchReader,
@@ -15,10 +15,10 @@ import {
   OLDEST_AGE_METRIC,
   type OldestMessageAgeSource,
   unknownOldestAges,
-} from '../oldest-age.ts';
-import { regionFromQueueUrl, validateQueueUrl } from '../queue.ts';
-import { listQueueUrls, readQueueStats } from '../stats.ts';
-import { renderStats, statsJson } from '../stats-format.ts';
+} from '../ops/oldest-age.ts';
+import { regionFromQueueUrl, validateQueueUrl } from '../ops/queue.ts';
+import { listQueueUrls, readQueueStats } from '../ops/stats.ts';
+import { renderStats, statsJson } from '../ops/stats-format.ts';
 import {
   addConnectionOptions,
   type CommandRunner,

@@ -3,8 +3,8 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { SAMPLE_QUEUES } from '../../sample/topology.ts';
-import type { LocalRuntime } from '../runtime.ts';
+import type { LocalRuntime } from '../../local/runtime.ts';
+import { SAMPLE_QUEUES } from '../topology.ts';
 
 /** Where the workload runs: queue URLs, the domain table and clients pointed at the emulators. */
 export interface WorkloadTarget {

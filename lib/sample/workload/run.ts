@@ -3,7 +3,7 @@
  * deadline passes, collect the dead letters, reconcile.
  */
 import { JobClient } from '../../client/job-client.ts';
-import { DomainRepository, type DomainSnapshot } from '../../sample/domain.ts';
+import { DomainRepository, type DomainSnapshot } from '../domain.ts';
 import type { FaultKind } from '../external-service.ts';
 import { type CollectedDeadLetter, collectDeadLetters } from './dead-letters.ts';
 import { finalIdempotencyScan, type IdempotencyRecordSummary } from './idempotency-records.ts';

@@ -17,15 +17,15 @@ import {
   cloudWatchCompletions,
   createCloudWatchClient,
   readStackOutputs,
-} from '../../console/aws.ts';
-import { ConsoleBackend } from '../../console/backend.ts';
-import { localDescriptionSetup } from '../../console/local.ts';
-import { type ConsoleServer, startConsoleServer } from '../../console/server.ts';
-import type { ConsoleQueue, ConsoleSetup } from '../../console/setup.ts';
-import type { LocalRuntimeDescription } from '../../local/serve.ts';
-import { dynamodbEndpointOf, opsClientConfig } from '../client.ts';
-import { cloudWatchOldestAges, loadCloudWatchReader, type MetricDataReader } from '../oldest-age.ts';
-import { validateQueueUrl } from '../queue.ts';
+} from '../console/aws.ts';
+import { ConsoleBackend } from '../console/backend.ts';
+import { localDescriptionSetup } from '../console/local.ts';
+import { type ConsoleServer, startConsoleServer } from '../console/server.ts';
+import type { ConsoleQueue, ConsoleSetup } from '../console/setup.ts';
+import type { LocalRuntimeDescription } from '../local/serve.ts';
+import { dynamodbEndpointOf, opsClientConfig } from '../ops/client.ts';
+import { cloudWatchOldestAges, loadCloudWatchReader, type MetricDataReader } from '../ops/oldest-age.ts';
+import { validateQueueUrl } from '../ops/queue.ts';
 import {
   addConnectionOptions,
   type CommandRunner,

@@ -14,8 +14,8 @@ import {
   MAX_WAIT_TIME_SECONDS,
   type ReadDeadLettersOptions,
   readDeadLetters,
-} from '../dlq-reader.ts';
-import { compileFilter, type DeadLetterFilter, describeFilter } from '../filters.ts';
+} from '../ops/dlq-reader.ts';
+import { compileFilter, type DeadLetterFilter, describeFilter } from '../ops/filters.ts';
 import {
   listJson,
   messageJson,
@@ -25,10 +25,10 @@ import {
   renderRedrive,
   renderUnverifiedParks,
   renderVerify,
-} from '../format.ts';
-import type { OpsSqs } from '../queue.ts';
-import { type RedrivePlan, type RedriveProgress, redriveDeadLetters, verifyRedrive } from '../redrive.ts';
-import { DEFAULT_GROUP_BY, type GroupKey, summarizeDeadLetters } from '../summary.ts';
+} from '../ops/format.ts';
+import type { OpsSqs } from '../ops/queue.ts';
+import { type RedrivePlan, type RedriveProgress, redriveDeadLetters, verifyRedrive } from '../ops/redrive.ts';
+import { DEFAULT_GROUP_BY, type GroupKey, summarizeDeadLetters } from '../ops/summary.ts';
 import {
   addConnectionOptions,
   type CommandRunner,

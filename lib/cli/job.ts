@@ -13,15 +13,15 @@
 import { type AttributeValue, type DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Command } from 'commander';
-import { readStackOutputs } from '../../console/aws.ts';
-import { defaultJobKey } from '../../runtime/idempotency/keys.ts';
-import { dynamodbEndpointOf, opsClientConfig } from '../client.ts';
-import { readDeadLetters } from '../dlq-reader.ts';
-import { type ChainDeadLetterQueue, type ReadJobItem, walkJobChain } from '../job-chain.ts';
-import { jobChainJson, renderJobChain } from '../job-chain-format.ts';
-import { type OpsSqs, validateQueueUrl } from '../queue.ts';
-import { readQueueStats } from '../stats.ts';
-import { tableReadError } from '../table-errors.ts';
+import { readStackOutputs } from '../console/aws.ts';
+import { dynamodbEndpointOf, opsClientConfig } from '../ops/client.ts';
+import { readDeadLetters } from '../ops/dlq-reader.ts';
+import { type ChainDeadLetterQueue, type ReadJobItem, walkJobChain } from '../ops/job-chain.ts';
+import { jobChainJson, renderJobChain } from '../ops/job-chain-format.ts';
+import { type OpsSqs, validateQueueUrl } from '../ops/queue.ts';
+import { readQueueStats } from '../ops/stats.ts';
+import { tableReadError } from '../ops/table-errors.ts';
+import { defaultJobKey } from '../runtime/idempotency/keys.ts';
 import {
   addConnectionOptions,
   type CommandRunner,

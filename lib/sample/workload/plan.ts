@@ -2,7 +2,7 @@
  * The plan of a workload: users, stocks, bookings (which ones are sold out, which payments are
  * resent) and the malformed messages, as pure data from the options.
  */
-import type { Booking } from '../../sample/domain.ts';
+import type { Booking } from '../domain.ts';
 import { seededUniform } from '../external-service.ts';
 import { type ResolvedWorkloadOptions, resolveWorkloadOptions, type WorkloadOptions } from './options.ts';
 

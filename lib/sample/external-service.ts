@@ -35,7 +35,7 @@
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { FAULT_HEADER, KILL_CALLER_VALUE } from './faults.ts';
+import { FAULT_HEADER, KILL_CALLER_VALUE } from '../local/faults.ts';
 
 /** Kinds of injected misbehaviour. */
 export const FAULT_KINDS = [

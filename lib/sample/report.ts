@@ -25,8 +25,8 @@
  * On an overloaded machine real timeouts can use up a job's attempts; the system then did the
  * right thing (retried, then dead-lettered with evidence), but the cause deserves a look.
  */
-import type { OrderLog } from '../sample/domain.ts';
-import { BOOKING_STEPS } from '../sample/domain.ts';
+import type { OrderLog } from './domain.ts';
+import { BOOKING_STEPS } from './domain.ts';
 import type { IdempotencyRecordSummary } from './workload/idempotency-records.ts';
 
 /**

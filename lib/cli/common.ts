@@ -4,9 +4,9 @@
  * turning its errors into one `error:` line and exit code 2.
  */
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { createOpsSqsClient, type OpsClientInput } from '../client.ts';
-import { OpsError } from '../errors.ts';
-import type { OpsSqs } from '../queue.ts';
+import { createOpsSqsClient, type OpsClientInput } from '../ops/client.ts';
+import { OpsError } from '../ops/errors.ts';
+import type { OpsSqs } from '../ops/queue.ts';
 import { CLI_EXIT, type CliIo, StdinError } from './io.ts';
 
 /** Flags every command has. */

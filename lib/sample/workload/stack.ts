@@ -1,9 +1,15 @@
 /** The sample stack started locally for a workload: the local runtime and the fake external service. */
-import { DomainRepository } from '../../sample/domain.ts';
-import { SAMPLE_JOB_TIMEOUT_SECONDS } from '../../sample/jobs.ts';
-import { resolveEndpointOptions } from '../emulators.ts';
+
+import { resolveEndpointOptions } from '../../local/emulators.ts';
+import {
+  type LocalRuntime,
+  type LocalRuntimeOptions,
+  RUNTIME_ENV,
+  startLocalRuntime,
+} from '../../local/runtime.ts';
+import { DomainRepository } from '../domain.ts';
 import { type ExternalService, startExternalService } from '../external-service.ts';
-import { type LocalRuntime, type LocalRuntimeOptions, RUNTIME_ENV, startLocalRuntime } from '../runtime.ts';
+import { SAMPLE_JOB_TIMEOUT_SECONDS } from '../jobs.ts';
 import type { LocalRunOptions } from '../workload.ts';
 import { addEmfMetrics } from './emf-metrics.ts';
 import { targetOf, type WorkloadTarget } from './target.ts';

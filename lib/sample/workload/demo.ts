@@ -5,9 +5,10 @@
  * Seeded after the report (never part of it). Sending them again completes again: each step
  * recognises its own earlier success, a paid booking returns its payment.
  */
-import type { DomainRepository } from '../../sample/domain.ts';
-import { sampleJobs } from '../../sample/jobs.ts';
-import type { SendExample } from '../serve.ts';
+
+import type { SendExample } from '../../local/serve.ts';
+import type { DomainRepository } from '../domain.ts';
+import { sampleJobs } from '../jobs.ts';
 import type { WorkloadTarget } from './target.ts';
 
 /** The demo's ids. */

@@ -7,8 +7,8 @@ import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import pLimit from 'p-limit';
 import { type BatchEntry, batchEntry, type JobClient } from '../../client/job-client.ts';
 import { createEnvelope } from '../../core/envelope.ts';
-import type { DomainRepository } from '../../sample/domain.ts';
-import { sampleJobs } from '../../sample/jobs.ts';
+import type { DomainRepository } from '../domain.ts';
+import { sampleJobs } from '../jobs.ts';
 import { type BadMessagePlan, jobKey, type WorkloadPlan } from './plan.ts';
 import type { WorkloadTarget } from './target.ts';
 

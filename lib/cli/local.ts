@@ -6,10 +6,10 @@
  * emulated event source mapping.
  */
 import { type Command, InvalidArgumentError } from 'commander';
-import { consoleBeside, EmfCompletions } from '../../console/local.ts';
-import { ENDPOINT_ENV } from '../../local/emulators.ts';
-import { LocalRuntimeError } from '../../local/errors.ts';
-import { serveLocal } from '../../local/serve.ts';
+import { consoleBeside, EmfCompletions } from '../console/local.ts';
+import { ENDPOINT_ENV } from '../local/emulators.ts';
+import { LocalRuntimeError } from '../local/errors.ts';
+import { serveLocal } from '../local/serve.ts';
 import { type CommandRunner, integer } from './common.ts';
 import { DEFAULT_CONSOLE_HOST } from './console.ts';
 import { CLI_EXIT } from './io.ts';

@@ -3,9 +3,9 @@
  * output streams, the environment, stdin, the SQS and CloudWatch clients, Ctrl-C, the clock.
  * bin/sqs-jobs.ts wires the real process.
  */
-import type { OpsClientInput } from '../client.ts';
-import type { MetricDataReader } from '../oldest-age.ts';
-import type { OpsSqs } from '../queue.ts';
+import type { OpsClientInput } from '../ops/client.ts';
+import type { MetricDataReader } from '../ops/oldest-age.ts';
+import type { OpsSqs } from '../ops/queue.ts';
 
 /** Where the CLI reads and writes; tests pass their own. */
 export interface CliIo {

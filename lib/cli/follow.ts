@@ -4,9 +4,9 @@
  * idempotency table(s), the endpoints when emulators are in use, and `--region` / `--profile` when
  * the job command could not find them by itself.
  */
-import { dynamodbEndpointOf, type OpsClientInput, opsClientConfig } from '../client.ts';
-import { type FollowCommand, shellWord } from '../format.ts';
-import { regionFromQueueUrl } from '../queue.ts';
+import { dynamodbEndpointOf, type OpsClientInput, opsClientConfig } from '../ops/client.ts';
+import { type FollowCommand, shellWord } from '../ops/format.ts';
+import { regionFromQueueUrl } from '../ops/queue.ts';
 import { createDynamodbClient, idempotencyTablesAt } from './dynamodb.ts';
 import type { CliIo } from './io.ts';
 

@@ -11,11 +11,11 @@
  * Children exist only when their parent completed (`ctx.enqueue` sends on success only), so
  * the set of jobs that must reach a final state follows from the parents' evidence.
  */
-import type { DomainSnapshot } from '../../sample/domain.ts';
-import { CONFIRMATION_TEMPLATE, sampleJobs } from '../../sample/jobs.ts';
-import { SAMPLE_QUEUES } from '../../sample/topology.ts';
+import type { DomainSnapshot } from '../domain.ts';
 import { FAILING_FAULT_KINDS, type FaultKind } from '../external-service.ts';
+import { CONFIRMATION_TEMPLATE, sampleJobs } from '../jobs.ts';
 import type { DeadLetterFact, JobOutcome } from '../report.ts';
+import { SAMPLE_QUEUES } from '../topology.ts';
 import type { CollectedDeadLetter } from './dead-letters.ts';
 import { jobKey, type WorkloadPlan } from './plan.ts';
 import type { SentLedger } from './send.ts';

@@ -12,14 +12,14 @@
  */
 import { statSync } from 'node:fs';
 import { type Command, Option } from 'commander';
-import { JobClient } from '../../client/job-client.ts';
-import { JobClientError } from '../../client/job-client-error.ts';
-import { createEnvelope, EnvelopeError } from '../../core/envelope.ts';
-import type { JobLogger } from '../../core/logger.ts';
-import { MAX_DELAY_SECONDS } from '../../core/message-parameters.ts';
-import { translateSqsError } from '../errors.ts';
-import type { OpsSqs } from '../queue.ts';
-import { validateQueueUrl } from '../queue.ts';
+import { JobClient } from '../client/job-client.ts';
+import { JobClientError } from '../client/job-client-error.ts';
+import { createEnvelope, EnvelopeError } from '../core/envelope.ts';
+import type { JobLogger } from '../core/logger.ts';
+import { MAX_DELAY_SECONDS } from '../core/message-parameters.ts';
+import { translateSqsError } from '../ops/errors.ts';
+import type { OpsSqs } from '../ops/queue.ts';
+import { validateQueueUrl } from '../ops/queue.ts';
 import {
   addConnectionOptions,
   type CommandRunner,

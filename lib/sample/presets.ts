@@ -3,8 +3,9 @@
  * one-minute sample run with external API faults) and the soak (`npm run soak`: 10,000 jobs with
  * every fault kind on). Pure; bin/start.ts reads them.
  */
-import { SAMPLE_JOB_TIMEOUT_SECONDS } from '../sample/jobs.ts';
-import type { AwsFaultRates } from './fault-proxy.ts';
+
+import type { AwsFaultRates } from '../local/fault-proxy.ts';
+import { SAMPLE_JOB_TIMEOUT_SECONDS } from './jobs.ts';
 
 /** Jobs per booking when nothing is dead-lettered: reserve, confirm, invoice, email, payment. */
 export const JOBS_PER_BOOKING = 5;
