@@ -173,6 +173,7 @@ describe('JobQueue: FIFO queue with table, topic and enqueue targets', () => {
       JOBS_DLQ_URL: { Ref: logicalId(booking.deadLetterQueue) },
       JOBS_MAX_ATTEMPTS: '5',
       JOBS_JOB_TIMEOUT_SECONDS: '10',
+      JOBS_GROUP_PARKING: 'true',
       JOBS_IDEMPOTENCY_TABLE: { Ref: logicalId(table.table) },
       JOBS_QUEUE_URL_MAIL_OUT: { Ref: logicalId(other) },
       JOBS_QUEUE_URL_BOOKING: { Ref: logicalId(booking.queue) },
