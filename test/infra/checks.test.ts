@@ -17,8 +17,8 @@ import {
   JobsConfigError,
   jobsAppContext,
   runJobsApp,
-  TEMPLATE_VALIDATOR_ERRORS_FLAG,
 } from '../../lib/constructs/index.ts';
+import { TEMPLATE_VALIDATOR_ERRORS_FLAG } from '../../lib/constructs/checks.ts';
 import { removeDir, tempOutdir } from './helpers.ts';
 
 const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
