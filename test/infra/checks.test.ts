@@ -11,6 +11,7 @@ import { App, CfnResource, Stack } from 'aws-cdk-lib';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { afterAll, describe, expect, it } from 'vitest';
+import { TEMPLATE_VALIDATOR_ERRORS_FLAG } from '../../lib/constructs/checks.ts';
 import {
   applyJobsChecks,
   createJobsApp,
@@ -18,7 +19,6 @@ import {
   jobsAppContext,
   runJobsApp,
 } from '../../lib/constructs/index.ts';
-import { TEMPLATE_VALIDATOR_ERRORS_FLAG } from '../../lib/constructs/checks.ts';
 import { removeDir, tempOutdir } from './helpers.ts';
 
 const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
