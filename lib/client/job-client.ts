@@ -443,8 +443,23 @@ function singleResult({ sent, failed }: BatchResult, type: string): SendResult {
  * Sends jobs to their queues.
  *
  * @example
+ * ```ts
+ * import { defineJob } from 'sqs-jobs'; // or a job's { type, queue, schema } from plain JavaScript
+ * import { JobClient, queueUrlsFromEnv } from 'sqs-jobs/client';
+ * import { z } from 'zod';
+ *
+ * const reserveInventory = defineJob({
+ *   type: 'booking.reserve-inventory',
+ *   queue: 'booking',
+ *   schema: z.object({ bookingId: z.string() }),
+ *   async run() {},
+ * });
+ *
+ * // Queue URLs from JOBS_QUEUE_URL_<NAME> variables, e.g. JOBS_QUEUE_URL_BOOKING.
  * const client = new JobClient({ source: '/services/checkout', queueUrls: queueUrlsFromEnv() });
- * await client.send(reserveInventory, { bookingId }, { partitionKey: userId });
+ * const { id } = await client.send(reserveInventory, { bookingId: 'b-1' }, { partitionKey: 'user-7' });
+ * console.log(`sent job ${id}`);
+ * ```
  *
  * @throws {JobClientError} `InvalidOptions` from the constructor, listing every bad option (an
  *   unknown key too, with the nearest known one: options from plain JavaScript are not typed).

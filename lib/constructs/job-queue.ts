@@ -97,6 +97,32 @@ export type { JobDefinitionLike, JobQueueAlarms, JobQueueProps } from './job-que
  * is left out, `sqs-jobs:parkOnStandardQueue` when `onDeadLetter` or a job of `jobs` asks to park
  * on a standard queue.
  *
+ * @example
+ * ```ts
+ * import { Stack } from 'aws-cdk-lib';
+ * import { defineJob } from 'sqs-jobs';
+ * import { createJobsApp, IdempotencyTable, JobQueue } from 'sqs-jobs/cdk';
+ * import { z } from 'zod';
+ *
+ * const issueInvoice = defineJob({
+ *   type: 'billing.issue-invoice',
+ *   queue: 'billing',
+ *   schema: z.object({ orderId: z.string() }),
+ *   async run() {},
+ * });
+ *
+ * const app = createJobsApp(); // cdk-nag and template validator findings as errors
+ * const stack = new Stack(app, 'Billing');
+ * const table = new IdempotencyTable(stack, 'Idempotency');
+ * new JobQueue(stack, 'BillingQueue', {
+ *   name: 'billing',
+ *   entry: 'workers/billing.ts', // exports `handler = createWorker(...)`; relative to projectRoot
+ *   jobs: [issueInvoice], // maxAttempts and jobTimeoutSeconds follow from them
+ *   idempotencyTable: table.table,
+ * });
+ * app.synth();
+ * ```
+ *
  * @throws {JobsConfigError} listing every problem, one line each starting with the prop's name
  *   (the rules live in ./job-queue/rules, one module per group, each citing its AWS page):
  *   - required: `name`, `entry`, `idempotencyTable` (a table or `false`), and `maxAttempts` /

@@ -215,6 +215,26 @@ export const DEFAULT_JOB_TIMEOUT_SECONDS = 30;
 
 /**
  * Defines a job type.
+ *
+ * @example
+ * ```ts
+ * import { defineJob, PermanentError } from 'sqs-jobs';
+ * import { z } from 'zod';
+ *
+ * export const issueInvoice = defineJob({
+ *   type: 'billing.issue-invoice', // the envelope's `type`; unique within a worker
+ *   queue: 'billing', // logical queue name (the JobQueue's `name`)
+ *   schema: z.object({ orderId: z.string() }),
+ *   retry: { maxAttempts: 5, baseDelaySeconds: 2 },
+ *   timeoutSeconds: 10, // aborts ctx.signal
+ *   async run({ orderId }, ctx) {
+ *     if (orderId === '') throw new PermanentError('no order id'); // to the DLQ at once
+ *     const invoiceId = await ctx.once('create', async () => `invoice-${orderId}`); // a retry skips it
+ *     return { invoiceId };
+ *   },
+ * });
+ * ```
+ *
  * @throws {JobError} when the spec is not an object, has an unknown field, or `type`, `queue`,
  *   `schema`, `run`, `timeoutSeconds`, `retry`, `idempotency` or `onDeadLetter` is invalid (all
  *   problems in one message).

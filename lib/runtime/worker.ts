@@ -141,6 +141,24 @@ interface WorkerSetup {
 /**
  * Builds the SQS batch handler.
  *
+ * @example
+ * ```ts
+ * // workers/billing.ts: the entry of the billing JobQueue's function
+ * import { createWorker, defineJob } from 'sqs-jobs';
+ * import { z } from 'zod';
+ *
+ * const issueInvoice = defineJob({
+ *   type: 'billing.issue-invoice',
+ *   queue: 'billing',
+ *   schema: z.object({ orderId: z.string() }),
+ *   async run({ orderId }) {
+ *     return { invoiceId: `invoice-${orderId}` };
+ *   },
+ * });
+ *
+ * export const handler = createWorker({ jobs: [issueInvoice] });
+ * ```
+ *
  * @returns a Middy-wrapped `(event: SQSEvent, context: Context) => Promise<SQSBatchResponse>`.
  * @throws {WorkerConfigError} at once for mistakes in code: no options, `jobs` not made by
  *   `defineJob`, duplicate job types, a bad `maxConcurrency`, `deadlineMarginMs` or

@@ -11,13 +11,13 @@ import { App, CfnResource, Stack } from 'aws-cdk-lib';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { afterAll, describe, expect, it } from 'vitest';
+import { TEMPLATE_VALIDATOR_ERRORS_FLAG } from '../../lib/constructs/checks.ts';
 import {
   applyJobsChecks,
   createJobsApp,
   JobsConfigError,
   jobsAppContext,
   runJobsApp,
-  TEMPLATE_VALIDATOR_ERRORS_FLAG,
 } from '../../lib/constructs/index.ts';
 import { removeDir, tempOutdir } from './helpers.ts';
 

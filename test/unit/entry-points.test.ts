@@ -2,7 +2,9 @@
  * What each published entry point pulls in (package.json `exports`): a Lambda worker importing
  * `sqs-jobs` must not bundle the CDK or the CLI, a producer importing `sqs-jobs/client` gets the
  * SQS client only, and every package an entry point reaches is one the package declares, so an
- * install from the registry can run it.
+ * install from the registry can run it. And what each one exports, pinned: the public API is what
+ * README.md, docs/ and examples/ use plus the types of those signatures, so a name added to an
+ * entry point fails here until the list below grows with it (a decision made in review).
  */
 import { readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
@@ -59,6 +61,207 @@ async function reach(entry: string): Promise<Reach> {
   }
   return { files: Object.keys(result.metafile.inputs), packages };
 }
+
+/**
+ * The public API of each entry point. Growing it is a decision: add the name here in the same
+ * change, with the doc or example that uses it; everything else stays internal (tests import it
+ * by path).
+ */
+const PUBLIC_API: Record<string, { values: string[]; types: string[] }> = {
+  '.': {
+    values: [
+      'ChildRejectedError',
+      'EnvelopeError',
+      'GroupParkedError',
+      'IdempotencyRecordError',
+      'JobDataInvalidError',
+      'JobError',
+      'JobIdentityError',
+      'JobTimeoutError',
+      'LeaseExpiredError',
+      'PayloadMismatchError',
+      'PermanentError',
+      'StepValueNotStoredError',
+      'TransientError',
+      'UnknownJobTypeError',
+      'WorkerConfigError',
+      'classifyError',
+      'createWorker',
+      'defineJob',
+      'parseRetryAfterMs',
+    ],
+    types: [
+      'BeginOutcome',
+      'BeginRequest',
+      'DeadLetterPolicy',
+      'EnqueueOptions',
+      'ErrorClassification',
+      'IdempotencyGuard',
+      'JobContext',
+      'JobDefinition',
+      'JobIdempotencyOptions',
+      'JobLineage',
+      'JobLogger',
+      'JobSpec',
+      'Lease',
+      'LeaseExpiredPolicy',
+      'LeaseWrite',
+      'RetryPolicy',
+      'SqsSender',
+      'StepValue',
+      'WorkerHandler',
+      'WorkerOptions',
+    ],
+  },
+  './client': {
+    values: ['JobClient', 'JobClientError', 'JobError', 'batchEntry', 'queueUrlsFromEnv'],
+    types: [
+      'BatchEntry',
+      'BatchResult',
+      'CheckedEnvelope',
+      'ClientRetryOptions',
+      'EntryProblem',
+      'FailedEntry',
+      'JobClientOptions',
+      'JobEnvelope',
+      'ParentLink',
+      'SendEnvelopeOptions',
+      'SendOptions',
+      'SendResult',
+      'SendableJob',
+      'SentEntry',
+      'SqsBatchSender',
+    ],
+  },
+  './cdk': {
+    values: [
+      'AlarmTopic',
+      'IdempotencyTable',
+      'JobQueue',
+      'JobsConfigError',
+      'JobsConstructError',
+      'JobsDashboard',
+      'applyJobsChecks',
+      'createJobsApp',
+      'jobsAppContext',
+      'runJobsApp',
+    ],
+    types: [
+      'AlarmTopicProps',
+      'IdempotencyTableProps',
+      'JobDefinitionLike',
+      'JobQueueAlarms',
+      'JobQueueProps',
+      'JobsAppProps',
+      'JobsChecksOptions',
+      'JobsDashboardProps',
+      'JobsNagOptions',
+      'RunJobsAppOptions',
+    ],
+  },
+  './ops': {
+    values: [
+      'DeadLetterReader',
+      'OpsError',
+      'cloudWatchOldestAges',
+      'compileFilter',
+      'listQueueUrls',
+      'readDeadLetters',
+      'readQueueStats',
+      'redriveDeadLetters',
+      'redriveDeduplicationId',
+      'renderJobChain',
+      'summarizeDeadLetters',
+      'verifyRedrive',
+      'walkJobChain',
+    ],
+    types: [
+      'CameBackItem',
+      'ChainDeadLetter',
+      'ChainDeadLetterQueue',
+      'ChainJob',
+      'ChainJobState',
+      'DeadLetterEvidenceAttributes',
+      'DeadLetterFilter',
+      'DeadLetterGroup',
+      'DeadLetterMessage',
+      'DeadLetterQueueStats',
+      'DeadLetterRead',
+      'DeadLetterReaderOptions',
+      'DeadLetterSummary',
+      'FailedItem',
+      'GroupKey',
+      'JobChain',
+      'JobIdentity',
+      'JobName',
+      'MetricDataReader',
+      'MetricDataRequest',
+      'MetricDataResponse',
+      'MovedItem',
+      'NotDeletedItem',
+      'OldestMessageAge',
+      'OldestMessageAgeSource',
+      'OpsErrorCode',
+      'OpsSqs',
+      'QueueInfo',
+      'QueueStats',
+      'QueueStatsReport',
+      'ReadDeadLettersOptions',
+      'ReadJobItem',
+      'ReadQueueStatsOptions',
+      'RedriveItem',
+      'RedriveOptions',
+      'RedrivePlan',
+      'RedriveResult',
+      'ReleaseFailure',
+      'ReleaseReport',
+      'ReturnMatch',
+      'SkippedItem',
+      'StrandedParked',
+      'VerifyRedriveOptions',
+      'VerifyRedriveResult',
+      'WalkJobChainOptions',
+    ],
+  },
+};
+
+/**
+ * The names an index file re-exports, read from its `export { ... } from` lines: `type X`
+ * (or a whole `export type { ... }`) is a type, the rest values. tsc checks the index itself.
+ */
+function declaredExports(file: string): { values: string[]; types: string[] } {
+  const source = readFileSync(new URL(file, root), 'utf8');
+  const values: string[] = [];
+  const types: string[] = [];
+  for (const [, typeOnly, names] of source.matchAll(/^export\s+(type\s+)?\{([^}]*)\}\s+from\s/gm)) {
+    for (const entry of (names as string)
+      .split(',')
+      .map((n) => n.trim())
+      .filter(Boolean)) {
+      const isType = typeOnly !== undefined || entry.startsWith('type ');
+      (isType ? types : values).push(entry.replace(/^type\s+/, ''));
+    }
+  }
+  if (/^export\s+(\*|default|const|function|class|interface|type\s+\w+\s*=)/m.test(source)) {
+    throw new Error(
+      `${file}: an entry point only re-exports by name (export { ... } from), so this test can read it`,
+    );
+  }
+  return { values: values.sort(), types: types.sort() };
+}
+
+describe('the public API of each entry point (growing it is a decision made in review)', () => {
+  for (const [subpath, pinned] of Object.entries(PUBLIC_API)) {
+    it(`${subpath === '.' ? 'sqs-jobs' : `sqs-jobs/${subpath.slice(2)}`} exports exactly its pinned names`, async () => {
+      const file = sourceOf(subpath);
+      const loaded = Object.keys(await import(new URL(file, root).href)).sort();
+      expect(loaded, `${file}: the values it exports at run time`).toEqual([...pinned.values].sort());
+      const declared = declaredExports(file);
+      expect(declared.values, `${file}: the values its export lines name`).toEqual([...pinned.values].sort());
+      expect(declared.types, `${file}: the types its export lines name`).toEqual([...pinned.types].sort());
+    });
+  }
+});
 
 describe('entry points', () => {
   it('sqs-jobs (the Lambda runtime) reaches neither the CDK, the CLI, the DLQ tools nor the local runtime', async () => {

@@ -1,0 +1,80 @@
+/**
+ * The `@example` of each main API (`defineJob`, `createWorker`, `JobClient`, `JobQueue`) is code
+ * that compiles: its ```ts blocks are written as files of a temporary project inside the repo
+ * (importing the package by name, `sqs-jobs`, which tsconfig paths resolve to lib/) and checked
+ * by the tsc binary (TypeScript 7 is native: no JS API). A failure names the example.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const root = new URL('../../', import.meta.url).pathname;
+
+/** Where each example lives: the file and the declaration its docstring documents. */
+const DOCUMENTED = [
+  { name: 'defineJob', file: 'lib/runtime/job.ts', declaration: 'export function defineJob' },
+  { name: 'createWorker', file: 'lib/runtime/worker.ts', declaration: 'export function createWorker' },
+  { name: 'JobClient', file: 'lib/client/job-client.ts', declaration: 'export class JobClient' },
+  { name: 'JobQueue', file: 'lib/constructs/job-queue.ts', declaration: 'export class JobQueue' },
+] as const;
+
+/** The ```ts blocks after `@example` in the docstring right above `declaration`, without the ` * ` margin. */
+function examplesOf(source: string, declaration: string): string[] {
+  const at = source.indexOf(`\n${declaration}`);
+  if (at < 0) return [];
+  const before = source.slice(0, at);
+  if (!before.endsWith('*/')) return [];
+  const docstring = before.slice(before.lastIndexOf('/**'));
+  const lines = docstring.split('\n').map((line) => line.replace(/^\s*\* ?/, ''));
+  const examples: string[] = [];
+  let inExample = false;
+  let block: string[] | undefined;
+  for (const line of lines) {
+    if (block !== undefined) {
+      if (line.trim() === '```') {
+        examples.push(block.join('\n'));
+        block = undefined;
+      } else block.push(line);
+    } else if (line.startsWith('@example')) inExample = true;
+    else if (line.startsWith('@')) inExample = false;
+    else if (inExample && /^```(ts|typescript)\s*$/.test(line.trim())) block = [];
+  }
+  return examples;
+}
+
+describe('the @example of each main API type-checks', () => {
+  it('defineJob, createWorker, JobClient and JobQueue each have a ```ts @example that tsc accepts', () => {
+    const dir = join(root, `.doc-examples-${process.pid}`);
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir);
+    try {
+      const files = new Map<string, string>();
+      for (const { name, file, declaration } of DOCUMENTED) {
+        const examples = examplesOf(readFileSync(join(root, file), 'utf8'), declaration);
+        expect(examples.length, `${name} (${file}) has no \`\`\`ts block under @example`).toBeGreaterThan(0);
+        examples.forEach((code, i) => {
+          const example = `${name}-${i + 1}.ts`;
+          files.set(example, `${name} (${file}), example ${i + 1}`);
+          writeFileSync(join(dir, example), `${code}\n`);
+        });
+      }
+      writeFileSync(
+        join(dir, 'tsconfig.json'),
+        JSON.stringify({ extends: '../tsconfig.json', include: ['*.ts'] }),
+      );
+      const tsc = spawnSync(join(root, 'node_modules', '.bin', 'tsc'), ['--noEmit', '-p', dir], {
+        cwd: root,
+        encoding: 'utf8',
+      });
+      const output = `${tsc.stdout}${tsc.stderr}`;
+      const failing = [...files].filter(([example]) => output.includes(example)).map(([, what]) => what);
+      expect(
+        { exit: tsc.status, failing },
+        `tsc rejects the examples of ${failing.join(', ') || '(none named)'}:\n${output}`,
+      ).toEqual({ exit: 0, failing: [] });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
