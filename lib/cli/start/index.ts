@@ -18,7 +18,8 @@ export type { StartIo, StopSignal } from './io.ts';
 
 /**
  * Runs `npm start` with `argv` (the user's arguments, without `node` and the script).
- * @returns the exit code; never throws (errors are `error:` lines on `io.stderr`).
+ * @returns the exit code; an error that stops the run is an `error:` line on `io.stderr` (its stack
+ *   trace too with `SQS_JOBS_DEBUG=1` in `io.env`).
  */
 export async function runStartCli(argv: readonly string[], io: StartIo): Promise<number> {
   const request = parseStartArgs(argv, io);
