@@ -1,7 +1,7 @@
 /**
  * The presets of a local run and how the command line's numbers become a run: `npm start` (a
  * one-minute sample run with external API faults) and the soak (`npm run soak`: 10,000 jobs with
- * every fault kind on). Pure; bin/start.ts reads them.
+ * every fault kind on). Pure; lib/cli/start/ reads them.
  */
 
 import type { AwsFaultRates } from '../local/fault-proxy.ts';

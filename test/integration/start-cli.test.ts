@@ -1,6 +1,7 @@
 /**
  * `npm start` as a user runs it: a child process on bin/start.ts, a small workload, the JSON
- * report on stdout, the exit code.
+ * report on stdout, the exit code, Ctrl-C. Its flags, help and refusals are tested in process
+ * (test/unit/start-cli.test.ts).
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -45,99 +46,6 @@ function start(
 }
 
 describe('npm start', () => {
-  it('documents every flag in --help', async () => {
-    const { code, stdout } = await start(['--help']);
-    expect(code).toBe(0);
-    for (const flag of [
-      '--users',
-      '--bookings-per-user',
-      '--seed',
-      '--fault-rate',
-      '--timeout-rate',
-      '--throttle-rate',
-      '--unavailable-rate',
-      '--bad-request-rate',
-      '--slow-rate',
-      '--lost-response-rate',
-      '--visibility-timeout-seconds',
-      '--out-of-stock',
-      '--malformed',
-      '--duplicates',
-      '--timeout-seconds',
-      '--endpoint',
-      '--json',
-      '--keep-running',
-      '--console',
-      '--no-workload',
-      '--console-port',
-      '--read-only',
-    ]) {
-      expect(stdout).toContain(flag);
-    }
-    expect(stdout).toContain('SQS_JOBS_ENDPOINT_URL');
-  }, 30_000);
-
-  it('refuses a bad flag value with exit code 2 and a message naming it', async () => {
-    const { code, stderr } = await start(['--fault-rate', '1.5']);
-    expect(code).toBe(2);
-    expect(stderr).toMatch(/--fault-rate.*must be a number from 0 to 1/);
-  }, 30_000);
-
-  it('names a misspelled flag as unknown, with the flag meant, and exits 2 before anything starts', async () => {
-    const typos = [
-      ['--user', '--users'],
-      ['--fault-rat', '--fault-rate'],
-      ['--keep-runing', '--keep-running'],
-      ['--timeout-second', '--timeout-seconds'],
-    ] as const;
-    const runs = await Promise.all(typos.map(([typo]) => start([typo, '3'])));
-    runs.forEach(({ code, stdout, stderr }, i) => {
-      const [typo, meant] = typos[i] as (typeof typos)[number];
-      expect(code).toBe(2);
-      expect(stdout).toBe('');
-      expect(stderr).toBe(`error: unknown option '${typo}'\n(Did you mean ${meant}?)\n`);
-    });
-  }, 60_000);
-
-  it('refuses --endpoint that is not an http(s) URL at flag parsing, naming it, before anything starts', async () => {
-    const { code, stdout, stderr } = await start(['--endpoint', 'notaurl']);
-    expect(code).toBe(2);
-    expect(stderr).toMatch(/--endpoint.*notaurl.*must be an http\(s\) URL/);
-    expect(stdout).toBe('');
-  }, 30_000);
-
-  it('names an unreachable endpoint in one line, without a stack, and exits 2', async () => {
-    const { code, stdout, stderr } = await start(['--endpoint', 'http://127.0.0.1:1']);
-    expect(code).toBe(2);
-    expect(stderr.trim().split('\n')).toEqual([
-      expect.stringMatching(
-        /^error: cannot reach the endpoint http:\/\/127\.0\.0\.1:1 \(ECONNREFUSED\): check that it is running and reachable/,
-      ),
-    ]);
-    expect(stderr).not.toMatch(/\n\s+at /);
-    expect(stdout).not.toContain('synthesizing');
-  }, 30_000);
-
-  it('bounds --users and --bookings-per-user', async () => {
-    const users = await start(['--users', '1e9']);
-    expect(users.code).toBe(2);
-    expect(users.stderr).toMatch(/--users.*must be an integer from 1 to 10,000/);
-    const bookings = await start(['--bookings-per-user', '21']);
-    expect(bookings.code).toBe(2);
-    expect(bookings.stderr).toMatch(/--bookings-per-user.*must be an integer from 1 to 20/);
-  }, 30_000);
-
-  it('names every rate it summed when the fault rates add up to more than 1', async () => {
-    const { code, stderr } = await start(['--timeout-rate', '0.6', '--throttle-rate', '0.6']);
-    expect(code).toBe(2);
-    expect(stderr).toContain('the fault rates add up to 1.2525, more than 1');
-    expect(stderr).toContain('--timeout-rate 0.6');
-    expect(stderr).toContain('--throttle-rate 0.6');
-    expect(stderr).toContain('503 0.0175 (35% of --fault-rate 0.05)');
-    expect(stderr).toContain('400 0.005 (10% of --fault-rate 0.05)');
-    expect(stderr).toContain('slow --slow-rate 0.03');
-  }, 30_000);
-
   it('exits 2 with "not finished", not lost, when the deadline comes before the queues drain', async () => {
     const { code, stdout, stderr } = await start([
       '--users',

@@ -238,11 +238,4 @@ describe('npm start -- --keep-running', () => {
     expect((await running.exited).code).toBe(0);
     expect(running.stderr()).toMatch(/stopping: .*\nstopped\n$/);
   }, 180_000);
-
-  it('--no-workload refuses the workload flags', async () => {
-    running = spawnStart(['--no-workload', '--users', '3']);
-    const { code } = await running.exited;
-    expect(code).toBe(2);
-    expect(running.stderr()).toMatch(/--no-workload runs no workload: --users has nothing to do/);
-  }, 60_000);
 });
