@@ -23,7 +23,7 @@ const LAYERS = [
   // operations on queues
   ['index.ts', 'constructs', 'local', 'ops'],
   ['console', 'sample'], // the web console; the sample app
-  ['cli', 'stacks'], // the sqs-jobs command; the deployable sample stack
+  ['cli', 'stacks', 'build'], // the sqs-jobs command; the deployable sample stack; the package build
 ];
 
 /** `^lib/(a|b)(/|$)`: the modules of these folders of lib/ (or lib/index.ts). */
