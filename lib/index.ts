@@ -86,7 +86,7 @@ export {
   type StepValue,
 } from './runtime/job.ts';
 export { lineageOf } from './runtime/lineage.ts';
-export { DEADLINE_RELEASE_SECONDS } from './runtime/record.ts';
+export { DEADLINE_RELEASE_SECONDS } from './runtime/record/index.ts';
 export type { SqsSender } from './runtime/sqs-port.ts';
 export {
   createWorker,
