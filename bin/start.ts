@@ -35,6 +35,8 @@ import cliProgress from 'cli-progress';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_CONSOLE_HOST } from '../lib/cli/console.ts';
 import { consoleBeside, EmfCompletions } from '../lib/console/local.ts';
+import { findInChain } from '../lib/core/error-chain.ts';
+import { UNREACHABLE_CODES } from '../lib/core/network-errors.ts';
 import { ENDPOINT_ENV, resolveEndpointOptions } from '../lib/local/emulators.ts';
 import { type BesideRuntime, type StartBeside, serveRunning } from '../lib/local/serve.ts';
 import type { FaultRates } from '../lib/sample/external-service.ts';
@@ -434,33 +436,17 @@ function faultRates(flags: StartFlags): FaultRates {
   };
 }
 
-/** Socket errors that mean an endpoint is not there (nothing listening, unknown host, no route). */
-const UNREACHABLE_CODES = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'ETIMEDOUT',
-  'ECONNRESET',
-]);
-
-/** The socket error code anywhere in an error's cause chain (or an AggregateError's errors). */
-export function unreachableCode(err: unknown, depth = 0): string | undefined {
-  if (depth > 8 || typeof err !== 'object' || err === null) return undefined;
-  const { code, cause, errors, name } = err as {
-    code?: unknown;
-    cause?: unknown;
-    errors?: unknown;
-    name?: unknown;
-  };
-  if (typeof code === 'string' && UNREACHABLE_CODES.has(code)) return code;
-  if (name === 'TimeoutError' && depth > 0) return 'ETIMEDOUT';
-  for (const inner of [cause, ...(Array.isArray(errors) ? errors : [])]) {
-    const found = unreachableCode(inner, depth + 1);
-    if (found) return found;
-  }
-  return undefined;
+/** The unreachable-endpoint code (core/network-errors.ts) anywhere in an error's cause chain (or an AggregateError's errors). */
+export function unreachableCode(err: unknown): string | undefined {
+  return findInChain(
+    err,
+    (node, depth) => {
+      const { code, name } = node as { code?: unknown; name?: unknown };
+      if (typeof code === 'string' && UNREACHABLE_CODES.has(code)) return code;
+      return name === 'TimeoutError' && depth > 0 ? 'ETIMEDOUT' : undefined;
+    },
+    { maxDepth: 8, aggregate: true },
+  );
 }
 
 /** One line for an unreachable endpoint: which one, what failed, what to check. */
