@@ -4,9 +4,7 @@
  * an expired lease dead-lettered (`onLeaseExpired: 'dead-letter'`), or a store outage retried
  * without spending an attempt.
  */
-import { backoffDelaySeconds } from '../../core/backoff.ts';
 import type { JobEnvelope } from '../../core/envelope.ts';
-import { classifyError } from '../../core/errors.ts';
 import type { IdempotencyGuard, Lease } from '../idempotency/guard.ts';
 import { LeaseExpiredError } from '../worker-errors.ts';
 import { deadLetter } from './dead-lettering.ts';
@@ -14,6 +12,7 @@ import type { AnyJob } from './deps.ts';
 import { type RecordOutcome, retry } from './outcome.ts';
 import { unparkAfterCompletion } from './parked-group.ts';
 import type { RecordRun } from './record-run.ts';
+import { storeUnavailable } from './store-unavailable.ts';
 
 /**
  * Asks the guard; returns the lease to run under, or the record's outcome when it must not run.
@@ -48,32 +47,15 @@ export async function beginLease(
   } catch (error) {
     // Only the store's own call is in this try: what the message decides (key, hash) was computed
     // before, so a failure here is the store's answer (throttling, network), not the message's.
-    const classification = classifyError(error, deps.now());
-    if (classification.kind === 'permanent') {
-      return {
-        outcome: await deadLetter(run, {
-          error,
-          reason: classification.reason,
-          attempts: run.receiveCount,
-          job,
-        }),
-      };
-    }
-    // The store could not answer: no attempt was counted, so do not dead-letter on its account;
-    // the queue's maxReceiveCount (above maxAttempts) is the safety net for a long outage.
-    const delaySeconds = backoffDelaySeconds(
-      run.receiveCount,
-      job.retry,
-      classification.minDelayMs,
-      deps.random,
-    );
-    run.logger.warn('idempotency store unavailable; record will be retried', {
-      outcome: 'retry',
-      reason: classification.reason,
-      delaySeconds,
-      error,
-    });
-    return { outcome: retry(delaySeconds, 'guard-unavailable') };
+    return {
+      outcome: await storeUnavailable(
+        run,
+        job,
+        error,
+        'idempotency store unavailable; record will be retried',
+        false,
+      ),
+    };
   }
 
   switch (begun.status) {

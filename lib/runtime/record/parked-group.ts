@@ -4,13 +4,13 @@
  * park. Only a parking worker with a FIFO group does any read or write here.
  */
 import { backoffDelaySeconds } from '../../core/backoff.ts';
-import { classifyError } from '../../core/errors.ts';
 import { GROUP_PARKED_REASON } from '../dead-letter.ts';
 import type { BatchParking } from '../group-park.ts';
 import { deadLetter } from './dead-lettering.ts';
 import type { AnyJob } from './deps.ts';
 import { type RecordOutcome, retry } from './outcome.ts';
 import type { RecordRun } from './record-run.ts';
+import { storeUnavailable } from './store-unavailable.ts';
 
 /**
  * FIFO, parking worker: what the park of the record's group means for it (read once per group
@@ -25,29 +25,13 @@ export async function checkParkedGroup(run: RecordRun, job: AnyJob): Promise<Rec
   try {
     check = await deps.parking.check(groupId, run.identity.pks);
   } catch (error) {
-    const classification = classifyError(error, deps.now());
-    if (classification.kind === 'permanent') {
-      return deadLetter(run, {
-        error,
-        reason: classification.reason,
-        attempts: run.receiveCount,
-        job,
-        noPark: true,
-      });
-    }
-    const delaySeconds = backoffDelaySeconds(
-      run.receiveCount,
-      job.retry,
-      classification.minDelayMs,
-      deps.random,
-    );
-    run.logger.warn('could not read whether the message group is parked; record will be retried', {
-      outcome: 'retry',
-      reason: classification.reason,
-      delaySeconds,
+    return storeUnavailable(
+      run,
+      job,
       error,
-    });
-    return retry(delaySeconds, 'guard-unavailable');
+      'could not read whether the message group is parked; record will be retried',
+      true,
+    );
   }
   if (check.kind === 'free') return undefined;
   if (check.kind === 'blocker') {
