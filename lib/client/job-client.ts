@@ -19,6 +19,7 @@ import type { JobEnvelope } from '../core/envelope.ts';
 import { classifyError } from '../core/errors.ts';
 import type { JobLogger } from '../core/logger.ts';
 import { SQS_MAX_BATCH_ENTRIES, SQS_MAX_MESSAGE_BYTES } from '../core/message-size.ts';
+import type { TransientNetworkCode } from '../core/network-errors.ts';
 import { type EntryProblem, JobClientError } from './job-client-error.ts';
 import { describeValue, isPlainObject, unknownKeyProblems } from './option-keys.ts';
 import {
@@ -324,9 +325,23 @@ function errorMessage(error: unknown): string {
 /** SDK errors of a credential or token provider (`@smithy/property-provider`). */
 const PROVIDER_ERROR_NAMES = new Set(['CredentialsProviderError', 'TokenProviderError', 'ProviderError']);
 
+/**
+ * Network codes that, named in a provider's message, make its failure retryable: deliberately
+ * narrower than the transient list (core/network-errors.ts), since a credentials endpoint whose
+ * host does not resolve or route (ENOTFOUND, EHOSTUNREACH) is a setup problem to report at once.
+ */
+const PROVIDER_RETRYABLE_CODES = [
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'EAI_AGAIN',
+  'ETIMEDOUT',
+] as const satisfies readonly TransientNetworkCode[];
+
 /** A provider's failure that a retry can outlive: the credentials endpoint timed out or throttled. */
-const TRANSIENT_PROVIDER_MESSAGE =
-  /throttl|too many requests|timed? ?out|timeout|ECONNRESET|ECONNREFUSED|EAI_AGAIN|ETIMEDOUT|socket hang up|\b(?:429|5\d\d)\b/i;
+const TRANSIENT_PROVIDER_MESSAGE = new RegExp(
+  `throttl|too many requests|timed? ?out|timeout|${PROVIDER_RETRYABLE_CODES.join('|')}|socket hang up|\\b(?:429|5\\d\\d)\\b`,
+  'i',
+);
 
 /**
  * The setup problem of a request that failed before it was sent, or undefined. The SDK resolves

@@ -5,6 +5,8 @@
  * Rules follow DESIGN.md "Transient failures ... Permanent failures" and
  * RFC 9110 §15 (status codes) / §10.2.3 (Retry-After).
  */
+import { findInChain } from './error-chain.ts';
+import { isTransientNetworkCode } from './network-errors.ts';
 
 /** Base class of every error this library throws or classifies; `name` is set per subclass. */
 export class JobError extends Error {
@@ -52,28 +54,6 @@ export interface ErrorClassification {
 }
 
 const TRANSIENT_HTTP = new Set([408, 425, 429]);
-
-/** Node / undici error codes of network failures that a retry can outlive. */
-const TRANSIENT_NETWORK_CODES = new Set([
-  'ECONNRESET',
-  'ECONNREFUSED',
-  'ECONNABORTED',
-  'ETIMEDOUT',
-  'EPIPE',
-  'EAI_AGAIN',
-  'ENOTFOUND',
-  'ENETUNREACH',
-  'ENETDOWN',
-  'EHOSTUNREACH',
-  'EHOSTDOWN',
-  'ESOCKETTIMEDOUT',
-  'UND_ERR_CONNECT_TIMEOUT',
-  'UND_ERR_HEADERS_TIMEOUT',
-  'UND_ERR_BODY_TIMEOUT',
-  'UND_ERR_SOCKET',
-  'UND_ERR_CLOSED',
-  'UND_ERR_ABORTED',
-]);
 
 /**
  * AWS error names (SDK v3 `name` / `Code`) that a retry can outlive although the service calls
@@ -159,15 +139,18 @@ function httpStatusOf(err: Loose): { status: number; headers: unknown } | undefi
  *    `Retry-After` of the raw response as `minDelayMs`; other client faults are permanent.
  * 4. HTTP responses: 408, 425, 429 and 5xx are transient (a `Retry-After` header sets
  *    `minDelayMs`); other 4xx are permanent.
- * 5. Node and undici network errors (`code` such as ECONNRESET, ETIMEDOUT, EAI_AGAIN) are
- *    transient, also when wrapped as `cause` (fetch throws `TypeError('fetch failed')`).
+ * 5. Node and undici network errors (`code` such as ECONNRESET, ETIMEDOUT, EAI_AGAIN; the list
+ *    is network-errors.ts) are transient.
  * 6. Anything unknown is transient, bounded by the job's `maxAttempts`.
+ *
+ * Rules 1–5 apply to the error, then to its `cause`, down to 5 levels (error-chain.ts): fetch
+ * wraps network failures as `TypeError('fetch failed', { cause })`.
  *
  * Never throws: an error whose inspection throws is `{ kind: 'transient', reason: 'unknown' }`.
  */
 export function classifyError(error: unknown, nowMs: number = Date.now()): ErrorClassification {
   try {
-    const known = classifyKnown(error, nowMs, 0);
+    const known = findInChain(error, (node) => classifyKnown(node, nowMs), CAUSE_WALK);
     if (known) return known;
     const name = asRecord(error)?.name;
     return { kind: 'transient', reason: typeof name === 'string' ? name : 'unknown' };
@@ -183,16 +166,18 @@ function transientWithRetryAfter(reason: string, headers: unknown, nowMs: number
   return minDelayMs === undefined ? { kind: 'transient', reason } : { kind: 'transient', reason, minDelayMs };
 }
 
-/** Applies rules 1–5; undefined when none matches. */
-function classifyKnown(error: unknown, nowMs: number, depth: number): ErrorClassification | undefined {
+/** How deep {@link classifyError} looks into `cause` (no `AggregateError` branches). */
+const CAUSE_WALK = { maxDepth: 5 } as const;
+
+/** Applies rules 1–5 to one error of the chain; undefined when none matches. */
+function classifyKnown(error: object, nowMs: number): ErrorClassification | undefined {
   if (error instanceof PermanentError) return { kind: 'permanent', reason: error.name };
   if (error instanceof TransientError) {
     return error.retryAfterMs === undefined
       ? { kind: 'transient', reason: error.name }
       : { kind: 'transient', reason: error.name, minDelayMs: error.retryAfterMs };
   }
-  const err = asRecord(error);
-  if (!err) return undefined;
+  const err = error as Loose;
   const name = typeof err.name === 'string' ? err.name : 'Error';
 
   if (ABORT_NAMES.has(name)) return { kind: 'transient', reason: name };
@@ -221,9 +206,6 @@ function classifyKnown(error: unknown, nowMs: number, depth: number): ErrorClass
     if (http.status >= 400) return { kind: 'permanent', reason };
   }
 
-  if (typeof err.code === 'string' && TRANSIENT_NETWORK_CODES.has(err.code)) {
-    return { kind: 'transient', reason: err.code };
-  }
-  // fetch wraps network failures: TypeError('fetch failed', { cause: { code: 'ECONNRESET' } }).
-  return err.cause !== undefined && depth < 5 ? classifyKnown(err.cause, nowMs, depth + 1) : undefined;
+  if (isTransientNetworkCode(err.code)) return { kind: 'transient', reason: err.code };
+  return undefined;
 }

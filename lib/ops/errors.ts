@@ -3,6 +3,7 @@
  * at the boundary, into errors that say what to check (URL, region, endpoint, credentials).
  */
 import { JobError } from '../core/errors.ts';
+import { UNREACHABLE_CODES } from '../core/network-errors.ts';
 
 /** What went wrong, for code that branches on it (the CLI maps every code to exit code 2). */
 export type OpsErrorCode =
@@ -55,18 +56,6 @@ export class SqsUnreachableError extends OpsError {}
 /** Any other failed SQS request (credentials, region, permissions, throttling after retries). */
 export class SqsRequestError extends OpsError {}
 
-const UNREACHABLE_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EPIPE',
-  'UND_ERR_CONNECT_TIMEOUT',
-  'UND_ERR_SOCKET',
-]);
 const UNREACHABLE_NAMES = new Set(['TimeoutError', 'RequestTimeout', 'NetworkingError']);
 const NOT_FOUND = new Set(['QueueDoesNotExist', 'AWS.SimpleQueueService.NonExistentQueue']);
 const ACCESS_DENIED = new Set([

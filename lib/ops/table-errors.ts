@@ -1,31 +1,10 @@
 /**
  * Errors of reading the idempotency table, as one line an operator can act on: which table, at
  * which endpoint, what went wrong and what to check. Sources: GetItem API reference (errors
- * `ResourceNotFoundException`, `ValidationException`); Node's socket error codes.
+ * `ResourceNotFoundException`, `ValidationException`); network codes: core/network-errors.ts.
  */
+import { networkErrorCode, UNREACHABLE_CODES } from '../core/network-errors.ts';
 import { OpsError } from './errors.ts';
-
-const UNREACHABLE = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'ETIMEDOUT',
-  'ECONNRESET',
-]);
-
-/** The socket error code of an error or its causes, if any. */
-function socketCode(error: unknown, depth = 0): string | undefined {
-  if (depth > 5 || typeof error !== 'object' || error === null) return undefined;
-  const { code, cause, errors } = error as { code?: unknown; cause?: unknown; errors?: unknown };
-  if (typeof code === 'string' && UNREACHABLE.has(code)) return code;
-  for (const inner of [cause, ...(Array.isArray(errors) ? errors : [])]) {
-    const found = socketCode(inner, depth + 1);
-    if (found) return found;
-  }
-  return undefined;
-}
 
 /**
  * Wraps an error met reading `table` into an {@link OpsError} (`TableReadFailed`) whose message
@@ -35,7 +14,7 @@ export function tableReadError(error: unknown, table: string, endpoint: string |
   const where = endpoint === undefined ? 'on AWS' : `at ${endpoint}`;
   const name = (error as { name?: unknown })?.name;
   const message = error instanceof Error ? error.message : String(error);
-  const code = socketCode(error);
+  const code = networkErrorCode(error, UNREACHABLE_CODES);
   let text: string;
   if (code !== undefined) {
     text = `cannot reach DynamoDB ${where} (${code}): check --dynamodb-endpoint (or AWS_ENDPOINT_URL_DYNAMODB) and that it is running`;

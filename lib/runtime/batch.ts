@@ -5,7 +5,7 @@
  */
 import type { SQSRecord } from 'aws-lambda';
 import pLimit from 'p-limit';
-import type { RecordOutcome } from './record.ts';
+import type { RecordOutcome } from './record/index.ts';
 
 /** Default number of records (standard) or groups (FIFO) in flight at once. */
 export const DEFAULT_MAX_CONCURRENCY = 10;

@@ -20,7 +20,7 @@ import { defaultJobKey, jobRecordKey, stepRecordKey } from '../../lib/runtime/id
 import { DynamoIdempotencyStore } from '../../lib/runtime/idempotency/store.ts';
 import type { LeaseExpiredPolicy } from '../../lib/runtime/job.ts';
 import { defineJob } from '../../lib/runtime/job.ts';
-import type { AnyJob } from '../../lib/runtime/record.ts';
+import type { AnyJob } from '../../lib/runtime/record/index.ts';
 import { createWorker } from '../../lib/runtime/worker.ts';
 import { type EmulatedQueue, type EmulatedSqs, startEmulatedSqs } from '../factories/emulated-sqs.ts';
 import { type DynaliteHandle, startDynalite } from '../support/dynalite.ts';

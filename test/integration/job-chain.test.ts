@@ -13,7 +13,7 @@ import { PermanentError } from '../../lib/core/errors.ts';
 import { walkJobChain } from '../../lib/ops/job-chain.ts';
 import { defaultJobKey, jobRecordKey } from '../../lib/runtime/idempotency/keys.ts';
 import { defineJob } from '../../lib/runtime/job.ts';
-import type { AnyJob } from '../../lib/runtime/record.ts';
+import type { AnyJob } from '../../lib/runtime/record/index.ts';
 import { createWorker } from '../../lib/runtime/worker.ts';
 import { runCli } from '../factories/cli.ts';
 import type { EmulatedQueue } from '../factories/emulated-sqs.ts';

@@ -33,7 +33,7 @@ import type { OpsSqs, OpsSqsCommand } from '../../lib/ops/queue.ts';
 import { redriveDeadLetters, redriveDeduplicationId, verifyRedrive } from '../../lib/ops/redrive.ts';
 import { summarizeDeadLetters } from '../../lib/ops/summary.ts';
 import { defineJob } from '../../lib/runtime/job.ts';
-import type { AnyJob } from '../../lib/runtime/record.ts';
+import type { AnyJob } from '../../lib/runtime/record/index.ts';
 import { createWorker, type WorkerHandler } from '../../lib/runtime/worker.ts';
 import { type EmulatedQueue, type EmulatedSqs, startEmulatedSqs } from '../factories/emulated-sqs.ts';
 import { lambdaContext, recordFromMessage, sqsEvent } from '../factories/sqs.ts';

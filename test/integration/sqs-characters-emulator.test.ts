@@ -33,7 +33,7 @@ import {
   startEmulators,
 } from '../../lib/local/emulators.ts';
 import { defineJob } from '../../lib/runtime/job.ts';
-import type { AnyJob } from '../../lib/runtime/record.ts';
+import type { AnyJob } from '../../lib/runtime/record/index.ts';
 import { createWorker } from '../../lib/runtime/worker.ts';
 import { lambdaContext, recordFromMessage, sqsEvent } from '../factories/sqs.ts';
 import { captureOutput } from '../factories/worker.ts';

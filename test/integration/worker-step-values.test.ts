@@ -13,7 +13,7 @@ import { createEnvelope } from '../../lib/core/envelope.ts';
 import { TransientError } from '../../lib/core/errors.ts';
 import { jobRecordKey, stepRecordKey } from '../../lib/runtime/idempotency/keys.ts';
 import { defineJob } from '../../lib/runtime/job.ts';
-import type { AnyJob } from '../../lib/runtime/record.ts';
+import type { AnyJob } from '../../lib/runtime/record/index.ts';
 import { createWorker } from '../../lib/runtime/worker.ts';
 import type { EmulatedQueue } from '../factories/emulated-sqs.ts';
 import { useGuardedEmulators } from '../factories/guarded-emulators.ts';

@@ -12,7 +12,7 @@ import { z } from 'zod';
 import { childJobId, createEnvelope, type JobEnvelope } from '../../lib/core/envelope.ts';
 import { PermanentError, TransientError } from '../../lib/core/errors.ts';
 import { defineJob } from '../../lib/runtime/job.ts';
-import type { AnyJob } from '../../lib/runtime/record.ts';
+import type { AnyJob } from '../../lib/runtime/record/index.ts';
 import { createWorker } from '../../lib/runtime/worker.ts';
 import {
   type EmulatedSqs,

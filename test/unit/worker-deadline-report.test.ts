@@ -13,7 +13,7 @@ import type { SQSRecord } from 'aws-lambda';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { defineJob } from '../../lib/runtime/job.ts';
-import type { AnyJob } from '../../lib/runtime/record.ts';
+import type { AnyJob } from '../../lib/runtime/record/index.ts';
 import type { SqsSender, WorkerSqsCommand } from '../../lib/runtime/sqs-port.ts';
 import { createWorker } from '../../lib/runtime/worker.ts';
 import { jobBody, lambdaContext, queueUrl, sqsEvent, sqsRecord, type TestContext } from '../factories/sqs.ts';

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { BeginRequest } from '../../lib/runtime/idempotency/guard.ts';
 import { defineJob } from '../../lib/runtime/job.ts';
-import { DEADLINE_RELEASE_SECONDS } from '../../lib/runtime/record.ts';
+import { DEADLINE_RELEASE_SECONDS } from '../../lib/runtime/record/index.ts';
 import { JobTimeoutError } from '../../lib/runtime/worker-errors.ts';
 import { FakeGuard } from '../factories/fake-guard.ts';
 import { jobBody, lambdaContext, sqsRecord } from '../factories/sqs.ts';

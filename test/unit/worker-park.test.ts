@@ -20,7 +20,7 @@ import type {
 } from '../../lib/runtime/idempotency/guard.ts';
 import { groupRecordKey, jobRecordKey } from '../../lib/runtime/idempotency/keys.ts';
 import { type DeadLetterPolicy, defineJob } from '../../lib/runtime/job.ts';
-import type { AnyJob } from '../../lib/runtime/record.ts';
+import type { AnyJob } from '../../lib/runtime/record/index.ts';
 import { createWorker } from '../../lib/runtime/worker.ts';
 import { WorkerConfigError } from '../../lib/runtime/worker-errors.ts';
 import { FakeGuard } from '../factories/fake-guard.ts';

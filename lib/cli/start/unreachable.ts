@@ -3,38 +3,24 @@
  * anything starts, recognised in an error that stops the run, and named in one line.
  */
 import { connect } from 'node:net';
+import { findInChain } from '../../core/error-chain.ts';
+import { UNREACHABLE_CODES } from '../../core/network-errors.ts';
 import { ENDPOINT_ENV } from '../../local/emulators.ts';
-
-/** Socket errors that mean an endpoint is not there (nothing listening, unknown host, no route). */
-const UNREACHABLE_CODES = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'ETIMEDOUT',
-  'ECONNRESET',
-]);
 
 /** How long the probe waits for a TCP connection, in ms. */
 const PROBE_TIMEOUT_MS = 5_000;
 
-/** The socket error code anywhere in an error's cause chain (or an AggregateError's errors). */
-export function unreachableCode(err: unknown, depth = 0): string | undefined {
-  if (depth > 8 || typeof err !== 'object' || err === null) return undefined;
-  const { code, cause, errors, name } = err as {
-    code?: unknown;
-    cause?: unknown;
-    errors?: unknown;
-    name?: unknown;
-  };
-  if (typeof code === 'string' && UNREACHABLE_CODES.has(code)) return code;
-  if (name === 'TimeoutError' && depth > 0) return 'ETIMEDOUT';
-  for (const inner of [cause, ...(Array.isArray(errors) ? errors : [])]) {
-    const found = unreachableCode(inner, depth + 1);
-    if (found) return found;
-  }
-  return undefined;
+/** The unreachable-endpoint code (lib/core/network-errors.ts) anywhere in an error's cause chain (or an AggregateError's errors). */
+export function unreachableCode(err: unknown): string | undefined {
+  return findInChain(
+    err,
+    (node, depth) => {
+      const { code, name } = node as { code?: unknown; name?: unknown };
+      if (typeof code === 'string' && UNREACHABLE_CODES.has(code)) return code;
+      return name === 'TimeoutError' && depth > 0 ? 'ETIMEDOUT' : undefined;
+    },
+    { maxDepth: 8, aggregate: true },
+  );
 }
 
 /** One line for an unreachable endpoint: which one, what failed, what to check. */

@@ -1,0 +1,166 @@
+/**
+ * The dead-letter stage: sends a record that will not succeed to the DLQ with its evidence
+ * (dead-letter.ts writes it), parks its FIFO group first when its job's policy is `park`, then
+ * ends its lease as permanent. A send or park that fails leaves the record on the queue: never lost.
+ */
+import { backoffDelaySeconds, DEFAULT_RETRY_POLICY, type RetryPolicy } from '../../core/backoff.ts';
+import { type DeadLetterEvidence, sendToDeadLetterQueue } from '../dead-letter.ts';
+import type { Lease } from '../idempotency/guard.ts';
+import { UNKNOWN_JOB_TYPE } from '../telemetry.ts';
+import type { AnyJob } from './deps.ts';
+import { failureOf } from './failed-jobs.ts';
+import { type RecordOutcome, retry } from './outcome.ts';
+import type { RecordRun } from './record-run.ts';
+import { failLease } from './release-lease.ts';
+
+/** Why and how a record is dead-lettered. */
+export interface DeadLetterInput {
+  readonly error: unknown;
+  readonly reason: string;
+  readonly attempts: number;
+  /** Undefined before routing (bad JSON, unknown type). */
+  readonly job?: AnyJob;
+  readonly lease?: Lease | undefined;
+  /**
+   * Leave the lease untouched when the DLQ send fails (lease-expired: the next delivery must find
+   * it expired again, not released, or the `dead-letter` policy would turn into a re-run).
+   */
+  readonly keepLeaseOnSendFailure?: boolean;
+  /** Never park the group for this one (a `GroupParked` record, or the group record is unreadable). */
+  readonly noPark?: boolean;
+}
+
+/**
+ * Sends the record to the DLQ with evidence, then ends the lease as permanent. When the send
+ * fails the record is reported failed (never lost) and comes back after a backoff; its lease is
+ * then released as transient, not permanent: the store starts a new attempt cycle after a
+ * permanent end (that is how a redrive runs again), which would hand a job whose attempts are
+ * used up a whole new retry budget. Released, the next delivery counts on from here and goes
+ * straight back to the DLQ if it fails again.
+ */
+export async function deadLetter(run: RecordRun, input: DeadLetterInput): Promise<RecordOutcome> {
+  const { deps, record } = run;
+  const nowMs = deps.now();
+  const policy: RetryPolicy = input.job?.retry ?? DEFAULT_RETRY_POLICY;
+  const evidence: DeadLetterEvidence = {
+    jobType: run.jobType,
+    error: input.error,
+    reason: input.reason,
+    attempts: input.attempts,
+    firstFailureAtMs: firstFailureAt(run, input.lease, input.attempts, nowMs),
+    lastFailureAtMs: nowMs,
+    handlerVersion: deps.config.handlerVersion,
+    sourceMessageId: record.messageId,
+  };
+  const parkFailed = input.noPark ? undefined : await parkGroup(run, input, policy);
+  if (parkFailed) return parkFailed;
+  try {
+    await sendToDeadLetterQueue({ sqs: deps.sqs, dlqUrl: deps.config.dlqUrl, record, evidence });
+  } catch (sendError) {
+    if (input.lease && !input.keepLeaseOnSendFailure)
+      await failLease(run, input.lease, input.error, 'transient');
+    const delaySeconds = backoffDelaySeconds(input.attempts, policy, 0, deps.random);
+    run.logger.error('dead-letter send failed; the record stays on the queue', {
+      outcome: 'retry',
+      reason: 'dead-letter-failed',
+      delaySeconds,
+      error: sendError,
+      jobError: input.error,
+    });
+    return retry(delaySeconds, 'dead-letter-failed');
+  }
+  // Counted the moment the send succeeded, before any other await: the worker writes this count
+  // at once (BatchMetrics.deadLettered), so a crash later in the invocation cannot lose it. Only
+  // routed types become a JobType dimension: a type from an unrouted body is producer input, and
+  // each distinct value would be a new CloudWatch metric.
+  deps.metrics.deadLettered(input.job?.type ?? UNKNOWN_JOB_TYPE, failureOf(run, 'dead-lettered'));
+  if (input.lease) await failLease(run, input.lease, input.error, 'permanent');
+  await unparkUnderContinue(run, input);
+  run.logger.error('job dead-lettered', {
+    outcome: 'dead-lettered',
+    reason: input.reason,
+    attempts: input.attempts,
+    error: input.error,
+  });
+  return { status: 'dead-lettered' };
+}
+
+/**
+ * FIFO, parking worker, before the DLQ send: parks the record's group when its job's policy is
+ * `park` (group-park.ts decides). A park that cannot be written must not let the group go on, so
+ * the record is then not dead-lettered but reported failed (its lease released as after a failed
+ * DLQ send): it comes back and is dead-lettered, parking its group, once the store answers.
+ */
+async function parkGroup(
+  run: RecordRun,
+  input: DeadLetterInput,
+  policy: RetryPolicy,
+): Promise<RecordOutcome | undefined> {
+  const { deps, groupId } = run;
+  if (!deps.parking || groupId === undefined) return undefined;
+  try {
+    const parked = await deps.parking.parkOnDeadLetter(
+      groupId,
+      input.job,
+      run.identity,
+      run.record.messageId,
+      input.reason,
+    );
+    if (parked) {
+      run.logger.warn('message group parked: its later messages are dead-lettered until this job completes', {
+        messageGroupId: groupId,
+        park: parked.status,
+        blockerJobType: parked.park.blockerJobType,
+        blockerJobId: parked.park.blockerJobId,
+        parkCount: parked.park.parkCount,
+      });
+    }
+    return undefined;
+  } catch (error) {
+    if (input.lease && !input.keepLeaseOnSendFailure)
+      await failLease(run, input.lease, input.error, 'transient');
+    const delaySeconds = backoffDelaySeconds(input.attempts, policy, 0, deps.random);
+    run.logger.error('could not park the message group; the record stays on the queue', {
+      outcome: 'retry',
+      reason: 'park-failed',
+      messageGroupId: groupId,
+      delaySeconds,
+      error,
+      jobError: input.error,
+    });
+    return retry(delaySeconds, 'park-failed');
+  }
+}
+
+/**
+ * The blocker of a parked group dead-lettered again after its job's policy became `continue`:
+ * its park goes, so the group goes on as that policy says. Best effort: a failure is logged, and
+ * the park stays until its TTL or an operator deletes it.
+ */
+async function unparkUnderContinue(run: RecordRun, input: DeadLetterInput): Promise<void> {
+  const { deps, groupId, blocker } = run;
+  if (!deps.parking || groupId === undefined || !blocker || deps.parking.policyOf(input.job) !== 'continue')
+    return;
+  try {
+    await deps.parking.unpark(groupId, blocker.blockerPk);
+  } catch (error) {
+    run.logger.error('could not unpark the message group of a job whose policy is now continue', {
+      messageGroupId: groupId,
+      error,
+    });
+  }
+}
+
+/**
+ * First failure time for the evidence: the store's record when there is one; otherwise this
+ * failure on a first attempt, and SQS's `ApproximateFirstReceiveTimestamp` on later ones (the
+ * first run started then and failed, or the message would not be here again).
+ */
+function firstFailureAt(run: RecordRun, lease: Lease | undefined, attempts: number, nowMs: number): number {
+  if (lease?.firstFailureAtMs !== undefined) return lease.firstFailureAtMs;
+  if (!lease && attempts > 1) {
+    const firstReceive = Number(run.record.attributes?.ApproximateFirstReceiveTimestamp);
+    if (Number.isFinite(firstReceive) && firstReceive > 0) return firstReceive;
+  }
+  return nowMs;
+}

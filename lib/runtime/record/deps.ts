@@ -1,0 +1,48 @@
+/** What the record pipeline is given: the worker's per-invocation dependencies and its jobs. */
+import type { SQSRecord } from 'aws-lambda';
+import type { ChildSender } from '../children.ts';
+import type { WorkerConfig } from '../config.ts';
+import type { BatchParking } from '../group-park.ts';
+import type { IdempotencyGuard } from '../idempotency/guard.ts';
+import type { JobDefinition } from '../job.ts';
+import type { SqsSender } from '../sqs-port.ts';
+import type { BatchMetrics, WorkerLogger } from '../telemetry.ts';
+import type { RunLimitClock } from '../timeout.ts';
+import type { JobTracer } from '../tracing.ts';
+
+// biome-ignore lint/suspicious/noExplicitAny: jobs of any data type share one worker; data is checked by each job's schema.
+export type AnyJob = JobDefinition<any, any>;
+
+/** Everything the pipeline needs; built per invocation by the worker. */
+export interface RecordDeps {
+  readonly jobs: ReadonlyMap<string, AnyJob>;
+  /** Undefined when idempotency is off for the worker. */
+  readonly guard: IdempotencyGuard | undefined;
+  /** FIFO group parking of this invocation; undefined when no job of the worker parks (no reads). */
+  readonly parking: BatchParking | undefined;
+  readonly sqs: SqsSender;
+  /** Sends children; called only when a run enqueued some. */
+  readonly childSender: () => ChildSender;
+  /** The `AWSTraceHeader` a record's children carry (chain-trace.ts); undefined: none set. */
+  readonly childTraceHeaderOf?: ((record: SQSRecord) => string | undefined) | undefined;
+  readonly config: WorkerConfig;
+  readonly logger: WorkerLogger;
+  readonly metrics: BatchMetrics;
+  /** Epoch milliseconds. */
+  readonly now: () => number;
+  /** Uniform [0, 1), for backoff jitter. */
+  readonly random: () => number;
+  /** Milliseconds left in the invocation (`context.getRemainingTimeInMillis`). */
+  readonly remainingMs: () => number;
+  /** Milliseconds kept free before the Lambda deadline. */
+  readonly deadlineMarginMs: number;
+  /** The timer of the invocation's run limits (one for the batch; disposed by the worker at its end). */
+  readonly runLimits: RunLimitClock;
+  /**
+   * Level of the per-record success line (`job completed`), or undefined for none: failures are
+   * always logged, and the worker writes one summary line per batch (docs/contracts.md, "Logs").
+   */
+  readonly completedLogLevel: 'info' | 'debug' | undefined;
+  /** X-Ray: records a subsegment per record; undefined when the invocation is not traced (tracing.ts). */
+  readonly jobTracer?: JobTracer | undefined;
+}

@@ -1,0 +1,174 @@
+/**
+ * The pipeline of one SQS record, read top to bottom as its stages: parse the envelope, route by
+ * `type`, validate `data`, identify the job (key, payload hash), check its FIFO group's park,
+ * take the idempotency lease, run the job under its time limit, send its children, complete the
+ * lease (run-job.ts); on failure classify, then retry with backoff or dead-letter with evidence
+ * (failed.ts, dead-lettering.ts). One stage per file in this folder.
+ *
+ * It decides the record's outcome and does the record's own side effects (DLQ send, lease
+ * writes); it never throws, and it does not touch visibility: the batch scheduler does, because
+ * on FIFO queues a failure also holds back the rest of the group.
+ *
+ * This is the worker's hot path: the stages are plain functions called in sequence, with no
+ * await where a stage answers synchronously (a synchronous schema) and no object made per record
+ * beyond what each stage needs.
+ */
+import type { SQSRecord } from 'aws-lambda';
+import { backoffDelaySeconds, DEFAULT_RETRY_POLICY } from '../../core/backoff.ts';
+import { type JobEnvelope, parseEnvelope } from '../../core/envelope.ts';
+import { classifyError } from '../../core/errors.ts';
+import { jobIdentityPks } from '../group-park.ts';
+import type { Lease } from '../idempotency/guard.ts';
+import type { JobTracer } from '../tracing.ts';
+import { UnknownJobTypeError } from '../worker-errors.ts';
+import { deadLetter } from './dead-lettering.ts';
+import type { RecordDeps } from './deps.ts';
+import { failed } from './failed.ts';
+import { identify, type RecordIdentity } from './identify.ts';
+import { beginLease } from './lease.ts';
+import { DEADLINE_RELEASE_SECONDS, type RecordOutcome, retry } from './outcome.ts';
+import { checkParkedGroup } from './parked-group.ts';
+import { RecordRun } from './record-run.ts';
+import { runJob } from './run-job.ts';
+import { invalidDataError } from './validate.ts';
+
+export type { AnyJob, RecordDeps } from './deps.ts';
+export { DEADLINE_RELEASE_SECONDS, type RecordOutcome, type RetryReason } from './outcome.ts';
+
+/**
+ * Processes one record. Never throws.
+ *
+ * Deadline rule: the record is started only while more than `deadlineMarginMs` remain in the
+ * invocation; otherwise it is reported failed with a {@link DEADLINE_RELEASE_SECONDS} visibility
+ * and the idempotency store is not asked, so no attempt is counted (without a store the attempt
+ * is SQS's `ApproximateReceiveCount`, which the receive has already raised).
+ */
+export function processRecord(record: SQSRecord, deps: RecordDeps): Promise<RecordOutcome> {
+  const run = new RecordRun(record, deps);
+  // Not async itself: an async wrapper returning runRecord's promise costs extra microtask turns per record.
+  return deps.jobTracer === undefined ? runRecord(run) : tracedRecord(run, deps.jobTracer);
+}
+
+/** {@link runRecord} with an X-Ray subsegment for the record (a sampled invocation). */
+async function tracedRecord(run: RecordRun, jobTracer: JobTracer): Promise<RecordOutcome> {
+  const { deps, record } = run;
+  const startedAtMs = deps.now();
+  const outcome = await runRecord(run);
+  jobTracer.recordJob({
+    jobType: run.jobType,
+    key: run.key,
+    outcome: outcome.status,
+    retryReason: outcome.status === 'retry' ? outcome.reason : undefined,
+    queue: deps.config.queueName,
+    messageId: record.messageId,
+    receiveCount: run.receiveCount,
+    envelope: run.envelope,
+    startedAtMs,
+  });
+  return outcome;
+}
+
+/** The deadline rule, then the stages; a throw out of them (a worker bug) is retried as `internal`. */
+async function runRecord(run: RecordRun): Promise<RecordOutcome> {
+  const { deps } = run;
+  if (deps.remainingMs() <= deps.deadlineMarginMs) {
+    run.logger.info('record not started: the Lambda deadline is near', {
+      outcome: 'deferred',
+      remainingMs: deps.remainingMs(),
+      deadlineMarginMs: deps.deadlineMarginMs,
+      visibilitySeconds: DEADLINE_RELEASE_SECONDS,
+    });
+    return retry(DEADLINE_RELEASE_SECONDS, 'deadline');
+  }
+  try {
+    return await pipeline(run);
+  } catch (error) {
+    run.logger.error('unexpected error in the worker while processing a record', { outcome: 'retry', error });
+    return retry(backoffDelaySeconds(run.receiveCount, DEFAULT_RETRY_POLICY, 0, deps.random), 'internal');
+  }
+}
+
+/** The stages in order; each returns early with the record's outcome when the record stops there. */
+async function pipeline(run: RecordRun): Promise<RecordOutcome> {
+  const { deps, record } = run;
+
+  // 1. Parse: a body that is no envelope fails on every delivery.
+  let envelope: JobEnvelope;
+  try {
+    envelope = parseEnvelope(record.body);
+  } catch (error) {
+    return deadLetter(run, { error, reason: classifyError(error).reason, attempts: run.receiveCount });
+  }
+  run.readEnvelope(envelope);
+  // Only a parking worker needs who the job is (what a park names, what recognises a blocker).
+  if (deps.parking) {
+    run.identity = {
+      jobType: envelope.type,
+      jobId: envelope.id,
+      pks: jobIdentityPks(envelope.type, undefined, envelope.source, envelope.id),
+    };
+  }
+
+  // 2. Route by `type`.
+  const job = deps.jobs.get(envelope.type);
+  if (!job) {
+    const error = new UnknownJobTypeError(envelope.type, [...deps.jobs.keys()]);
+    return deadLetter(run, { error, reason: error.name, attempts: run.receiveCount });
+  }
+
+  // 3. Validate `data` against the job's schema (validate.ts).
+  let data: unknown;
+  try {
+    // Standard Schema validators may answer synchronously (zod does): no await then, one microtask turn less per record.
+    const validated = job.schema['~standard'].validate(envelope.data);
+    const result = validated instanceof Promise ? await validated : validated;
+    if (result.issues) {
+      const error = invalidDataError(job.type, result.issues);
+      return deadLetter(run, { error, reason: error.name, attempts: run.receiveCount, job });
+    }
+    data = result.value;
+  } catch (error) {
+    // A validator that throws is a bug or an outage of its own, not bad data: classify it.
+    return failed(run, job, error, undefined, undefined);
+  }
+
+  // 4. Identify: key and payload hash (identify.ts).
+  const jobTimeoutMs = job.timeoutSeconds * 1000;
+  const lambdaBudgetMs = deps.remainingMs() - deps.deadlineMarginMs;
+  const guarded = deps.guard !== undefined && job.idempotency?.enabled !== false;
+  let identity: RecordIdentity;
+  try {
+    // Before any store is asked: what fails here fails on every delivery (a JobIdentityError).
+    identity = identify(job, envelope, data, guarded);
+  } catch (error) {
+    return failed(run, job, error, undefined, undefined);
+  }
+  const { key } = identity;
+  run.key = key;
+  if (run.identity) {
+    run.identity = { ...run.identity, pks: jobIdentityPks(job.type, key, envelope.source, envelope.id) };
+  }
+
+  // 5. FIFO, parking worker: is the group parked behind another job? (parked-group.ts)
+  const parked = await checkParkedGroup(run, job);
+  if (parked) return parked;
+
+  // 6. Take the idempotency lease (lease.ts).
+  let lease: Lease | undefined;
+  if (identity.payloadHash !== undefined) {
+    const begun = await beginLease(
+      run,
+      job,
+      envelope,
+      key,
+      identity.payloadHash,
+      jobTimeoutMs,
+      lambdaBudgetMs,
+    );
+    if ('outcome' in begun) return begun.outcome;
+    lease = begun.lease;
+  }
+
+  // 7. Run, send children, complete (run-job.ts); a failure goes to failed.ts.
+  return runJob(run, job, envelope, data, key, lease, jobTimeoutMs, lambdaBudgetMs);
+}

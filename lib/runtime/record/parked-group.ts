@@ -1,0 +1,76 @@
+/**
+ * FIFO group parking around a run (group-park.ts decides the policy): before it, whether the
+ * record's group is parked behind another job; after its blocking job completes, clearing the
+ * park. Only a parking worker with a FIFO group does any read or write here.
+ */
+import { backoffDelaySeconds } from '../../core/backoff.ts';
+import { GROUP_PARKED_REASON } from '../dead-letter.ts';
+import type { BatchParking } from '../group-park.ts';
+import { deadLetter } from './dead-lettering.ts';
+import type { AnyJob } from './deps.ts';
+import { type RecordOutcome, retry } from './outcome.ts';
+import type { RecordRun } from './record-run.ts';
+import { storeUnavailable } from './store-unavailable.ts';
+
+/**
+ * FIFO, parking worker: what the park of the record's group means for it (read once per group
+ * and batch). Not parked, or parked behind this very job (a redrive of the blocker): undefined,
+ * run it. Parked behind another job: dead-lettered as `GroupParked` without running. The store
+ * unreadable: retried like any store outage, without spending an attempt.
+ */
+export async function checkParkedGroup(run: RecordRun, job: AnyJob): Promise<RecordOutcome | undefined> {
+  const { deps, groupId } = run;
+  if (!deps.parking || groupId === undefined || !run.identity) return undefined;
+  let check: Awaited<ReturnType<BatchParking['check']>>;
+  try {
+    check = await deps.parking.check(groupId, run.identity.pks);
+  } catch (error) {
+    return storeUnavailable(
+      run,
+      job,
+      error,
+      'could not read whether the message group is parked; record will be retried',
+      true,
+    );
+  }
+  if (check.kind === 'free') return undefined;
+  if (check.kind === 'blocker') {
+    run.blocker = check.park;
+    run.logger.info('the blocking job of a parked message group runs again', { messageGroupId: groupId });
+    return undefined;
+  }
+  const error = deps.parking.parkedError(groupId, check.park);
+  return deadLetter(run, { error, reason: GROUP_PARKED_REASON, attempts: 0, job, noPark: true });
+}
+
+/**
+ * After the blocking job of a parked group completed (or was found completed): clears the park,
+ * so the group's later records run. When that write fails the record is reported failed: its
+ * next delivery is absorbed as a duplicate (the key is completed) and clears the park then; the
+ * group's later records wait behind it meanwhile, as on any FIFO retry.
+ */
+export async function unparkAfterCompletion(run: RecordRun, job: AnyJob): Promise<RecordOutcome | undefined> {
+  const { deps, groupId, blocker } = run;
+  if (!deps.parking || groupId === undefined || !blocker) return undefined;
+  try {
+    const outcome = await deps.parking.unpark(groupId, blocker.blockerPk);
+    run.logger.info('the blocking job completed; its message group is no longer parked', {
+      messageGroupId: groupId,
+      unpark: outcome,
+    });
+    return undefined;
+  } catch (error) {
+    const delaySeconds = backoffDelaySeconds(run.receiveCount, job.retry, 0, deps.random);
+    run.logger.error(
+      'the blocking job completed but its message group could not be unparked; record will be retried',
+      {
+        outcome: 'retry',
+        reason: 'unpark-failed',
+        messageGroupId: groupId,
+        delaySeconds,
+        error,
+      },
+    );
+    return retry(delaySeconds, 'unpark-failed');
+  }
+}

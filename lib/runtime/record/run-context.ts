@@ -1,0 +1,88 @@
+/** The `ctx` a job's `run` receives: its attempt, ids, signal, logger, lineage, children and steps. */
+import type { JobEnvelope } from '../../core/envelope.ts';
+import type { JobLogger } from '../../core/logger.ts';
+import { ChildCollector } from '../children.ts';
+import type { Lease } from '../idempotency/guard.ts';
+import { deriveIdempotencyKey, jobRecordKey } from '../idempotency/keys.ts';
+import type { EnqueueOptions, JobContext, JobDefinition, JobLineage, StepValue } from '../job.ts';
+import { lineageOf } from '../lineage.ts';
+import type { RunLimit } from '../timeout.ts';
+import type { AnyJob } from './deps.ts';
+import type { RecordRun } from './record-run.ts';
+import { onceUnderLease } from './stored-values.ts';
+
+/**
+ * The context of one run (`ctx`). A class, not an object literal of closures: it is made for
+ * every record, and its methods and getters live on the prototype. The AbortController (via the
+ * run limit), the logger and the lineage are made only when the job reads them.
+ */
+export class RunContext implements JobContext {
+  readonly attempt: number;
+  readonly jobId: string;
+  readonly source: string;
+  readonly partitionKey: string | undefined;
+  /** The children enqueued so far; made on the first enqueue (most runs enqueue nothing). */
+  children: ChildCollector | undefined;
+  readonly #run: RecordRun;
+  readonly #job: AnyJob;
+  readonly #envelope: JobEnvelope;
+  readonly #key: string;
+  readonly #lease: Lease | undefined;
+  readonly #limit: RunLimit;
+
+  constructor(
+    run: RecordRun,
+    job: AnyJob,
+    envelope: JobEnvelope,
+    key: string,
+    lease: Lease | undefined,
+    limit: RunLimit,
+    attempt: number,
+    partitionKey: string | undefined,
+  ) {
+    this.#run = run;
+    this.#job = job;
+    this.#envelope = envelope;
+    this.#key = key;
+    this.#lease = lease;
+    this.#limit = limit;
+    this.attempt = attempt;
+    this.jobId = envelope.id;
+    this.source = envelope.source;
+    this.partitionKey = partitionKey;
+  }
+
+  get signal(): AbortSignal {
+    return this.#limit.signal;
+  }
+
+  get logger(): JobLogger {
+    return this.#run.logger;
+  }
+
+  get lineage(): JobLineage {
+    return lineageOf(this.#envelope);
+  }
+
+  enqueue<D>(child: JobDefinition<D>, childData: NoInfer<D>, options?: EnqueueOptions): void {
+    this.children ??= new ChildCollector({
+      source: this.#envelope.source,
+      id: this.#envelope.id,
+      partitionKey: this.partitionKey,
+      lineage: this.#envelope,
+      job: jobRecordKey(this.#job.type, this.#key),
+      awsTraceHeader: this.#run.deps.childTraceHeaderOf?.(this.#run.record),
+    });
+    this.children.add(child, childData, options);
+  }
+
+  once<T>(stepName: string, fn: () => Promise<T & StepValue<T>>): Promise<T> {
+    return this.#lease ? onceUnderLease(this.#run, this.#lease, stepName, fn) : fn();
+  }
+
+  idempotencyKey(stepName: string): string {
+    return this.#lease
+      ? this.#lease.idempotencyKey(stepName)
+      : deriveIdempotencyKey(this.#job.type, this.#key, stepName);
+  }
+}

@@ -1,0 +1,108 @@
+/**
+ * The run stage and what follows a successful run: runs the job under its time limit, sends the
+ * children it enqueued, completes its lease, and counts it completed. A failure at any of these
+ * steps goes to the failure stage (failed.ts); a failed completion write does not (see below).
+ */
+import type { JobEnvelope } from '../../core/envelope.ts';
+import { childRecordKeys, sendChildren } from '../children.ts';
+import type { Lease } from '../idempotency/guard.ts';
+import type { JobContext } from '../job.ts';
+import type { AnyJob } from './deps.ts';
+import { failed } from './failed.ts';
+import { COMPLETED, type RecordOutcome } from './outcome.ts';
+import { unparkAfterCompletion } from './parked-group.ts';
+import type { RecordRun } from './record-run.ts';
+import { RunContext } from './run-context.ts';
+import { warnIfNotStored } from './stored-values.ts';
+
+/**
+ * Runs the job and completes the record.
+ * @param data the data as the job's schema returned it.
+ * @param lease the lease to run under; undefined when idempotency is off for the job.
+ * @param jobTimeoutMs the job's own time limit, in milliseconds.
+ * @param lambdaBudgetMs the milliseconds left in the invocation, less the deadline margin.
+ */
+export async function runJob(
+  run: RecordRun,
+  job: AnyJob,
+  envelope: JobEnvelope,
+  data: unknown,
+  key: string,
+  lease: Lease | undefined,
+  jobTimeoutMs: number,
+  lambdaBudgetMs: number,
+): Promise<RecordOutcome> {
+  const { deps } = run;
+  const attempt = lease?.attempt ?? run.receiveCount;
+  const partitionKey = envelope.partitionkey ?? run.record.attributes?.MessageGroupId;
+  run.startAttempt(attempt);
+  const limit = deps.runLimits.start(job.type, jobTimeoutMs, lambdaBudgetMs);
+  const ctx = new RunContext(run, job, envelope, key, lease, limit, attempt, partitionKey);
+
+  const startedAt = deps.now();
+  let result: unknown;
+  try {
+    result = await limit.race(startRun(job, data, ctx));
+  } catch (error) {
+    // When the limit fired, its JobTimeoutError says more than the AbortError the job rethrew.
+    const failure = limit.reason ?? error;
+    return failed(run, job, failure, lease, deps.now() - startedAt);
+  } finally {
+    limit.dispose();
+  }
+
+  let sentChildren = 0;
+  const children = ctx.children;
+  let childLinks: string[] | undefined;
+  if (children !== undefined && children.entries.length > 0) {
+    try {
+      const sender = deps.childSender();
+      sentChildren = await sendChildren(sender, children.entries);
+      // The parent's record links its children (the chain walk down), when their source is known.
+      if (lease && sender.source !== undefined) childLinks = childRecordKeys(children.entries, sender.source);
+    } catch (error) {
+      return failed(run, job, error, lease, deps.now() - startedAt);
+    }
+  }
+  const durationMs = deps.now() - startedAt;
+
+  if (lease) {
+    warnIfNotStored(run, result, { kind: 'result', jobType: job.type });
+    try {
+      const write = await (childLinks === undefined
+        ? lease.complete(result)
+        : lease.complete(result, childLinks));
+      if (write === 'fenced') {
+        deps.metrics.add(job.type, 'JobLeaseFenced');
+        run.logger.warn(
+          'lease was taken over by another run before completion; its run will complete the key',
+        );
+      }
+    } catch (error) {
+      // The work and its children are done: acknowledging risks a rare re-run on a duplicate
+      // delivery, while retrying would re-run it for certain.
+      run.logger.error('could not mark the job completed in the idempotency store', { error });
+    }
+  }
+  deps.metrics.add(job.type, 'JobCompleted');
+  deps.metrics.add(job.type, 'JobDuration', durationMs);
+  if (deps.completedLogLevel !== undefined) {
+    run.logger[deps.completedLogLevel]('job completed', {
+      outcome: 'completed',
+      durationMs,
+      children: sentChildren,
+    });
+  }
+  // Only the blocker of a parked group has anything to unpark: no await for the others.
+  if (run.blocker === undefined) return COMPLETED;
+  return (await unparkAfterCompletion(run, job)) ?? COMPLETED;
+}
+
+/** Starts a job's run; a synchronous throw inside `run` becomes a rejection. */
+function startRun(job: AnyJob, data: unknown, ctx: JobContext): Promise<unknown> {
+  try {
+    return Promise.resolve(job.run(data, ctx));
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
