@@ -33,7 +33,8 @@ import { getCookie, setCookie } from 'hono/cookie';
 import { OpsError } from '../ops/errors.ts';
 import type { DeadLetterFilter } from '../ops/filters.ts';
 import { type ConsoleAssetPath, loadConsoleAssets } from './assets.ts';
-import { type ConsoleBackend, ConsoleRequestError } from './backend.ts';
+import { ConsoleRequestError } from './backend/errors.ts';
+import type { ConsoleBackend } from './backend.ts';
 import { ConsoleSessions } from './sessions.ts';
 
 /** Header carrying the page secret (or the key) on API calls. */
