@@ -27,14 +27,14 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
-import { type Context, Hono } from 'hono';
+import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { getCookie, setCookie } from 'hono/cookie';
 import { OpsError } from '../ops/errors.ts';
-import type { DeadLetterFilter } from '../ops/filters.ts';
 import { type ConsoleAssetPath, loadConsoleAssets } from './assets.ts';
 import { ConsoleRequestError } from './backend/errors.ts';
 import type { ConsoleBackend } from './backend.ts';
+import { filterOf, jobLookupOf, readJson } from './requests.ts';
 import { ConsoleSessions } from './sessions.ts';
 
 /** Header carrying the page secret (or the key) on API calls. */
@@ -87,30 +87,6 @@ function isLoopback(host: string): boolean {
 function hostForUrl(host: string): string {
   if (host === '0.0.0.0' || host === '::') return '127.0.0.1';
   return host.includes(':') ? `[${host}]` : host;
-}
-
-function list(value: unknown): string[] | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) {
-    throw new ConsoleRequestError(400, 'filter values must be lists of strings');
-  }
-  return value.filter((v) => v !== '');
-}
-
-function filterOf(value: unknown): DeadLetterFilter {
-  if (value === undefined || value === null) return {};
-  if (typeof value !== 'object') throw new ConsoleRequestError(400, 'filter must be an object');
-  const f = value as Record<string, unknown>;
-  const known = new Set(['jobTypes', 'reasons', 'errorNames', 'jobIds']);
-  for (const key of Object.keys(f)) {
-    if (!known.has(key)) throw new ConsoleRequestError(400, `unknown filter field "${key}"`);
-  }
-  return {
-    jobTypes: list(f.jobTypes),
-    reasons: list(f.reasons),
-    errorNames: list(f.errorNames),
-    jobIds: list(f.jobIds),
-  };
 }
 
 /** What the middleware hands to the page's route: the page secret of a session it just opened. */
@@ -250,47 +226,6 @@ export function createConsoleApp(
   app.post('/api/jobs', async (c) => c.json(await backend.job(jobLookupOf(await readJson(c)))));
   app.notFound((c) => c.json({ error: 'not found' }, 404));
   return app;
-}
-
-/** A job lookup from a request body: `type` and optional `key`, `source`, `id`, `steps` (strings or a list). */
-function jobLookupOf(body: Record<string, unknown>): Parameters<ConsoleBackend['job']>[0] {
-  const text = (name: string): string | undefined => {
-    const value = body[name];
-    if (value === undefined || value === null || value === '') return undefined;
-    if (typeof value !== 'string') throw new ConsoleRequestError(400, `${name} must be a string`);
-    return value;
-  };
-  const given = body.steps;
-  let steps: string[] | undefined;
-  if (typeof given === 'string') steps = given.split(',');
-  else if (Array.isArray(given) && given.every((s) => typeof s === 'string')) steps = given;
-  else if (given !== undefined && given !== null) {
-    throw new ConsoleRequestError(400, 'steps must be a list of step names');
-  }
-  steps = steps?.map((s) => s.trim()).filter((s) => s !== '');
-  const key = text('key');
-  const source = text('source');
-  const id = text('id');
-  return {
-    type: text('type') ?? '',
-    ...(key === undefined ? {} : { key }),
-    ...(source === undefined ? {} : { source }),
-    ...(id === undefined ? {} : { id }),
-    ...(steps === undefined ? {} : { steps }),
-  };
-}
-
-async function readJson(c: Context): Promise<Record<string, unknown>> {
-  let body: unknown;
-  try {
-    body = await c.req.json();
-  } catch {
-    throw new ConsoleRequestError(400, 'the body is not JSON');
-  }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new ConsoleRequestError(400, 'the body must be a JSON object');
-  }
-  return body as Record<string, unknown>;
 }
 
 /**
