@@ -16,7 +16,7 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { build } from 'esbuild';
-import { CONSOLE_ASSET_SOURCES } from '../lib/console/assets.ts';
+import { consoleAssetSources } from '../lib/console/assets.ts';
 
 const root = new URL('../', import.meta.url);
 const pkg = JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as {
@@ -53,7 +53,7 @@ await build({
 });
 
 // The console's page: copied as it is, except uPlot (145 KB as published), minified.
-for (const [file, source] of Object.entries(CONSOLE_ASSET_SOURCES)) {
+for (const [file, source] of Object.entries(consoleAssetSources())) {
   const target = new URL(`dist/console/${file}`, root);
   mkdirSync(dirname(target.pathname), { recursive: true });
   if (file === 'vendor/uplot.js') {

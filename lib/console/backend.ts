@@ -12,6 +12,7 @@
  * This class only wires them together: lib/console/server.ts routes each request to one method.
  */
 
+import { type ConfigView, configView } from './backend/config.ts';
 import type { ConsoleContext } from './backend/context.ts';
 import { deadLettersView, messageView } from './backend/dead-letters.ts';
 import { CONSOLE_DEFAULTS } from './backend/defaults.ts';
@@ -63,6 +64,11 @@ export class ConsoleBackend {
     };
     this.#queuesPage = new QueuesPage(this.#ctx);
     this.#redrives = new Redrives(this.#ctx);
+  }
+
+  /** What the page learns first (backend/config.ts). */
+  config(): ConfigView {
+    return configView(this.setup, this.readOnly, this.sampleSeconds);
   }
 
   /** Takes a sample now, then every {@link sampleSeconds} until {@link stop}. */

@@ -31,7 +31,7 @@ import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { getCookie, setCookie } from 'hono/cookie';
 import { OpsError } from '../ops/errors.ts';
-import { type ConsoleAssetPath, loadConsoleAssets } from './assets.ts';
+import { loadConsoleAssets } from './assets.ts';
 import { ConsoleRequestError } from './backend/errors.ts';
 import type { ConsoleBackend } from './backend.ts';
 import { filterOf, jobLookupOf, readJson } from './requests.ts';
@@ -172,25 +172,11 @@ export function createConsoleApp(
   // in the answer to the key.
   app.get('/', (c) => c.html(assets.index.replace('__SQS_JOBS_TOKEN__', c.get('pageSecret') ?? '')));
   for (const [path, file] of assets.files) {
-    app.get(path as ConsoleAssetPath, (c) =>
-      c.body(new Uint8Array(file.body), 200, { 'content-type': file.type }),
-    );
+    app.get(path, (c) => c.body(new Uint8Array(file.body), 200, { 'content-type': file.type }));
   }
 
   // GETs: what is in memory, nothing sent to a queue.
-  app.get('/api/config', (c) =>
-    c.json({
-      title: backend.setup.title,
-      mode: backend.setup.mode,
-      region: backend.setup.region,
-      readOnly: backend.readOnly,
-      sampleSeconds: backend.sampleSeconds,
-      queues: backend.setup.queues.map((q) => ({ id: q.id, url: q.url, dlqUrl: q.dlqUrl })),
-      idempotencyTables: backend.setup.idempotencyTables,
-      scanSteps: backend.setup.scanSteps ?? backend.setup.mode !== 'aws',
-      notes: backend.setup.notes ?? [],
-    }),
-  );
+  app.get('/api/config', (c) => c.json(backend.config()));
   app.get('/api/queues', async (c) => c.json(await backend.queues(Number(c.req.query('since') ?? 0) || 0)));
 
   // POSTs: anything that receives from a queue (reads hold messages and raise receive counts).

@@ -4,12 +4,26 @@
  * children, the whole chain from the first send to the last descendant.
  */
 import { compileFilter } from '../../ops/filters.ts';
-import { type ChainDeadLetterQueue, type JobChain, walkJobChain } from '../../ops/job-chain.ts';
+import {
+  type ChainDeadLetter,
+  type ChainDeadLetterQueue,
+  type ChainJob,
+  type JobChain,
+  walkJobChain,
+} from '../../ops/job-chain.ts';
 import { decodeDefaultJobKey } from '../../runtime/idempotency/keys.ts';
 import { type JobLookup, type JobRecordView, lookupJobRecord, lookupKey, readItemOf } from '../jobs.ts';
 import type { ConsoleContext } from './context.ts';
 import { type FullMessageView, fullMessage } from './dead-letters.ts';
 import { ConsoleRequestError, errorText } from './errors.ts';
+
+/** A job of a chain as the page gets it: its dead letter also names the console queue whose DLQ holds it. */
+export type ConsoleChainJob = Omit<ChainJob, 'deadLetter'> & {
+  readonly deadLetter: (ChainDeadLetter & { readonly queueId: string | undefined }) | undefined;
+};
+
+/** A job's chain as the page gets it. */
+export type ConsoleChain = Omit<JobChain, 'jobs'> & { readonly jobs: readonly ConsoleChainJob[] };
 
 /** The job page. */
 export interface JobView {
@@ -22,7 +36,7 @@ export interface JobView {
     readonly message: FullMessageView;
   }[];
   readonly deadLetterNotes: readonly string[];
-  readonly chain: JobChain | null;
+  readonly chain: ConsoleChain | null;
   readonly chainNote: string | undefined;
 }
 
@@ -120,11 +134,11 @@ async function readChain(
       now: ctx.now,
     });
     // The page links a dead letter to its DLQ view, which is named by the console's queue id.
-    const chain: JobChain = {
+    const chain: ConsoleChain = {
       ...walked,
       jobs: walked.jobs.map((j) =>
         j.deadLetter === undefined
-          ? j
+          ? { ...j, deadLetter: undefined }
           : { ...j, deadLetter: { ...j.deadLetter, queueId: queueIdOfDlq.get(j.deadLetter.dlq) } },
       ),
     };
