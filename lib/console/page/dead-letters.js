@@ -49,78 +49,102 @@ export function DeadLettersPage({ config, params }) {
     ${!data ? html`<p class="loading">Reading the dead-letter queue (nothing is deleted)…</p>` : null}
     ${
       data
-        ? html`<section class="card">
-            <h2>
-              Dead letters of ${data.queue.id} <small>${data.dlq.name}${data.dlq.fifo ? ' (FIFO)' : ''}</small>
-              <button onClick=${() => load(true)} disabled=${loading} data-action="reload">${loading ? 'Reading…' : 'Read again'}</button>
-            </h2>
-            <p class="summary" data-testid="dlq-summary">
-              ${plural(data.total, 'message')} read at ${time(data.readAt)}, in ${plural(data.groups.length, 'group')} by cause;
-              nothing deleted, every message visible again.
-            </p>
-            ${data.notes.map((n) => html`<p class="note">${n}</p>`)}
-            ${
-              data.groups.length === 0
-                ? html`<p class="empty">No dead letters: every job of this queue completed or is still being worked on.</p>`
-                : html`<table class="groups">
-                    <thead>
-                      <tr>
-                        <th>Cause</th><th>Job type</th><th>Count</th><th>First failure</th><th>Last failure</th><th>Attempts</th><th>Example</th>
-                        ${config.readOnly ? null : html`<th></th>`}
-                      </tr>
-                    </thead>
-                    <tbody>
-                      ${data.groups.map(
-                        (g) => html`<tr data-group=${g.reason}>
-                          <td>
-                            <strong>${g.reason}</strong>
-                            ${g.reason === 'no-evidence' ? html`<div class="sub">moved by SQS after maxReceiveCount receives (crash, timeout, throttling)</div>` : null}
-                            ${g.errorMessages.slice(0, 2).map((m) => html`<div class="sub message">${m}</div>`)}
-                          </td>
-                          <td>${g.jobType}</td>
-                          <td data-field="count">${g.count}</td>
-                          <td>${time(g.firstFailureAt ?? g.oldestSentAt)}</td>
-                          <td>${time(g.lastFailureAt ?? g.newestSentAt)}</td>
-                          <td>${g.attempts ? (g.attempts.min === g.attempts.max ? g.attempts.min : `${g.attempts.min}–${g.attempts.max}`) : '–'}</td>
-                          <td><a href=${href('/dead-letters', { queue: data.queue.id, message: g.sample.messageId })}>${g.sample.jobId ?? g.sample.messageId.slice(0, 8)}</a></td>
-                          ${
-                            config.readOnly
-                              ? null
-                              : html`<td><button data-action="redrive-group" onClick=${() => setRedrive({ filter: { reasons: [g.reason], jobTypes: [g.jobType] }, key: Math.random() })}>Redrive…</button></td>`
-                          }
-                        </tr>`,
-                      )}
-                    </tbody>
-                  </table>`
-            }
-            ${config.readOnly ? html`<p class="note">Read-only console: redrive is off.</p>` : html`<${FilterForm} onRedrive=${(/** @type {FilterFields} */ filter) => setRedrive({ filter, key: Math.random() })} />`}
-          </section>`
+        ? html`<${DeadLetterGroups}
+            data=${data}
+            readOnly=${config.readOnly}
+            loading=${loading}
+            onReload=${() => load(true)}
+            onRedrive=${(/** @type {FilterFields} */ filter) => setRedrive({ filter, key: Math.random() })}
+          />`
         : null
     }
     ${redrive && !config.readOnly ? html`<${RedrivePanel} key=${redrive.key} queueId=${queueId} filter=${redrive.filter} onDone=${() => load(true)} onClose=${() => setRedrive(null)} />` : null}
     ${params.message && data ? html`<${MessagePanel} queueId=${queueId} messageId=${params.message} />` : null}
-    ${
-      data && data.messages.length > 0
-        ? html`<section class="card">
-            <h3>Messages <small>${data.messages.length} listed</small></h3>
-            <table class="messages">
-              <thead><tr><th>Job</th><th>Type</th><th>Cause</th><th>Error</th><th>In DLQ since</th></tr></thead>
-              <tbody>
-                ${data.messages.map(
-                  (m) => html`<tr>
-                    <td><a href=${href('/dead-letters', { queue: data.queue.id, message: m.messageId })}>${m.jobId ?? `(message ${m.messageId.slice(0, 8)})`}</a></td>
-                    <td>${m.jobType}</td>
-                    <td>${m.reason}</td>
-                    <td class="message">${m.errorMessage ?? ''}</td>
-                    <td>${time(m.sentAt)}</td>
-                  </tr>`,
-                )}
-              </tbody>
-            </table>
-          </section>`
-        : null
-    }
+    ${data && data.messages.length > 0 ? html`<${MessageList} data=${data} />` : null}
   </div>`;
+}
+
+/**
+ * The DLQ's messages grouped by cause, each group with an example and (unless read-only) a redrive.
+ * @param {{
+ *   data: DeadLettersView,
+ *   readOnly: boolean,
+ *   loading: boolean,
+ *   onReload: () => void,
+ *   onRedrive: (filter: FilterFields) => void,
+ * }} props
+ */
+function DeadLetterGroups({ data, readOnly, loading, onReload, onRedrive }) {
+  return html`<section class="card">
+    <h2>
+      Dead letters of ${data.queue.id} <small>${data.dlq.name}${data.dlq.fifo ? ' (FIFO)' : ''}</small>
+      <button onClick=${onReload} disabled=${loading} data-action="reload">${loading ? 'Reading…' : 'Read again'}</button>
+    </h2>
+    <p class="summary" data-testid="dlq-summary">
+      ${plural(data.total, 'message')} read at ${time(data.readAt)}, in ${plural(data.groups.length, 'group')} by cause;
+      nothing deleted, every message visible again.
+    </p>
+    ${data.notes.map((n) => html`<p class="note">${n}</p>`)}
+    ${
+      data.groups.length === 0
+        ? html`<p class="empty">No dead letters: every job of this queue completed or is still being worked on.</p>`
+        : html`<table class="groups">
+            <thead>
+              <tr>
+                <th>Cause</th><th>Job type</th><th>Count</th><th>First failure</th><th>Last failure</th><th>Attempts</th><th>Example</th>
+                ${readOnly ? null : html`<th></th>`}
+              </tr>
+            </thead>
+            <tbody>
+              ${data.groups.map(
+                (g) => html`<tr data-group=${g.reason}>
+                  <td>
+                    <strong>${g.reason}</strong>
+                    ${g.reason === 'no-evidence' ? html`<div class="sub">moved by SQS after maxReceiveCount receives (crash, timeout, throttling)</div>` : null}
+                    ${g.errorMessages.slice(0, 2).map((m) => html`<div class="sub message">${m}</div>`)}
+                  </td>
+                  <td>${g.jobType}</td>
+                  <td data-field="count">${g.count}</td>
+                  <td>${time(g.firstFailureAt ?? g.oldestSentAt)}</td>
+                  <td>${time(g.lastFailureAt ?? g.newestSentAt)}</td>
+                  <td>${g.attempts ? (g.attempts.min === g.attempts.max ? g.attempts.min : `${g.attempts.min}–${g.attempts.max}`) : '–'}</td>
+                  <td><a href=${href('/dead-letters', { queue: data.queue.id, message: g.sample.messageId })}>${g.sample.jobId ?? g.sample.messageId.slice(0, 8)}</a></td>
+                  ${
+                    readOnly
+                      ? null
+                      : html`<td><button data-action="redrive-group" onClick=${() => onRedrive({ reasons: [g.reason], jobTypes: [g.jobType] })}>Redrive…</button></td>`
+                  }
+                </tr>`,
+              )}
+            </tbody>
+          </table>`
+    }
+    ${readOnly ? html`<p class="note">Read-only console: redrive is off.</p>` : html`<${FilterForm} onRedrive=${onRedrive} />`}
+  </section>`;
+}
+
+/**
+ * The messages read, each a link to its evidence.
+ * @param {{ data: DeadLettersView }} props
+ */
+function MessageList({ data }) {
+  return html`<section class="card">
+    <h3>Messages <small>${data.messages.length} listed</small></h3>
+    <table class="messages">
+      <thead><tr><th>Job</th><th>Type</th><th>Cause</th><th>Error</th><th>In DLQ since</th></tr></thead>
+      <tbody>
+        ${data.messages.map(
+          (m) => html`<tr>
+            <td><a href=${href('/dead-letters', { queue: data.queue.id, message: m.messageId })}>${m.jobId ?? `(message ${m.messageId.slice(0, 8)})`}</a></td>
+            <td>${m.jobType}</td>
+            <td>${m.reason}</td>
+            <td class="message">${m.errorMessage ?? ''}</td>
+            <td>${time(m.sentAt)}</td>
+          </tr>`,
+        )}
+      </tbody>
+    </table>
+  </section>`;
 }
 
 /** @param {{ onRedrive: (filter: FilterFields) => void }} props */
