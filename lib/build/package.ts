@@ -16,7 +16,7 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { build } from 'esbuild';
-import { CONSOLE_ASSET_SOURCES } from '../console/assets.ts';
+import { consoleAssetSources } from '../console/assets.ts';
 
 /**
  * Builds dist/ of the package at `root` (a directory URL ending in `/`), from scratch.
@@ -64,7 +64,7 @@ async function bundleCli(root: URL): Promise<void> {
 
 /** The console's page → dist/console/: copied as it is, except uPlot (145 KB as published), minified. */
 async function copyConsolePage(root: URL): Promise<void> {
-  for (const [file, source] of Object.entries(CONSOLE_ASSET_SOURCES)) {
+  for (const [file, source] of Object.entries(consoleAssetSources())) {
     const target = new URL(`dist/console/${file}`, root);
     mkdirSync(dirname(target.pathname), { recursive: true });
     if (file === 'vendor/uplot.js') {

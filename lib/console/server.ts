@@ -27,13 +27,14 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
-import { type Context, Hono } from 'hono';
+import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { getCookie, setCookie } from 'hono/cookie';
 import { OpsError } from '../ops/errors.ts';
-import type { DeadLetterFilter } from '../ops/filters.ts';
-import { type ConsoleAssetPath, loadConsoleAssets } from './assets.ts';
-import { type ConsoleBackend, ConsoleRequestError } from './backend.ts';
+import { loadConsoleAssets } from './assets.ts';
+import { ConsoleRequestError } from './backend/errors.ts';
+import type { ConsoleBackend } from './backend.ts';
+import { addApiRoutes } from './routes.ts';
 import { ConsoleSessions } from './sessions.ts';
 
 /** Header carrying the page secret (or the key) on API calls. */
@@ -86,30 +87,6 @@ function isLoopback(host: string): boolean {
 function hostForUrl(host: string): string {
   if (host === '0.0.0.0' || host === '::') return '127.0.0.1';
   return host.includes(':') ? `[${host}]` : host;
-}
-
-function list(value: unknown): string[] | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) {
-    throw new ConsoleRequestError(400, 'filter values must be lists of strings');
-  }
-  return value.filter((v) => v !== '');
-}
-
-function filterOf(value: unknown): DeadLetterFilter {
-  if (value === undefined || value === null) return {};
-  if (typeof value !== 'object') throw new ConsoleRequestError(400, 'filter must be an object');
-  const f = value as Record<string, unknown>;
-  const known = new Set(['jobTypes', 'reasons', 'errorNames', 'jobIds']);
-  for (const key of Object.keys(f)) {
-    if (!known.has(key)) throw new ConsoleRequestError(400, `unknown filter field "${key}"`);
-  }
-  return {
-    jobTypes: list(f.jobTypes),
-    reasons: list(f.reasons),
-    errorNames: list(f.errorNames),
-    jobIds: list(f.jobIds),
-  };
 }
 
 /** What the middleware hands to the page's route: the page secret of a session it just opened. */
@@ -195,101 +172,12 @@ export function createConsoleApp(
   // in the answer to the key.
   app.get('/', (c) => c.html(assets.index.replace('__SQS_JOBS_TOKEN__', c.get('pageSecret') ?? '')));
   for (const [path, file] of assets.files) {
-    app.get(path as ConsoleAssetPath, (c) =>
-      c.body(new Uint8Array(file.body), 200, { 'content-type': file.type }),
-    );
+    app.get(path, (c) => c.body(new Uint8Array(file.body), 200, { 'content-type': file.type }));
   }
 
-  // GETs: what is in memory, nothing sent to a queue.
-  app.get('/api/config', (c) =>
-    c.json({
-      title: backend.setup.title,
-      mode: backend.setup.mode,
-      region: backend.setup.region,
-      readOnly: backend.readOnly,
-      sampleSeconds: backend.sampleSeconds,
-      queues: backend.setup.queues.map((q) => ({ id: q.id, url: q.url, dlqUrl: q.dlqUrl })),
-      idempotencyTables: backend.setup.idempotencyTables,
-      scanSteps: backend.setup.scanSteps ?? backend.setup.mode !== 'aws',
-      notes: backend.setup.notes ?? [],
-    }),
-  );
-  app.get('/api/queues', async (c) => c.json(await backend.queues(Number(c.req.query('since') ?? 0) || 0)));
-
-  // POSTs: anything that receives from a queue (reads hold messages and raise receive counts).
-  app.post('/api/queues/:id/dead-letters', async (c) => {
-    const body = await readJson(c);
-    if (body.refresh !== undefined && typeof body.refresh !== 'boolean') {
-      throw new ConsoleRequestError(400, 'refresh must be true or false');
-    }
-    return c.json(await backend.deadLetters(c.req.param('id'), { refresh: body.refresh === true }));
-  });
-  app.post('/api/queues/:id/dead-letters/:messageId', async (c) => {
-    await readJson(c);
-    return c.json(await backend.message(c.req.param('id'), c.req.param('messageId')));
-  });
-  app.post('/api/queues/:id/redrive', async (c) => {
-    const body = await readJson(c);
-    if (typeof body.dryRun !== 'boolean') throw new ConsoleRequestError(400, 'dryRun must be true or false');
-    if (body.planId !== undefined && typeof body.planId !== 'string') {
-      throw new ConsoleRequestError(400, 'planId must be a string');
-    }
-    return c.json(
-      await backend.redrive(c.req.param('id'), {
-        dryRun: body.dryRun,
-        filter: filterOf(body.filter),
-        ...(typeof body.planId === 'string' ? { planId: body.planId } : {}),
-      }),
-    );
-  });
-  app.post('/api/redrives/:id/verify', async (c) => {
-    await readJson(c);
-    return c.json(await backend.verify(c.req.param('id')));
-  });
-  app.post('/api/jobs', async (c) => c.json(await backend.job(jobLookupOf(await readJson(c)))));
+  addApiRoutes(app, backend);
   app.notFound((c) => c.json({ error: 'not found' }, 404));
   return app;
-}
-
-/** A job lookup from a request body: `type` and optional `key`, `source`, `id`, `steps` (strings or a list). */
-function jobLookupOf(body: Record<string, unknown>): Parameters<ConsoleBackend['job']>[0] {
-  const text = (name: string): string | undefined => {
-    const value = body[name];
-    if (value === undefined || value === null || value === '') return undefined;
-    if (typeof value !== 'string') throw new ConsoleRequestError(400, `${name} must be a string`);
-    return value;
-  };
-  const given = body.steps;
-  let steps: string[] | undefined;
-  if (typeof given === 'string') steps = given.split(',');
-  else if (Array.isArray(given) && given.every((s) => typeof s === 'string')) steps = given;
-  else if (given !== undefined && given !== null) {
-    throw new ConsoleRequestError(400, 'steps must be a list of step names');
-  }
-  steps = steps?.map((s) => s.trim()).filter((s) => s !== '');
-  const key = text('key');
-  const source = text('source');
-  const id = text('id');
-  return {
-    type: text('type') ?? '',
-    ...(key === undefined ? {} : { key }),
-    ...(source === undefined ? {} : { source }),
-    ...(id === undefined ? {} : { id }),
-    ...(steps === undefined ? {} : { steps }),
-  };
-}
-
-async function readJson(c: Context): Promise<Record<string, unknown>> {
-  let body: unknown;
-  try {
-    body = await c.req.json();
-  } catch {
-    throw new ConsoleRequestError(400, 'the body is not JSON');
-  }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new ConsoleRequestError(400, 'the body must be a JSON object');
-  }
-  return body as Record<string, unknown>;
 }
 
 /**
