@@ -43,12 +43,9 @@ import {
 } from './function-config.ts';
 import { FunctionHost, type FunctionLogLine } from './function-host.ts';
 import { type LocalTracing, startLocalTracing } from './local-tracing.ts';
-import {
-  type ProvisionedQueue,
-  type ProvisionedStack,
-  type ProvisionedTable,
-  provisionStack,
-} from './provision.ts';
+import type { ProvisionedQueue } from './provision/queues.ts';
+import { type ProvisionedStack, provisionStack } from './provision/stack.ts';
+import type { ProvisionedTable } from './provision/tables.ts';
 import { type EnsureSynthesizedOptions, ensureSynthesized, type SynthResult } from './synth.ts';
 import { functionTracingOf } from './xray.ts';
 import type { XraySegmentDocument } from './xray-daemon.ts';
