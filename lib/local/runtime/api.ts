@@ -5,9 +5,10 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { AwsFaultRates } from '../aws-faults.ts';
 import type { Endpoints } from '../emulators.ts';
 import type { FunctionStats } from '../event-source-mapping.ts';
-import type { AwsFaultRates, FaultProxyStats } from '../fault-proxy.ts';
+import type { FaultProxyStats } from '../fault-proxy.ts';
 import type { LocalCredentials } from '../function-config.ts';
 import type { ProvisionedQueue } from '../provision/queues.ts';
 import type { ProvisionedTable } from '../provision/tables.ts';

@@ -7,8 +7,9 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import type { AwsFaultRates } from '../aws-faults.ts';
 import type { Endpoints } from '../emulators.ts';
-import { type AwsFaultRates, exemptFromFaults, type FaultProxy, startFaultProxy } from '../fault-proxy.ts';
+import { exemptFromFaults, type FaultProxy, startFaultProxy } from '../fault-proxy.ts';
 import type { LocalCredentials } from '../function-config.ts';
 import { type LocalTracing, startLocalTracing } from '../local-tracing.ts';
 

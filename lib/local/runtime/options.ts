@@ -3,9 +3,9 @@
  * reads, and its defaults.
  */
 
+import type { AwsFaultRates } from '../aws-faults.ts';
 import type { EndpointOptions } from '../emulators.ts';
 import type { InvocationReport } from '../event-source-mapping.ts';
-import type { AwsFaultRates } from '../fault-proxy.ts';
 import type { LocalCredentials } from '../function-config.ts';
 import type { FunctionLogLine } from '../function-host.ts';
 import type { EnsureSynthesizedOptions } from '../synth.ts';

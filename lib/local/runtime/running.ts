@@ -6,10 +6,11 @@
  * emulators last.
  */
 import { SetQueueAttributesCommand } from '@aws-sdk/client-sqs';
+import type { AwsFaultRates } from '../aws-faults.ts';
 import type { RunningEmulators } from '../emulators.ts';
 import { LocalRuntimeError } from '../errors.ts';
 import { type EventSourceMappingPoller, emptyStats, type FunctionStats } from '../event-source-mapping.ts';
-import { type AwsFaultRates, type FaultProxyStats, sumFaultProxyStats } from '../fault-proxy.ts';
+import { type FaultProxyStats, sumFaultProxyStats } from '../fault-proxy.ts';
 import type { FunctionHost } from '../function-host.ts';
 import type { ProvisionedStack } from '../provision/stack.ts';
 import type { SynthResult } from '../synth.ts';
