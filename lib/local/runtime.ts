@@ -19,7 +19,7 @@
  * 3. the AWS boundary in front of them: runtime/boundary.ts (trace-header proxy, fault proxies,
  *    the runtime's clients);
  * 4. the resources: provision/ (queues, tables, functions, mappings, in dependency order);
- * 5. the wiring: runtime/functions.ts (mapped functions and their environments),
+ * 5. the wiring ({@link wire}): runtime/functions.ts (mapped functions and their environments),
  *    runtime/lost-responses.ts, runtime/workers.ts (queues with DLQs, one worker per mapping),
  *    runtime/pollers.ts (function hosts and event source mapping pollers);
  * 6. running: runtime/running.ts ({@link RunningLocalRuntime}: start polling, queries, fault
@@ -27,11 +27,12 @@
  *    runtime/options.ts's. Both are re-exported here, where callers import them from.
  */
 import { resolve } from 'node:path';
-import { readStack } from './cloud-assembly.ts';
-import { startEmulators } from './emulators.ts';
+import { type AssemblyStack, readStack } from './cloud-assembly.ts';
+import { type RunningEmulators, startEmulators } from './emulators.ts';
 import { emptyStats } from './event-source-mapping.ts';
+import type { LocalCredentials } from './function-config.ts';
 import type { FunctionHost } from './function-host.ts';
-import { provisionStack } from './provision/stack.ts';
+import { type ProvisionedStack, provisionStack } from './provision/stack.ts';
 import type { LocalRuntime } from './runtime/api.ts';
 import { type AwsBoundary, openAwsBoundary } from './runtime/boundary.ts';
 import { functionEnvironments, MappedFunctions } from './runtime/functions.ts';
@@ -45,7 +46,7 @@ import {
 import { createPollers } from './runtime/pollers.ts';
 import { RunningLocalRuntime } from './runtime/running.ts';
 import { linkDeadLetterQueues, planWorkers } from './runtime/workers.ts';
-import { ensureSynthesized } from './synth.ts';
+import { ensureSynthesized, type SynthResult } from './synth.ts';
 
 export type {
   DrainOptions,
@@ -113,60 +114,18 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       parameters: options.parameters,
       existing: options.existingResources,
     });
-    const defaultConcurrency = options.defaultMaximumConcurrency ?? DEFAULT_MAPPING_CONCURRENCY;
-    if (!Number.isInteger(defaultConcurrency) || defaultConcurrency < 1) {
-      throw new RangeError(`defaultMaximumConcurrency must be an integer >= 1, got ${defaultConcurrency}`);
-    }
-    const warnings = [...provisioned.warnings];
-    const queues = linkDeadLetterQueues(provisioned.queues);
-    const functions = new MappedFunctions(stack, provisioned);
-    const environments = functionEnvironments(functions, options, {
-      region,
-      endpoints: boundary.endpoints,
-      credentials,
-      tracingEnvironment: boundary.tracing.functionEnvironment,
-    });
-    const stats = new Map(functions.all().map((fn) => [fn.logicalId, emptyStats()]));
-    const lostResponses = new LostResponses(functions, options.lostResponseRate, options.seed ?? 1);
-    const workers = planWorkers({
-      provisioned,
-      queues,
-      functions,
-      environments,
-      defaultConcurrency,
-      warnings,
-    });
-    const pollers = createPollers({
+    const runtime = wire({
       options,
       env,
       projectRoot,
-      region,
+      stack,
       provisioned,
-      functions,
-      environments,
-      workers,
-      stats,
-      lostResponses,
-      sqs: boundary.pollerSqs,
-      tracing: boundary.tracing,
+      emulators,
+      boundary,
+      synth,
+      credentials,
       hosts,
     });
-    const runtime = new RunningLocalRuntime(
-      {
-        provisioned,
-        emulators,
-        boundary,
-        synth,
-        queues,
-        workers,
-        warnings,
-        stats,
-        lostResponses,
-        hosts,
-        pollers,
-      },
-      credentials,
-    );
     await runtime.start(options);
     return runtime;
   } catch (error) {
@@ -175,4 +134,87 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     await emulators.stop();
     throw error;
   }
+}
+
+/** What {@link wire} connects. */
+interface WireInput {
+  readonly options: LocalRuntimeOptions;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly projectRoot: string;
+  readonly stack: AssemblyStack;
+  readonly provisioned: ProvisionedStack;
+  readonly emulators: RunningEmulators;
+  readonly boundary: AwsBoundary;
+  readonly synth: SynthResult | undefined;
+  readonly credentials: LocalCredentials;
+  /** Filled with every function host created, so the caller can stop them on failure. */
+  readonly hosts: FunctionHost[];
+}
+
+/**
+ * Step 5: the provisioned stack wired to its functions: queues linked to their DLQs, mapped
+ * functions with their environments and lost-response faults, one worker per mapping, function
+ * hosts and pollers (not started).
+ * @throws {RangeError} on a bad `defaultMaximumConcurrency` or lost-response rate.
+ * @throws {UnsupportedFunctionError} / {TemplateResolutionError} when a mapped function cannot run.
+ * @throws {LocalRuntimeError} when a function selector of the options matches no mapped function.
+ */
+function wire(input: WireInput): RunningLocalRuntime {
+  const { options, env, projectRoot, stack, provisioned, emulators, boundary, synth, credentials, hosts } =
+    input;
+  const region = provisioned.region;
+  const defaultConcurrency = options.defaultMaximumConcurrency ?? DEFAULT_MAPPING_CONCURRENCY;
+  if (!Number.isInteger(defaultConcurrency) || defaultConcurrency < 1) {
+    throw new RangeError(`defaultMaximumConcurrency must be an integer >= 1, got ${defaultConcurrency}`);
+  }
+  const warnings = [...provisioned.warnings];
+  const queues = linkDeadLetterQueues(provisioned.queues);
+  const functions = new MappedFunctions(stack, provisioned);
+  const environments = functionEnvironments(functions, options, {
+    region,
+    endpoints: boundary.endpoints,
+    credentials,
+    tracingEnvironment: boundary.tracing.functionEnvironment,
+  });
+  const stats = new Map(functions.all().map((fn) => [fn.logicalId, emptyStats()]));
+  const lostResponses = new LostResponses(functions, options.lostResponseRate, options.seed ?? 1);
+  const workers = planWorkers({
+    provisioned,
+    queues,
+    functions,
+    environments,
+    defaultConcurrency,
+    warnings,
+  });
+  const pollers = createPollers({
+    options,
+    env,
+    projectRoot,
+    region,
+    provisioned,
+    functions,
+    environments,
+    workers,
+    stats,
+    lostResponses,
+    sqs: boundary.pollerSqs,
+    tracing: boundary.tracing,
+    hosts,
+  });
+  return new RunningLocalRuntime(
+    {
+      provisioned,
+      emulators,
+      boundary,
+      synth,
+      queues,
+      workers,
+      warnings,
+      stats,
+      lostResponses,
+      hosts,
+      pollers,
+    },
+    credentials,
+  );
 }
