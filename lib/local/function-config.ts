@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { type AssemblyStack, functionAssetDir } from './cloud-assembly.ts';
 import { UnsupportedFunctionError } from './errors.ts';
 import type { HostedFunction } from './function-host.ts';
-import type { FunctionResource } from './provision.ts';
+import type { FunctionResource } from './provision/functions.ts';
 import type { TemplateResolver } from './template-resolver.ts';
 
 /** Lambda's default `Timeout`, in seconds (CreateFunction API). */

@@ -26,7 +26,9 @@ export { emptyStats, type FunctionStats, type InvocationReport } from './event-s
 export { LostResponseFault, seededRandom } from './faults.ts';
 export type { FunctionLogLine } from './function-host.ts';
 export { createLambdaContext, type LambdaContextInput } from './lambda-context.ts';
-export type { ProvisionedQueue, ProvisionedTable } from './provision.ts';
+export { dependencyOrder, referencedResources } from './provision/order.ts';
+export type { ProvisionedQueue } from './provision/queues.ts';
+export type { ProvisionedTable } from './provision/tables.ts';
 export {
   DEFAULT_MAPPING_CONCURRENCY,
   DEFAULT_REGION,
@@ -49,9 +51,7 @@ export {
 } from './synth.ts';
 export {
   type CfnTemplate,
-  dependencyOrder,
   NO_VALUE,
   type PseudoParameters,
-  referencedResources,
   TemplateResolver,
 } from './template-resolver.ts';

@@ -14,7 +14,12 @@
  *
  * Resource values (what `Ref` and `Fn::GetAtt` of a resource return) come from a
  * {@link ResourceValues} callback supplied by the provisioner, because they only exist once the
- * resource was created on the emulator.
+ * resource was created on the emulator. The order in which resources are created is
+ * provision/order.ts's.
+ *
+ * Over 400 lines and kept whole: it is one recursive evaluator, whose intrinsic functions and
+ * conditions call back into `resolve` and share its path-naming errors; split, each piece would
+ * need the whole class anyway.
  */
 import { TemplateResolutionError, UnsupportedIntrinsicError } from './errors.ts';
 
@@ -435,85 +440,4 @@ function describeResource(path: string): string {
   if (m) return `resource ${m[1]}`;
   const o = /^Outputs\.([^.[]+)/.exec(path);
   return o ? `output ${o[1]}` : 'template';
-}
-
-/**
- * The logical ids a value refers to through `Ref`, `Fn::GetAtt` and `Fn::Sub` (parameters and
- * pseudo parameters excluded). Used to order creation: a DLQ before the queue that names it.
- */
-export function referencedResources(
-  value: Json,
-  template: CfnTemplate,
-  into = new Set<string>(),
-): Set<string> {
-  const isResource = (id: string) => !id.startsWith(PSEUDO_PREFIX) && template.Resources[id] !== undefined;
-  const visit = (v: Json): void => {
-    if (Array.isArray(v)) {
-      for (const item of v) visit(item);
-      return;
-    }
-    if (v === null || typeof v !== 'object') return;
-    for (const [k, inner] of Object.entries(v as Record<string, Json>)) {
-      if (k === 'Ref' && typeof inner === 'string' && isResource(inner)) into.add(inner);
-      else if (k === 'Fn::GetAtt') {
-        const id =
-          typeof inner === 'string' ? inner.split('.')[0] : Array.isArray(inner) ? inner[0] : undefined;
-        if (typeof id === 'string' && isResource(id)) into.add(id);
-        if (Array.isArray(inner)) visit(inner[1]);
-      } else if (k === 'Fn::Sub') {
-        const text = typeof inner === 'string' ? inner : Array.isArray(inner) ? inner[0] : undefined;
-        const vars = Array.isArray(inner) ? (inner[1] as Record<string, Json> | undefined) : undefined;
-        if (typeof text === 'string') {
-          for (const m of text.matchAll(/\$\{([^}!][^}]*)\}/g)) {
-            const name = (m[1] ?? '').trim();
-            if (vars && Object.hasOwn(vars, name)) continue;
-            const id = name.split('.')[0] ?? '';
-            if (isResource(id)) into.add(id);
-          }
-        }
-        if (vars) visit(vars);
-      } else visit(inner);
-    }
-  };
-  visit(value);
-  return into;
-}
-
-/**
- * Logical ids of the template's resources in an order where every resource comes after the ones
- * it references or `DependsOn` (Kahn's algorithm, ties broken by template order).
- * @throws {TemplateResolutionError} on a dependency cycle or a `DependsOn` naming no resource.
- */
-export function dependencyOrder(template: CfnTemplate): string[] {
-  const ids = Object.keys(template.Resources);
-  const deps = new Map<string, Set<string>>();
-  for (const id of ids) {
-    const resource = template.Resources[id] as CfnResource;
-    const set = referencedResources(resource.Properties ?? {}, template);
-    const dependsOn = resource.DependsOn === undefined ? [] : [resource.DependsOn].flat();
-    for (const d of dependsOn) {
-      if (template.Resources[d] === undefined) {
-        throw new TemplateResolutionError(`resource ${id} DependsOn unknown resource ${d}`, {
-          context: { path: `Resources.${id}.DependsOn`, logicalId: id },
-        });
-      }
-      set.add(d);
-    }
-    set.delete(id);
-    deps.set(id, set);
-  }
-  const order: string[] = [];
-  const done = new Set<string>();
-  while (order.length < ids.length) {
-    const next = ids.find((id) => !done.has(id) && [...(deps.get(id) ?? [])].every((d) => done.has(d)));
-    if (next === undefined) {
-      const stuck = ids.filter((id) => !done.has(id));
-      throw new TemplateResolutionError(`dependency cycle among resources ${stuck.join(', ')}`, {
-        context: { path: 'Resources', resources: stuck },
-      });
-    }
-    done.add(next);
-    order.push(next);
-  }
-  return order;
 }

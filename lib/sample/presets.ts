@@ -4,7 +4,7 @@
  * every fault kind on). Pure; lib/cli/start/ reads them.
  */
 
-import type { AwsFaultRates } from '../local/fault-proxy.ts';
+import type { AwsFaultRates } from '../local/aws-faults.ts';
 import { SAMPLE_JOB_TIMEOUT_SECONDS } from './jobs.ts';
 
 /** Jobs per booking when nothing is dead-lettered: reserve, confirm, invoice, email, payment. */

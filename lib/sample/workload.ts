@@ -16,12 +16,8 @@
  *   table, the workers' metrics.
  */
 
-import {
-  AWS_FAULT_KINDS,
-  AWS_FAULT_LABELS,
-  type AwsFaultRates,
-  type FaultProxyStats,
-} from '../local/fault-proxy.ts';
+import { AWS_FAULT_KINDS, AWS_FAULT_LABELS, type AwsFaultRates } from '../local/aws-faults.ts';
+import type { FaultProxyStats } from '../local/fault-proxy.ts';
 import type { FunctionLogLine } from '../local/function-host.ts';
 import type { RuntimeStats, startLocalRuntime } from '../local/runtime.ts';
 import type { ExternalServiceOptions, ExternalServiceStats, FaultRates } from './external-service.ts';

@@ -15,14 +15,10 @@ import {
   TemplateResolutionError,
   UnsupportedIntrinsicError,
 } from '../../lib/local/errors.ts';
+import { dependencyOrder } from '../../lib/local/provision/order.ts';
 import { interpretBatchResponse, toSqsRecord } from '../../lib/local/sqs-event.ts';
 import { ensureSynthesized, isAssemblyFresh, sourcePaths } from '../../lib/local/synth.ts';
-import {
-  type CfnTemplate,
-  dependencyOrder,
-  NO_VALUE,
-  TemplateResolver,
-} from '../../lib/local/template-resolver.ts';
+import { type CfnTemplate, NO_VALUE, TemplateResolver } from '../../lib/local/template-resolver.ts';
 
 const ASSEMBLY = fileURLToPath(new URL('../fixtures/local/assembly', import.meta.url));
 const stack = readStack(ASSEMBLY);

@@ -15,16 +15,18 @@ import {
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { faultAnswer } from '../../lib/local/aws-fault-answers.ts';
 import {
   AWS_FAULT_KINDS,
   type AwsFaultKind,
   awsActionOf,
+  faultKindsFor,
+  resolveAwsFaultRates,
+} from '../../lib/local/aws-faults.ts';
+import {
   exemptFromFaults,
   FAULT_EXEMPT_HEADER,
   type FaultProxy,
-  faultAnswer,
-  faultKindsFor,
-  resolveAwsFaultRates,
   startFaultProxy,
 } from '../../lib/local/fault-proxy.ts';
 

@@ -5,7 +5,7 @@
  */
 import type { AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { AWS_FAULT_KINDS, resolveAwsFaultRates } from '../../lib/local/fault-proxy.ts';
+import { AWS_FAULT_KINDS, resolveAwsFaultRates } from '../../lib/local/aws-faults.ts';
 import {
   awsFaultRatesFor,
   deliberateCounts,
