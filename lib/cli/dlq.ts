@@ -6,6 +6,9 @@
  * back, `show` found nothing, a message could not be made visible again, the redrive was not
  * confirmed); 2 could not run (bad flags, invalid URL, missing queue, unreachable endpoint,
  * FIFO/standard mismatch, no confirmation possible); 130 interrupted (held messages released).
+ *
+ * Why one file: it is the command definition of the three `dlq` subcommands and their shared
+ * flags; what they do is in lib/ops.
  */
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import {

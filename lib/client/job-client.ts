@@ -12,6 +12,10 @@
  *   queues; `MessageGroupId` required on FIFO queues, 1–128 printable ASCII characters.
  * - Amazon SQS FIFO key terms: a `MessageDeduplicationId` (max 128 chars) is remembered for 5
  *   minutes; a retried entry keeps its dedup id, so a FIFO queue never gets it twice.
+ *
+ * Why one file: `JobClient` is one class whose send paths (send, sendBatch, sendEnvelope,
+ * checkEnvelope) share its settings, the batching by count and bytes and the retry loop; the
+ * checks before sending are in prepare.ts, the retry policy in retry.ts.
  */
 import { SendMessageBatchCommand, type SendMessageBatchResult, SQSClient } from '@aws-sdk/client-sqs';
 import { chunkByCountAndBytes } from '../core/chunk.ts';

@@ -3,6 +3,10 @@
  * validates the data with the job's Standard Schema, builds the CloudEvents envelope, applies
  * the FIFO and delay rules of the SendMessage API, and measures the message against the size
  * limit. Every problem of every entry is collected, so one error can list them all.
+ *
+ * Why one file: every check feeds the one list of problems per entry (queue, options, data,
+ * envelope, size) that the one error names together; it is the one place that says what a send
+ * refuses.
  */
 import type { SendMessageBatchRequestEntry } from '@aws-sdk/client-sqs';
 import type { StandardSchemaV1 } from '@standard-schema/spec';

@@ -3,6 +3,10 @@
  * consumes it, and the alarms that say when it stops. Settings are checked when the construct
  * is created, by the rules in ./job-queue/rules (one module per group of settings, each citing
  * its AWS page); every unsafe setting is reported in one {@link JobsConfigError}.
+ *
+ * Why one file: it is the construct's constructor, making the queue, DLQ, worker, grants, mapping
+ * and alarms in dependency order, read top to bottom; props, defaults, grants, bundling and rules
+ * are in ./job-queue/.
  */
 import { Annotations, Duration, Names, Stack, Token, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';

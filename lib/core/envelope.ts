@@ -5,6 +5,9 @@
  * JSON format (json-format.md §3) and the Partitioning extension (`partitionkey`).
  * The same rules are shipped as JSON Schema in `envelope.schema.json` for producers in
  * other languages; tests hold the two to the same cases.
+ *
+ * Why one file: parse and create apply the same field rules (the schema's), which must stay side
+ * by side.
  */
 
 import { createHash, randomUUID } from 'node:crypto';

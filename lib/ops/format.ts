@@ -1,6 +1,9 @@
 /**
  * Plain-text and JSON renderings of the DLQ operations for the operator CLI (`sqs-jobs dlq`).
  * Text is for people (stable enough to grep, not a format to parse); `--json` is for scripts.
+ *
+ * Why one file: the renderings of the `dlq` subcommands share their helpers (shell quoting, times,
+ * evidence lines) and are changed side by side.
  */
 
 import { GROUP_PARKED_REASON } from '../runtime/dead-letter.ts';

@@ -15,6 +15,9 @@
  * hold-and-release reader (lib/ops/dlq-reader.ts: every message is held while read and made
  * visible again, nothing is consumed), and only when some job of the chain is not done. What is
  * in a main queue cannot be seen without receiving it: such a job is "queued or in flight".
+ *
+ * Why one file: the walk up and down a chain and the state of each job it meets are one algorithm
+ * over the same reads.
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import {

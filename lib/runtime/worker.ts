@@ -9,6 +9,9 @@
  * The response follows "Handling errors for an SQS event source in Lambda"
  * (services-sqs-errorhandling): exactly `{ batchItemFailures: [{ itemIdentifier }] }` with ids of
  * the current event; the mapping must have `FunctionResponseTypes: [ReportBatchItemFailures]`.
+ *
+ * Why one file: it is `createWorker`, whose option checks, the setup fixed for the handler's life
+ * and the per-invocation wiring of the record pipeline (lib/runtime/record/) read as one story.
  */
 
 import { type Logger, LogLevelThreshold } from '@aws-lambda-powertools/logger';

@@ -16,6 +16,9 @@
  *
  * Reserved words (`status`, `name`, ...) go through expression attribute names
  * (DynamoDB developer guide, "Reserved words in DynamoDB").
+ *
+ * Why one file: it is the sample's one table; each item kind's writes and reads sit beside the
+ * layout above.
  */
 import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {

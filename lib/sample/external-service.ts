@@ -31,6 +31,9 @@
  *   `x-sqs-jobs-fault: kill-caller` (lib/local/faults.ts): the local runtime, started with
  *   `killOnFaultHeader`, kills the calling execution environment right then, after the side
  *   effect and before the job records it.
+ *
+ * Why one file: it is one fake server whose routes, idempotency store and seeded fault schedule
+ * share one state.
  */
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';

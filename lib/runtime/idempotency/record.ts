@@ -6,6 +6,9 @@
  * Every attribute is written with its DynamoDB type; numbers are integers. Expressions always
  * alias attribute names (`#status`, `#result` ...): several are DynamoDB reserved words
  * (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ReservedWords.html).
+ *
+ * Why one file: it is the table's item format; the conditional writes and the reads that parse
+ * what they wrote must change together.
  */
 import { randomBytes } from 'node:crypto';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
