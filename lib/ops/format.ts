@@ -8,7 +8,7 @@ import { type DeadLetterMessage, NO_EVIDENCE_REASON } from './dead-letter-messag
 import type { DeadLetterRead, ReleaseReport } from './dlq-reader.ts';
 import { describeJobRef } from './job-chain.ts';
 import type { QueueInfo } from './queue.ts';
-import type { RedriveItem, RedriveResult, VerifyRedriveResult } from './redrive.ts';
+import type { RedriveItem, RedriveResult, VerifyRedriveResult } from './redrive/run.ts';
 import { cutText, type DeadLetterGroup, type DeadLetterSummary, type GroupKey } from './summary.ts';
 
 const KEY_LABEL: Record<GroupKey, string> = {

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { describeFilter } from '../../lib/ops/filters.ts';
 import type { QueueInfo } from '../../lib/ops/queue.ts';
-import { type RedriveItem, type RedriveResult, redriveScope } from '../../lib/ops/redrive.ts';
+import { type RedriveItem, type RedriveResult, redriveScope } from '../../lib/ops/redrive/run.ts';
 
 function queue(name: string, fifo: boolean, approximateVisible: number): QueueInfo {
   return {

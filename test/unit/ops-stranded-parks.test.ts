@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { type DeadLetterMessage, toDeadLetterMessage } from '../../lib/ops/dead-letter-message.ts';
 import { strandedParkedCommand } from '../../lib/ops/format.ts';
-import { groupsOf, strandedParkedHeads } from '../../lib/ops/stranded-parks.ts';
+import { groupsOf, strandedParkedHeads } from '../../lib/ops/redrive/stranded-parks.ts';
 
 function dlqMessage(id: string, group: string, reason: string): DeadLetterMessage {
   return toDeadLetterMessage({

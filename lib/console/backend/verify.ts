@@ -3,7 +3,7 @@
  * deleted) and the redriven jobs found in it are listed (`verifyRedrive` of sqs-jobs/ops); each
  * redriven job's idempotency status is read too, when the table is known.
  */
-import { verifyRedrive } from '../../ops/redrive.ts';
+import { verifyRedrive } from '../../ops/redrive/run.ts';
 import { lookupJobRecord } from '../jobs.ts';
 import type { ConsoleContext } from './context.ts';
 import type { RedriveRecord } from './redrive.ts';

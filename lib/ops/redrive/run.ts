@@ -25,10 +25,10 @@ import {
   type SendMessageBatchCommandOutput,
   type SendMessageBatchRequestEntry,
 } from '@aws-sdk/client-sqs';
-import { bodyToSendOn } from '../core/characters.ts';
-import { chunkByCountAndBytes } from '../core/chunk.ts';
-import { messageSizeBytes, SQS_MAX_BATCH_ENTRIES, SQS_MAX_MESSAGE_BYTES } from '../core/message-size.ts';
-import type { DeadLetterMessage } from './dead-letter-message.ts';
+import { bodyToSendOn } from '../../core/characters.ts';
+import { chunkByCountAndBytes } from '../../core/chunk.ts';
+import { messageSizeBytes, SQS_MAX_BATCH_ENTRIES, SQS_MAX_MESSAGE_BYTES } from '../../core/message-size.ts';
+import type { DeadLetterMessage } from '../dead-letter-message.ts';
 import {
   type DeadLetterRead,
   DeadLetterReader,
@@ -36,10 +36,10 @@ import {
   DLQ_READER_DEFAULTS,
   type ReleaseReport,
   readDeadLetters,
-} from './dlq-reader.ts';
-import type { OpsError } from './errors.ts';
-import { compileFilter, type DeadLetterFilter, describeFilter } from './filters.ts';
-import { strandedParkedCommand } from './format.ts';
+} from '../dlq-reader.ts';
+import type { OpsError } from '../errors.ts';
+import { compileFilter, type DeadLetterFilter, describeFilter } from '../filters.ts';
+import { strandedParkedCommand } from '../format.ts';
 import {
   callSqs,
   checkIsDeadLetterQueue,
@@ -48,7 +48,7 @@ import {
   type OpsSqs,
   type QueueInfo,
   redrivePairWarnings,
-} from './queue.ts';
+} from '../queue.ts';
 import { groupsOf, isParkedBehindRedrive, strandedParkedHeads } from './stranded-parks.ts';
 
 /**

@@ -16,8 +16,8 @@
  * dead-letters it again as `GroupParked`, now behind its blocker, which is the order the next
  * redrive needs.
  */
-import { GROUP_PARKED_REASON } from '../runtime/dead-letter.ts';
-import type { DeadLetterMessage } from './dead-letter-message.ts';
+import { GROUP_PARKED_REASON } from '../../runtime/dead-letter.ts';
+import type { DeadLetterMessage } from '../dead-letter-message.ts';
 
 /** What tells whether a DLQ message is parked behind a redrive: see {@link isParkedBehindRedrive}. */
 export interface RedriveGroups {
