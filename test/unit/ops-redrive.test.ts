@@ -20,7 +20,7 @@ import {
   redriveDeadLetters,
   redriveDeduplicationId,
   returnMatcher,
-} from '../../lib/ops/redrive/run.ts';
+} from '../../lib/ops/redrive/index.ts';
 
 interface Stored {
   readonly id: string;

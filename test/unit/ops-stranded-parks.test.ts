@@ -1,6 +1,6 @@
 /**
  * Which DLQ messages a FIFO redrive's verification takes as left behind by the park it was
- * clearing (lib/ops/stranded-parks.ts): `GroupParked`, first of its group in the read, in a group
+ * clearing (lib/ops/redrive/stranded-parks.ts): `GroupParked`, first of its group in the read, in a group
  * the redrive moved messages of, and no redriven job come back.
  */
 import { describe, expect, it } from 'vitest';

@@ -23,7 +23,7 @@ import type { DeadLetterMessage } from '../dead-letter-message.ts';
 export interface RedriveGroups {
   /** FIFO message groups the redrive moved messages of. */
   readonly groups: ReadonlySet<string>;
-  /** Whether the message is a redriven job come back (`returnMatcher` of redrive.ts). */
+  /** Whether the message is a redriven job come back (`returnMatcher` of returns.ts). */
   readonly isReturn: (message: DeadLetterMessage) => boolean;
 }
 
