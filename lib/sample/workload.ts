@@ -25,7 +25,7 @@ import {
 import type { FunctionLogLine } from '../local/function-host.ts';
 import type { RuntimeStats, startLocalRuntime } from '../local/runtime.ts';
 import type { ExternalServiceOptions, ExternalServiceStats, FaultRates } from './external-service.ts';
-import { buildReport, type ReportFacts, type RunReport } from './report.ts';
+import { buildReport, type ReportFacts, type RunReport } from './report/build.ts';
 import { type RunWorkloadOptions, runWorkload, type WorkloadResult } from './workload/run.ts';
 import { type SampleStack, startSampleStack } from './workload/stack.ts';
 

@@ -25,9 +25,9 @@
  * On an overloaded machine real timeouts can use up a job's attempts; the system then did the
  * right thing (retried, then dead-lettered with evidence), but the cause deserves a look.
  */
-import type { OrderLog } from './domain.ts';
-import { BOOKING_STEPS } from './domain.ts';
-import type { IdempotencyRecordSummary } from './workload/idempotency-records.ts';
+import type { OrderLog } from '../domain.ts';
+import { BOOKING_STEPS } from '../domain.ts';
+import type { IdempotencyRecordSummary } from '../workload/idempotency-records.ts';
 
 /**
  * Final state of a job at the end of a run: `lost` = neither completed nor dead-lettered once
