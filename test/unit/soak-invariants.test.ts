@@ -14,7 +14,7 @@ import {
   START_PRESET,
   usersFor,
 } from '../../lib/sample/presets.ts';
-import { buildReport, type JobOutcome, type ReportFacts, renderReport } from '../../lib/sample/report/build.ts';
+import { buildReport, type JobOutcome, type ReportFacts, renderReport } from '../../lib/sample/report/index.ts';
 import {
   finalIdempotencyScan,
   summariseIdempotencyRecords,
