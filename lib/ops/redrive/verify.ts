@@ -157,24 +157,7 @@ export async function verifyRedrive(options: VerifyRedriveOptions): Promise<Veri
       sentAt: message.sentAtMs === undefined ? undefined : new Date(message.sentAtMs).toISOString(),
     });
   }
-  // FIFO: a job that comes back joins the end of its message group in the DLQ. When the group
-  // still starts with another message, the read saw that one and nothing behind it.
-  const unverified: UnverifiedItem[] = [];
-  if (read.queue.fifo) {
-    const back = new Set(cameBack.map((c) => c.redriven.messageId));
-    const headOf = new Map<string, string>();
-    for (const message of read.messages) {
-      if (message.messageGroupId !== undefined && !headOf.has(message.messageGroupId))
-        headOf.set(message.messageGroupId, message.messageId);
-    }
-    for (const item of redriven) {
-      if (back.has(item.messageId) || item.messageGroupId === undefined) continue;
-      const head = headOf.get(item.messageGroupId);
-      if (head !== undefined) {
-        unverified.push({ redriven: item, messageGroupId: item.messageGroupId, behindMessageId: head });
-      }
-    }
-  }
+  const unverified = read.queue.fifo ? hiddenBehindGroupHeads(read.messages, redriven, cameBack) : [];
   let targetPending: number | undefined;
   if (options.targetUrl !== undefined) {
     const target = await describeQueue(options.sqs, options.targetUrl, 'target URL (--target-url)');
@@ -200,6 +183,33 @@ export async function verifyRedrive(options: VerifyRedriveOptions): Promise<Veri
       command: left.length === 0 ? undefined : strandedParkedCommand(options.dlqUrl, options.targetUrl),
     },
   };
+}
+
+/**
+ * FIFO: the redriven jobs whose return a read could not see. A job that comes back joins the end
+ * of its message group in the DLQ; when the group still starts with another message, the read saw
+ * that one and nothing behind it. `messages`: the read, in the order received.
+ */
+function hiddenBehindGroupHeads(
+  messages: readonly DeadLetterMessage[],
+  redriven: readonly MovedItem[],
+  cameBack: readonly CameBackItem[],
+): UnverifiedItem[] {
+  const unverified: UnverifiedItem[] = [];
+  const back = new Set(cameBack.map((c) => c.redriven.messageId));
+  const headOf = new Map<string, string>();
+  for (const message of messages) {
+    if (message.messageGroupId !== undefined && !headOf.has(message.messageGroupId))
+      headOf.set(message.messageGroupId, message.messageId);
+  }
+  for (const item of redriven) {
+    if (back.has(item.messageId) || item.messageGroupId === undefined) continue;
+    const head = headOf.get(item.messageGroupId);
+    if (head !== undefined) {
+      unverified.push({ redriven: item, messageGroupId: item.messageGroupId, behindMessageId: head });
+    }
+  }
+  return unverified;
 }
 
 /**
