@@ -30,7 +30,12 @@ import {
   renderVerify,
 } from '../ops/format.ts';
 import type { OpsSqs } from '../ops/queue.ts';
-import { type RedrivePlan, type RedriveProgress, redriveDeadLetters, verifyRedrive } from '../ops/redrive.ts';
+import {
+  type RedrivePlan,
+  type RedriveProgress,
+  redriveDeadLetters,
+  verifyRedrive,
+} from '../ops/redrive/index.ts';
 import { DEFAULT_GROUP_BY, type GroupKey, summarizeDeadLetters } from '../ops/summary.ts';
 import {
   addConnectionOptions,

@@ -11,7 +11,7 @@ import { type DeadLetterMessage, NO_EVIDENCE_REASON } from './dead-letter-messag
 import type { DeadLetterRead, ReleaseReport } from './dlq-reader.ts';
 import { describeJobRef } from './job-chain.ts';
 import type { QueueInfo } from './queue.ts';
-import type { RedriveItem, RedriveResult, VerifyRedriveResult } from './redrive.ts';
+import type { RedriveItem, RedriveResult, VerifyRedriveResult } from './redrive/index.ts';
 import { cutText, type DeadLetterGroup, type DeadLetterSummary, type GroupKey } from './summary.ts';
 
 const KEY_LABEL: Record<GroupKey, string> = {
@@ -391,7 +391,7 @@ export function redriveJson(result: RedriveResult, verify?: VerifyRedriveResult)
 
 /**
  * The command that moves the parked jobs a FIFO redrive left first of their groups
- * (lib/ops/stranded-parks.ts), whole groups in DLQ order, those hidden behind them included: a
+ * (lib/ops/redrive/stranded-parks.ts), whole groups in DLQ order, those hidden behind them included: a
  * redrive of reason `GroupParked`. It moves every group whose first DLQ message is `GroupParked`
  * (a group whose blocker is still in the DLQ starts with the blocker and stays); a job whose
  * group is still parked is dead-lettered again, behind its blocker. It asks for confirmation on a

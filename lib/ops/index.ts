@@ -61,7 +61,7 @@ export {
   type VerifyRedriveOptions,
   type VerifyRedriveResult,
   verifyRedrive,
-} from './redrive.ts';
+} from './redrive/index.ts';
 export {
   type DeadLetterQueueStats,
   listQueueUrls,

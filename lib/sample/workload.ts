@@ -2,7 +2,7 @@
  * The workload of `npm start`: seeds the sample domain, sends bookings, payments and a few
  * deliberately bad messages through `JobClient`, waits until every job has reached a final
  * state (completed or dead-lettered) or a deadline passes, then collects the facts the report is
- * computed from (lib/sample/report.ts). How a job's final state is known is told in
+ * computed from (lib/sample/report/). How a job's final state is known is told in
  * workload/reconcile.ts.
  *
  * This module is the orchestration ({@link runLocal}) and the one import path of the workload's
@@ -21,7 +21,7 @@ import type { FaultProxyStats } from '../local/fault-proxy.ts';
 import type { FunctionLogLine } from '../local/function-host.ts';
 import type { RuntimeStats, startLocalRuntime } from '../local/runtime.ts';
 import type { ExternalServiceOptions, ExternalServiceStats, FaultRates } from './external-service.ts';
-import { buildReport, type ReportFacts, type RunReport } from './report.ts';
+import { buildReport, type ReportFacts, type RunReport } from './report/index.ts';
 import { type RunWorkloadOptions, runWorkload, type WorkloadResult } from './workload/run.ts';
 import { type SampleStack, startSampleStack } from './workload/stack.ts';
 

@@ -1,6 +1,6 @@
 /**
  * A redrive from the console and one from `sqs-jobs dlq redrive` move the same messages (both run
- * lib/ops/redrive.ts with the same filter): on a FIFO DLQ with several messages per group, where
+ * lib/ops/redrive/ with the same filter): on a FIFO DLQ with several messages per group, where
  * a dry run sees only the first message of each group, both move every message of every group,
  * in group order. The console's dry run says so before the operator confirms. On the embedded SQS
  * emulator (fauxqs).

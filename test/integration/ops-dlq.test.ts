@@ -30,7 +30,7 @@ import {
   SqsUnreachableError,
 } from '../../lib/ops/errors.ts';
 import type { OpsSqs, OpsSqsCommand } from '../../lib/ops/queue.ts';
-import { redriveDeadLetters, redriveDeduplicationId, verifyRedrive } from '../../lib/ops/redrive.ts';
+import { redriveDeadLetters, redriveDeduplicationId, verifyRedrive } from '../../lib/ops/redrive/index.ts';
 import { summarizeDeadLetters } from '../../lib/ops/summary.ts';
 import { defineJob } from '../../lib/runtime/job.ts';
 import type { AnyJob } from '../../lib/runtime/record/index.ts';

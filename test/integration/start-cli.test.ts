@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import type { RunReport } from '../../lib/sample/report.ts';
+import type { RunReport } from '../../lib/sample/report/index.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 

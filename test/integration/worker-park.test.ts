@@ -18,7 +18,7 @@ import { createEnvelope } from '../../lib/core/envelope.ts';
 import { PermanentError } from '../../lib/core/errors.ts';
 import { strandedParkedCommand } from '../../lib/ops/format.ts';
 import { describeQueue } from '../../lib/ops/queue.ts';
-import { redriveDeadLetters, verifyRedrive } from '../../lib/ops/redrive.ts';
+import { redriveDeadLetters, verifyRedrive } from '../../lib/ops/redrive/index.ts';
 import { defaultJobKey } from '../../lib/runtime/idempotency/keys.ts';
 import { DynamoIdempotencyStore } from '../../lib/runtime/idempotency/store.ts';
 import { defineJob } from '../../lib/runtime/job.ts';

@@ -304,7 +304,7 @@ describe('entry points', () => {
 
   it('sqs-jobs/ops reaches the SQS client only', async () => {
     const { packages, files } = await reach(sourceOf('./ops'));
-    expect(files).toContain('lib/ops/redrive.ts');
+    expect(files).toContain('lib/ops/redrive/index.ts');
     expect([...packages]).toEqual(['@aws-sdk/client-sqs']);
   });
 

@@ -1,12 +1,12 @@
 /**
- * `redriveScope` (lib/ops/redrive.ts): what a confirmed redrive moves, as its dry run can tell, in
+ * `redriveScope` (lib/ops/redrive/scope.ts): what a confirmed redrive moves, as its dry run can tell, in
  * the words the console shows before the operator confirms. The runs themselves (console and CLI
  * moving the same messages) are in test/integration/console-redrive.test.ts.
  */
 import { describe, expect, it } from 'vitest';
 import { describeFilter } from '../../lib/ops/filters.ts';
 import type { QueueInfo } from '../../lib/ops/queue.ts';
-import { type RedriveItem, type RedriveResult, redriveScope } from '../../lib/ops/redrive.ts';
+import { type RedriveItem, type RedriveResult, redriveScope } from '../../lib/ops/redrive/index.ts';
 
 function queue(name: string, fifo: boolean, approximateVisible: number): QueueInfo {
   return {

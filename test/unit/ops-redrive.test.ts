@@ -20,7 +20,7 @@ import {
   redriveDeadLetters,
   redriveDeduplicationId,
   returnMatcher,
-} from '../../lib/ops/redrive.ts';
+} from '../../lib/ops/redrive/index.ts';
 
 interface Stored {
   readonly id: string;

@@ -1,12 +1,12 @@
 /**
  * Which DLQ messages a FIFO redrive's verification takes as left behind by the park it was
- * clearing (lib/ops/stranded-parks.ts): `GroupParked`, first of its group in the read, in a group
+ * clearing (lib/ops/redrive/stranded-parks.ts): `GroupParked`, first of its group in the read, in a group
  * the redrive moved messages of, and no redriven job come back.
  */
 import { describe, expect, it } from 'vitest';
 import { type DeadLetterMessage, toDeadLetterMessage } from '../../lib/ops/dead-letter-message.ts';
 import { strandedParkedCommand } from '../../lib/ops/format.ts';
-import { groupsOf, strandedParkedHeads } from '../../lib/ops/stranded-parks.ts';
+import { groupsOf, strandedParkedHeads } from '../../lib/ops/redrive/stranded-parks.ts';
 
 function dlqMessage(id: string, group: string, reason: string): DeadLetterMessage {
   return toDeadLetterMessage({

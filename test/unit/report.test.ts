@@ -7,7 +7,7 @@ import {
   percentile,
   type ReportFacts,
   renderReport,
-} from '../../lib/sample/report.ts';
+} from '../../lib/sample/report/index.ts';
 
 const T0 = 1_700_000_000_000;
 

@@ -14,7 +14,12 @@ import {
   START_PRESET,
   usersFor,
 } from '../../lib/sample/presets.ts';
-import { buildReport, type JobOutcome, type ReportFacts, renderReport } from '../../lib/sample/report.ts';
+import {
+  buildReport,
+  type JobOutcome,
+  type ReportFacts,
+  renderReport,
+} from '../../lib/sample/report/index.ts';
 import {
   finalIdempotencyScan,
   summariseIdempotencyRecords,

@@ -20,7 +20,7 @@ import { JobClient } from '../../lib/client/job-client.ts';
 import { parseEnvelope } from '../../lib/core/envelope.ts';
 import type { JobLogger } from '../../lib/core/logger.ts';
 import type { OpsSqs, OpsSqsCommand } from '../../lib/ops/queue.ts';
-import { redriveDeadLetters } from '../../lib/ops/redrive.ts';
+import { redriveDeadLetters } from '../../lib/ops/redrive/index.ts';
 import { createJobClientChildSender } from '../../lib/runtime/child-sender.ts';
 import { ChildCollector, sendChildren } from '../../lib/runtime/children.ts';
 import { sendToDeadLetterQueue } from '../../lib/runtime/dead-letter.ts';

@@ -4,7 +4,7 @@
  */
 import type { FaultRates } from '../../sample/external-service.ts';
 import { awsFaultRatesFor } from '../../sample/presets.ts';
-import { renderReport, unfinishedMessage } from '../../sample/report.ts';
+import { renderReport, unfinishedMessage } from '../../sample/report/index.ts';
 import type { LocalRunResult } from '../../sample/workload.ts';
 import type { StartFlags } from './flags.ts';
 import type { StartIo } from './io.ts';

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DeadLetterFilter } from '../../ops/filters.ts';
 import { describeFilter } from '../../ops/filters.ts';
-import { type MovedItem, redriveDeadLetters, redriveScope } from '../../ops/redrive.ts';
+import { type MovedItem, redriveDeadLetters, redriveScope } from '../../ops/redrive/index.ts';
 import type { ConsoleContext } from './context.ts';
 import { CONSOLE_DEFAULTS } from './defaults.ts';
 import { ConsoleRequestError } from './errors.ts';

@@ -3,7 +3,7 @@
  * deleted) and the redriven jobs found in it are listed (`verifyRedrive` of sqs-jobs/ops); each
  * redriven job's idempotency status is read too, when the table is known.
  */
-import { verifyRedrive } from '../../ops/redrive.ts';
+import { verifyRedrive } from '../../ops/redrive/index.ts';
 import { lookupJobRecord } from '../jobs.ts';
 import type { ConsoleContext } from './context.ts';
 import type { RedriveRecord } from './redrive.ts';
@@ -90,7 +90,7 @@ export async function verifyView(ctx: ConsoleContext, redrive: RedriveRecord) {
     notRead: result.notRead,
     targetPending: result.targetPending,
     // Jobs parked after the redrive read their group, left first of it: named with the command
-    // that moves them (lib/ops/stranded-parks.ts), as `sqs-jobs dlq redrive --verify-seconds` does.
+    // that moves them (lib/ops/redrive/stranded-parks.ts), as `sqs-jobs dlq redrive --verify-seconds` does.
     strandedParked: {
       left: result.strandedParked.left.map((l) => ({
         jobId: l.jobId,

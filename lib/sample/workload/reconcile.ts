@@ -14,7 +14,7 @@
 import type { DomainSnapshot } from '../domain.ts';
 import { FAILING_FAULT_KINDS, type FaultKind } from '../external-service.ts';
 import { CONFIRMATION_TEMPLATE, sampleJobs } from '../jobs.ts';
-import type { DeadLetterFact, JobOutcome } from '../report.ts';
+import type { DeadLetterFact, JobOutcome } from '../report/index.ts';
 import { SAMPLE_QUEUES } from '../topology.ts';
 import type { CollectedDeadLetter } from './dead-letters.ts';
 import { jobKey, type WorkloadPlan } from './plan.ts';

@@ -16,14 +16,14 @@
  * dead-letters it again as `GroupParked`, now behind its blocker, which is the order the next
  * redrive needs.
  */
-import { GROUP_PARKED_REASON } from '../runtime/dead-letter.ts';
-import type { DeadLetterMessage } from './dead-letter-message.ts';
+import { GROUP_PARKED_REASON } from '../../runtime/dead-letter.ts';
+import type { DeadLetterMessage } from '../dead-letter-message.ts';
 
 /** What tells whether a DLQ message is parked behind a redrive: see {@link isParkedBehindRedrive}. */
 export interface RedriveGroups {
   /** FIFO message groups the redrive moved messages of. */
   readonly groups: ReadonlySet<string>;
-  /** Whether the message is a redriven job come back (`returnMatcher` of redrive.ts). */
+  /** Whether the message is a redriven job come back (`returnMatcher` of returns.ts). */
   readonly isReturn: (message: DeadLetterMessage) => boolean;
 }
 
