@@ -171,6 +171,7 @@ process.stdout.write = collect;
 process.stderr.write = collect;
 
 const sqs = new FakeSqs();
+const guard = new FakeGuard();
 const dlqUrl = queueUrl('fuzz-dlq');
 const handler = createWorker({
   jobs: [
@@ -183,7 +184,7 @@ const handler = createWorker({
   queueUrl: queueUrl('fuzz'),
   dlqUrl,
   handlerVersion: 'fuzz',
-  idempotency: new FakeGuard(),
+  idempotency: guard,
   sqs,
   logger: new Logger({ serviceName: 'fuzz', logLevel: 'INFO' }),
   logEachRecord: true,
@@ -202,9 +203,10 @@ try {
     fc.asyncProperty(batch, async (specs) => {
       const recs = specs.map(([spec, wrap]) => sqsRecord({ body: bodyOf(dataText(spec), wrap, index++) }));
       lines.length = 0;
-      // Only this batch's calls are kept: the DLQ bodies of a long run (up to 1 MiB each) would
-      // otherwise fill the heap (a 100,000-record run ran out of 4 GB).
+      // Only this batch's calls are kept: the DLQ bodies and lease requests of a long run (keys and
+      // bodies up to 1 MiB each) would otherwise fill the heap (a 100,000-record run ran out of 4 GB).
       sqs.calls.length = 0;
+      guard.begins.length = 0;
       const response = await handler(sqsEvent(recs), lambdaContext());
       const dlq = sqs.sentTo(dlqUrl);
       const found: string[] = [];
