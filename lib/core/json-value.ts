@@ -50,7 +50,8 @@ function hasToJson(value: object): value is { toJSON: (key: string) => unknown }
  * function, a symbol, a bigint, an invalid `Date`, a hole in an array, a `Map`, a `Set`, any other
  * non-plain object without `toJSON()` (class instances: JSON would keep their own enumerable
  * properties only, losing private fields, getters and methods), a `toJSON()` that throws, and a
- * circular reference.
+ * circular reference. Data nested deeper than the call stack allows (tens of thousands of levels)
+ * is one problem at `root`: neither this walk nor `JSON.stringify` can get through it.
  *
  * @param root the path of `value` itself. @default 'data'
  * @returns the problems, in document order; empty when `JSON.parse(JSON.stringify(value))` is
@@ -140,7 +141,18 @@ export function jsonValueProblems(value: unknown, root = 'data'): JsonValueProbl
     }
   };
 
-  visit(value, root, '', false);
+  try {
+    visit(value, root, '', false);
+  } catch (error) {
+    // The walk recurses per level, as JSON.stringify does: data nested deeper than the call stack
+    // allows cannot be checked, nor serialized for sending. A property of the data, so a problem.
+    if (!(error instanceof RangeError)) throw error;
+    problems.push({
+      path: root,
+      message:
+        'is nested too deeply to check or serialize (the call stack ran out): send ids and let the worker reload the data, or flatten it',
+    });
+  }
   return problems;
 }
 

@@ -339,3 +339,29 @@ describe('awsTraceHeader', () => {
     expect(sqs.requests).toHaveLength(1);
   });
 });
+
+describe('data nested deeper than the call stack allows', () => {
+  it('send and sendEnvelope refuse it as InvalidEntries naming the problem, and send nothing (no RangeError)', async () => {
+    const sqs = new FakeSqs();
+    let data: unknown = 1;
+    for (let i = 0; i < 100_000; i++) data = [data];
+    const sent = await errorOf(() => client(sqs).send(job(), data));
+    expect(sent.code).toBe('InvalidEntries');
+    expect(sent.problems.map((p) => p.message)).toEqual([
+      expect.stringContaining('data: is nested too deeply to check or serialize'),
+    ]);
+    const envelope = {
+      specversion: '1.0',
+      id: 'deep-1',
+      source: '/tests',
+      type: 'payments.capture',
+      time: new Date().toISOString(),
+      datacontenttype: 'application/json',
+      data,
+    };
+    const forwarded = await errorOf(() => client(sqs).sendEnvelope('payments', envelope));
+    expect(forwarded.code).toBe('InvalidEntries');
+    expect(forwarded.problems.map((p) => p.message).join('\n')).toContain('nested too deeply');
+    expect(sqs.requests).toHaveLength(0);
+  });
+});
