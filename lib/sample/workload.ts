@@ -192,6 +192,7 @@ async function runOn(stack: SampleStack, options: LocalRunOptions, bootMs: numbe
     finishedAtMs: workload.finishedAtMs,
     bootMs,
     timedOut: workload.timedOut,
+    interrupted: workload.interrupted,
     jobs: workload.reconciliation.jobs,
     deadLetters: workload.reconciliation.deadLetters,
     orderLogs: workload.snapshot.orderLogs,

@@ -85,6 +85,7 @@ describe('npm start', () => {
     const { report } = JSON.parse(stdout) as { report: RunReport };
     expect(report.jobs.lost).toBe(0);
     expect(report.jobs.completed + report.jobs.deadLettered + report.jobs.unfinished).toBe(report.jobs.total);
+    expect(report.interrupted).toBe(true);
     expect(stderr).toContain('interrupted: collecting a partial report');
     expect(stderr).toContain('interrupted: the report above is partial');
     expect(stderr).not.toMatch(/Database is closed|Error: /);

@@ -310,6 +310,21 @@ describe('renderReport', () => {
     expect(text).toContain('RESULT: INVARIANT FAILED');
   });
 
+  it('a run stopped by Ctrl-C says interrupted, not deadline reached, in the text and the JSON', () => {
+    const pending = job({ key: 'email:b9', state: 'unfinished', completedAtMs: undefined });
+    const report = buildReport(
+      facts({ timedOut: true, interrupted: true, jobs: [...facts().jobs, pending] }),
+    );
+    expect(report).toMatchObject({ complete: false, failed: false, timedOut: true, interrupted: true });
+    expect(invariant(report, 'jobs lost')?.skipped).toBe('interrupted (Ctrl-C), 1 jobs not finished');
+    const text = renderReport(report, { timeoutSeconds: 180 });
+    expect(text).toMatch(/not finished \(interrupted\) +1/);
+    expect(text).toContain('INTERRUPTED (Ctrl-C)');
+    expect(text).toContain('RESULT: not finished: interrupted (Ctrl-C) with 1 jobs still queued/in flight');
+    expect(text).not.toMatch(/deadline|DEADLINE|--timeout-seconds/);
+    expect(buildReport(facts()).interrupted).toBe(false);
+  });
+
   it('reports jobs pending at the deadline as not finished, not lost: incomplete, no invariant failed', () => {
     const pending = job({ key: 'email:b9', state: 'unfinished', completedAtMs: undefined });
     const report = buildReport(facts({ timedOut: true, jobs: [...facts().jobs, pending] }));

@@ -88,6 +88,7 @@ export function buildReport(facts: ReportFacts): RunReport {
     workloadMs,
     wallTimeMs: facts.bootMs + workloadMs,
     timedOut: facts.timedOut,
+    interrupted: facts.interrupted === true,
     faultsInjected: { total: faultTotal, byKind: { ...facts.faultsInjected } },
     workerMetrics: facts.workerMetrics === undefined ? undefined : { ...facts.workerMetrics },
     invariants,

@@ -61,8 +61,10 @@ export interface ReportFacts {
   readonly finishedAtMs: number;
   /** Time spent booting emulators and provisioning before the workload, ms. */
   readonly bootMs: number;
-  /** True when the deadline passed before every job was final. */
+  /** True when the deadline passed (or Ctrl-C stopped the wait) before every job was final. */
   readonly timedOut: boolean;
+  /** True when Ctrl-C stopped the wait, not the deadline (the report is partial either way). @default false */
+  readonly interrupted?: boolean;
   readonly jobs: readonly JobOutcome[];
   readonly deadLetters: readonly DeadLetterFact[];
   /** Per-user order logs of the booking steps, as recorded by the jobs. */

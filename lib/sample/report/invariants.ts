@@ -87,7 +87,7 @@ export function checkInvariants(facts: ReportFacts, found: Findings): InvariantR
           ok: false,
           actual: 'not checked',
           expected: '0',
-          skipped: `deadline reached, ${unfinished} jobs not finished`,
+          skipped: `${facts.interrupted ? 'interrupted (Ctrl-C)' : 'deadline reached'}, ${unfinished} jobs not finished`,
         }
       : {
           name: 'jobs lost (sent or enqueued, neither completed nor dead-lettered)',
@@ -128,7 +128,9 @@ export function checkInvariants(facts: ReportFacts, found: Findings): InvariantR
           } satisfies InvariantResult,
         ]
       : []),
-    ...(facts.idempotency ? [stuckRecordsInvariant(facts.idempotency, facts.timedOut)] : []),
+    ...(facts.idempotency
+      ? [stuckRecordsInvariant(facts.idempotency, facts.timedOut, facts.interrupted === true)]
+      : []),
     ...(facts.requireDeadLetterEvidence && facts.workerMetrics !== undefined && !facts.timedOut
       ? [deadLetterMetricInvariant(facts.workerMetrics.JobDeadLettered ?? 0, deadLettered)]
       : []),
@@ -154,7 +156,11 @@ function deadLetterMetricInvariant(metric: number, deadLettered: number): Invari
 }
 
 /** The stuck-record invariant from the end-of-run scan; skipped when the deadline came first. */
-function stuckRecordsInvariant(scan: IdempotencyRecordSummary, timedOut: boolean): InvariantResult {
+function stuckRecordsInvariant(
+  scan: IdempotencyRecordSummary,
+  timedOut: boolean,
+  interrupted: boolean,
+): InvariantResult {
   const name = 'idempotency records IN_PROGRESS past their lease (table scan at the end)';
   if (timedOut) {
     return {
@@ -163,7 +169,7 @@ function stuckRecordsInvariant(scan: IdempotencyRecordSummary, timedOut: boolean
       ok: false,
       actual: 'not checked',
       expected: '0',
-      skipped: 'deadline reached: jobs still in flight may hold leases',
+      skipped: `${interrupted ? 'interrupted (Ctrl-C)' : 'deadline reached'}: jobs still in flight may hold leases`,
     };
   }
   return {

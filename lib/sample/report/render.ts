@@ -39,6 +39,9 @@ function table(rows: readonly (readonly string[])[], indent = '  ', left: readon
  */
 export function unfinishedMessage(report: RunReport, timeoutSeconds?: number): string | undefined {
   if (report.complete) return undefined;
+  if (report.interrupted) {
+    return `not finished: interrupted (Ctrl-C) with ${report.jobs.unfinished} jobs still queued/in flight; they are not counted as lost. Run again without interrupting to let the run complete.`;
+  }
   const deadline = timeoutSeconds === undefined ? '' : ` of ${timeoutSeconds} s`;
   return (
     `not finished: the deadline${deadline} (--timeout-seconds) was reached with ${report.jobs.unfinished} ` +
@@ -77,7 +80,14 @@ function jobLines(report: RunReport): string[] {
     ...table([
       ['completed', String(jobs.completed)],
       ['dead-lettered', String(jobs.deadLettered)],
-      ...(showUnfinished ? [['not finished (deadline reached)', String(jobs.unfinished)]] : []),
+      ...(showUnfinished
+        ? [
+            [
+              `not finished (${report.interrupted ? 'interrupted' : 'deadline reached'})`,
+              String(jobs.unfinished),
+            ],
+          ]
+        : []),
       ['lost', report.complete ? String(jobs.lost) : 'not checked'],
       ['retried', `${jobs.retriedJobs} jobs, ${jobs.retries} retries`],
     ]),
@@ -173,7 +183,7 @@ function figureLines(report: RunReport): string[] {
             .join(', ')}`,
         ]
       : []),
-    `Wall time: ${seconds(report.wallTimeMs)} (boot ${seconds(report.wallTimeMs - report.workloadMs)}, workload ${seconds(report.workloadMs)})${report.timedOut ? ' — DEADLINE REACHED' : ''}`,
+    `Wall time: ${seconds(report.wallTimeMs)} (boot ${seconds(report.wallTimeMs - report.workloadMs)}, workload ${seconds(report.workloadMs)})${report.interrupted ? ' — INTERRUPTED (Ctrl-C)' : report.timedOut ? ' — DEADLINE REACHED' : ''}`,
   ];
 }
 

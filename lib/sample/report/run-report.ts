@@ -88,7 +88,10 @@ export interface RunReport {
   readonly workloadMs: number;
   /** Boot plus workload, ms. */
   readonly wallTimeMs: number;
+  /** The run ended before every job was final: at the deadline, or by Ctrl-C (`interrupted`). */
   readonly timedOut: boolean;
+  /** Ctrl-C stopped the wait before every job was final (not the deadline). */
+  readonly interrupted: boolean;
   readonly faultsInjected: { readonly total: number; readonly byKind: Readonly<Record<string, number>> };
   /** The workers' own metric sums, when collected. */
   readonly workerMetrics: Readonly<Record<string, number>> | undefined;
