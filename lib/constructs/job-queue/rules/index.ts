@@ -4,7 +4,7 @@
  */
 import type { JobQueueProps } from '../props.ts';
 import { type JobQueueSettings, resolveSettings } from '../settings.ts';
-import { alarmsRule } from './alarms.ts';
+import { alarmTopicRule } from './alarm-topic.ts';
 import { batchingRule } from './batching.ts';
 import { bundlingRule } from './bundling.ts';
 import { concurrencyRule } from './concurrency.ts';
@@ -42,7 +42,7 @@ export const JOB_QUEUE_RULES: readonly JobQueueRule[] = [
   enqueueTargetsRule,
   idempotencyRule,
   parkRule,
-  alarmsRule,
+  alarmTopicRule,
   tracingRule,
   entryRule,
   bundlingRule,

@@ -7,7 +7,7 @@
 import { JOB_QUEUE_WARNINGS } from '../defaults.ts';
 import { error, type JobQueueRule, warning } from './types.ts';
 
-export const alarmsRule: JobQueueRule = ({ props }) => {
+export const alarmTopicRule: JobQueueRule = ({ props }) => {
   const topic: unknown = props.alarmTopic;
   if (topic === false) return [];
   if (topic === undefined || topic === null) {
