@@ -4,8 +4,10 @@
  * idempotency table(s), the endpoints when emulators are in use, and `--region` / `--profile` when
  * the job command could not find them by itself.
  */
+
+import { shellWord } from '../core/shell-word.ts';
 import { dynamodbEndpointOf, type OpsClientInput, opsClientConfig } from '../ops/client.ts';
-import { type FollowCommand, shellWord } from '../ops/format.ts';
+import type { FollowCommand } from '../ops/format.ts';
 import { regionFromQueueUrl } from '../ops/queue.ts';
 import { createDynamodbClient, idempotencyTablesAt } from './dynamodb.ts';
 import type { CliIo } from './io.ts';

@@ -12,6 +12,7 @@
  *   prints the description ({@link renderLocalRuntime} or one JSON line), waits for the signal,
  *   closes what it started; the runtime is the caller's to stop.
  */
+import { shellWord } from '../core/shell-word.ts';
 import { type LocalRuntime, type LocalRuntimeOptions, startLocalRuntime } from './runtime.ts';
 
 /** One queue of the running stack, as printed. */
@@ -71,11 +72,6 @@ export function describeLocalRuntime(rt: LocalRuntime): LocalRuntimeDescription 
     warnings: rt.warnings,
     ...(rt.synth ? { synth: { synthesized: rt.synth.synthesized, reason: rt.synth.reason } } : {}),
   };
-}
-
-/** Quotes a shell argument when it needs it (URLs from emulators normally do not). */
-function shellArg(value: string): string {
-  return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", "'\\''")}'`;
 }
 
 /** A `send` command that runs a job of the stack (instead of the placeholder). */
@@ -140,13 +136,13 @@ export function renderLocalRuntime(
     // service endpoints and credentials from these variables (the emulators take any keys).
     lines.push('', 'In another terminal (the emulators accept any credentials):');
     lines.push(
-      `  export AWS_ENDPOINT_URL_SQS=${shellArg(d.endpoints.sqs)} AWS_ENDPOINT_URL_DYNAMODB=${shellArg(d.endpoints.dynamodb)} AWS_REGION=${shellArg(d.region)} AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local`,
+      `  export AWS_ENDPOINT_URL_SQS=${shellWord(d.endpoints.sqs)} AWS_ENDPOINT_URL_DYNAMODB=${shellWord(d.endpoints.dynamodb)} AWS_REGION=${shellWord(d.region)} AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local`,
     );
-    const urls = d.queues.map((q) => `--queue-url ${shellArg(q.url)}`).join(' ');
+    const urls = d.queues.map((q) => `--queue-url ${shellWord(q.url)}`).join(' ');
     lines.push(`  ${cli} stats ${urls} --watch`);
     for (const q of d.queues) {
       if (q.deadLetterQueueUrl !== undefined) {
-        lines.push(`  ${cli} dlq list --dlq-url ${shellArg(q.deadLetterQueueUrl)}`);
+        lines.push(`  ${cli} dlq list --dlq-url ${shellWord(q.deadLetterQueueUrl)}`);
       }
     }
     const sends: readonly SendExample[] = options.send ?? [
@@ -160,9 +156,9 @@ export function renderLocalRuntime(
     for (const send of sends) {
       if (send.comment !== undefined) lines.push(`  # ${send.comment}`);
       const partition =
-        send.partitionKey === undefined ? '' : ` --partition-key ${shellArg(send.partitionKey)}`;
+        send.partitionKey === undefined ? '' : ` --partition-key ${shellWord(send.partitionKey)}`;
       lines.push(
-        `  ${cli} send --queue-url ${shellArg(send.queueUrl)} --type ${shellArg(send.type)} --data ${shellArg(send.data)}${partition}`,
+        `  ${cli} send --queue-url ${shellWord(send.queueUrl)} --type ${shellWord(send.type)} --data ${shellWord(send.data)}${partition}`,
       );
     }
     lines.push('Producers (JobClient, boto3, the AWS CLI) reach the queues with the same variables.');

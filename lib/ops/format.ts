@@ -6,6 +6,7 @@
  * evidence lines) and are changed side by side.
  */
 
+import { shellWord } from '../core/shell-word.ts';
 import { GROUP_PARKED_REASON } from '../runtime/dead-letter.ts';
 import { type DeadLetterMessage, NO_EVIDENCE_REASON } from './dead-letter-message.ts';
 import type { DeadLetterRead, ReleaseReport } from './dlq-reader.ts';
@@ -211,11 +212,6 @@ export function prettyBody(body: string): string {
     return body;
   }
   return JSON.stringify(parsed) === compactJson(body) ? JSON.stringify(parsed, null, 2) : body;
-}
-
-/** A word for a shell command line: as it is when safe, else single-quoted. */
-export function shellWord(value: string): string {
-  return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", "'\\''")}'`;
 }
 
 /** The job a dead letter carries, as `sqs-jobs job` names it. */
