@@ -79,8 +79,8 @@ export interface JobQueueProps {
    * job of `jobs` that parks, the worker's role may delete the park record
    * (`dynamodb:DeleteItem` on the idempotency table) to unpark a group once its blocking job
    * completes. Without it, on a FIFO queue whose `jobs` are given and none parks, the role has no
-   * DeleteItem, and a worker built with `createWorker({ onDeadLetter: 'park' })` could not
-   * unpark. Refused with `idempotencyTable: false` (the park lives in the table); a warning on a
+   * DeleteItem, and a worker built with `createWorker({ onDeadLetter: 'park' })` refuses to run
+   * (it is told by `JOBS_GROUP_PARKING=false`: a configuration error naming this prop). Refused with `idempotencyTable: false` (the park lives in the table); a warning on a
    * standard queue (no groups to park).
    * @default - not declared: the worker parks only if a job of `jobs` says `'park'`, or, without
    *   `jobs`, may park (DeleteItem is granted on a FIFO queue)
