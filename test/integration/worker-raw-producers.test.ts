@@ -103,6 +103,24 @@ describe('raw producers through the worker and the DynamoDB store', () => {
     expect(await env.emulator.receive(dlq)).toEqual([]);
   });
 
+  it('absorbs a producer retry whose body differs only outside the schema; another payload under the same id is dead-lettered', async () => {
+    const { queue, dlq } = await env.emulator.createQueuePair('orders-retry', false);
+    const runs: Run[] = [];
+    const handler = rawWorker({ from: 'json', id: { field: 'orderId' } }, queue, dlq, recording(runs));
+    await sendRaw(queue, JSON.stringify({ orderId: 'o-2', total: 2, sentAt: '2026-12-01T10:00:00Z' }));
+    await env.emulator.deliver(queue, handler);
+    await sendRaw(queue, JSON.stringify({ orderId: 'o-2', total: 2, sentAt: '2026-12-01T10:00:05Z' }));
+    const retry = await env.emulator.deliver(queue, handler);
+    expect(retry.response.batchItemFailures).toEqual([]);
+    expect(await env.emulator.receive(dlq)).toEqual([]);
+
+    await sendRaw(queue, JSON.stringify({ orderId: 'o-2', total: 3 }));
+    await env.emulator.deliver(queue, handler);
+    const [dead] = await env.emulator.receiveWithin(dlq, 2_000);
+    expect(dead?.MessageAttributes?.ErrorName?.StringValue).toBe('PayloadMismatchError');
+    expect(runs).toEqual([{ orderId: 'o-2', jobId: 'o-2' }]);
+  });
+
   it('runs SNS notifications with raw delivery off (SNS MessageId) and on (a field), each once', async () => {
     const wrapped = await env.emulator.createQueuePair('orders-sns', false);
     const plain = await env.emulator.createQueuePair('orders-sns-raw', false);

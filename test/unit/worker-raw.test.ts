@@ -158,6 +158,28 @@ describe('a raw JSON body', () => {
     expect(second.logs.some((line) => line.outcome === 'duplicate')).toBe(true);
   });
 
+  it("compares a producer's retry on what the schema keeps: a field it drops may differ, one it keeps may not", async () => {
+    const guard = new FakeGuard();
+    const seen: Seen[] = [];
+    const h = workerHarness({
+      idempotency: guard,
+      jobs: [orderJob({ from: 'json', id: { field: 'orderId' } }, seen)],
+    });
+    await h.invoke([sqsRecord({ body: JSON.stringify({ orderId: 'o-1', total: 42, sentAt: '10:00:00' }) })]);
+    // The retry carries a new sentAt (not in the schema): the same job, absorbed.
+    const retry = await h.invoke([
+      sqsRecord({ body: JSON.stringify({ orderId: 'o-1', total: 42, sentAt: '10:00:05' }) }),
+    ]);
+    expect(retry.logs.some((line) => line.outcome === 'duplicate')).toBe(true);
+    // Another total under the same order id: a different payload under a used identity (the
+    // DynamoDB store refuses it as PayloadMismatchError: test/integration/worker-raw-producers.test.ts).
+    await h.invoke([sqsRecord({ body: JSON.stringify({ orderId: 'o-1', total: 43 }) })]);
+    const hashes = guard.begins.map((begin) => begin.payloadHash);
+    expect(hashes[1]).toBe(hashes[0]);
+    expect(hashes[2]).not.toBe(hashes[0]);
+    expect(seen).toHaveLength(1);
+  });
+
   it('reads a nested field by dot path and takes a number as the identity', async () => {
     const seen: Seen[] = [];
     const job = defineJob({

@@ -95,6 +95,7 @@ async function pipeline(run: RecordRun): Promise<RecordOutcome> {
 
   // 1. Parse: a body that is no envelope fails on every delivery, unless a job takes raw messages (raw.ts).
   let envelope: JobEnvelope;
+  let rawMessage = false;
   try {
     envelope = parseEnvelope(record.body);
   } catch (error) {
@@ -104,6 +105,7 @@ async function pipeline(run: RecordRun): Promise<RecordOutcome> {
     }
     if ('failure' in raw) return raw.failure;
     envelope = raw.envelope;
+    rawMessage = true;
   }
   run.readEnvelope(envelope);
   // Only a parking worker needs who the job is (what a park names, what recognises a blocker).
@@ -145,7 +147,7 @@ async function pipeline(run: RecordRun): Promise<RecordOutcome> {
   let identity: RecordIdentity;
   try {
     // Before any store is asked: what fails here fails on every delivery (a JobIdentityError).
-    identity = identify(job, envelope, data, guarded);
+    identity = identify(job, envelope, data, guarded, rawMessage);
   } catch (error) {
     return failed(run, job, error, undefined, undefined);
   }
