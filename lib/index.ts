@@ -43,6 +43,7 @@ export {
   type LeaseExpiredPolicy,
   type StepValue,
 } from './runtime/job.ts';
+export type { RawJobIdentity, RawMessageFormat, RawMessageOptions } from './runtime/raw-messages.ts';
 export type { SqsSender } from './runtime/sqs-port.ts';
 export { createWorker, type WorkerHandler, type WorkerOptions } from './runtime/worker.ts';
 export {
@@ -52,6 +53,7 @@ export {
   JobIdentityError,
   JobTimeoutError,
   LeaseExpiredError,
+  RawMessageError,
   UnknownJobTypeError,
   WorkerConfigError,
 } from './runtime/worker-errors.ts';

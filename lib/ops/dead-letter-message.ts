@@ -9,6 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Message, MessageAttributeValue } from '@aws-sdk/client-sqs';
+import { EVIDENCE_TRUNCATED_ATTRIBUTE } from '../runtime/dead-letter.ts';
 
 /** Reason of a message without an `ErrorReason` attribute (moved by `maxReceiveCount`, not by the worker). */
 export const NO_EVIDENCE_REASON = 'no-evidence';
@@ -207,4 +208,22 @@ export function toDeadLetterMessage(message: Message): DeadLetterMessage {
     jobKey: jobKeyOf(body, job),
     messageAttributes: attrs,
   };
+}
+
+/**
+ * The message attributes of the original message kept in the DLQ with its body: every attribute
+ * that is not evidence (the identity attribute of a raw job, written by the worker; any attribute,
+ * when SQS's redrive policy moved the message). A redrive sends them back with the body.
+ */
+export function originalAttributesOf(
+  message: Pick<DeadLetterMessage, 'messageAttributes'>,
+): Record<string, MessageAttributeValue> | undefined {
+  const kept = Object.entries(message.messageAttributes).filter(([name]) => !isEvidenceName(name));
+  return kept.length === 0 ? undefined : Object.fromEntries(kept);
+}
+
+function isEvidenceName(name: string): boolean {
+  return (
+    name === EVIDENCE_TRUNCATED_ATTRIBUTE || (EVIDENCE_ATTRIBUTE_NAMES as readonly string[]).includes(name)
+  );
 }

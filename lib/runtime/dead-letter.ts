@@ -8,7 +8,9 @@
  * body; values must not be empty; a `String` value "has the same restrictions on the content as
  * the message body" (lib/core/characters.ts), so raw error text (ANSI colour codes, NUL) is
  * escaped before it is sent. The original message's own attributes are not copied: the evidence
- * uses the 10 slots (the envelope carries everything in the body).
+ * uses the 10 slots (the envelope carries everything in the body), except the one a raw job's
+ * identity is read from (`defineJob({ raw: { id: { attribute } } })`), which a redrive must put
+ * back with the body: it is kept under its own name and the evidence makes room for it.
  */
 
 import { createHash } from 'node:crypto';
@@ -234,16 +236,24 @@ function fullEvidence(evidence: DeadLetterEvidence): Record<string, MessageAttri
  * When the body alone is over `maxBytes` nothing can fit: the attributes are returned whole and
  * the send fails; the record is then reported failed and the queue's redrive policy moves it.
  *
+ * Attributes of the original message kept beside the evidence (`carried`) count as part of the
+ * body: their bytes and slots are taken first, and the evidence shrinks as above to what is left.
+ *
  * @param maxBytes the DLQ's message size limit. @default 1,048,576 (1 MiB)
+ * @param carried attributes of the original message sent with the body (not returned here).
  */
 export function evidenceAttributes(
   body: string,
   evidence: DeadLetterEvidence,
   maxBytes: number = MAX_MESSAGE_BYTES,
+  carried: Readonly<Record<string, MessageAttributeValue>> = {},
 ): Record<string, MessageAttributeValue> {
   const attributes = fullEvidence(evidence);
-  const budget = maxBytes - utf8Bytes(body);
-  if (budget < 0 || attributesBytes(attributes) <= budget) return attributes;
+  const carriedCount = Object.keys(carried).length;
+  const slots = MAX_MESSAGE_ATTRIBUTES - carriedCount;
+  const budget = maxBytes - utf8Bytes(body) - (carriedCount === 0 ? 0 : attributesBytes({ ...carried }));
+  if (budget < 0 || (attributesBytes(attributes) <= budget && Object.keys(attributes).length <= slots))
+    return attributes;
 
   const cut: string[] = [];
   let withMarker = true;
@@ -263,11 +273,12 @@ export function evidenceAttributes(
 
   // A slot for the marker.
   for (const key of DROP_ORDER) {
-    if (Object.keys(attributes).length < MAX_MESSAGE_ATTRIBUTES) break;
+    if (Object.keys(attributes).length < slots) break;
     drop(key);
   }
-  // The large texts, the larger first.
+  // The large texts, the larger first (none when making slots was enough).
   for (;;) {
+    if (over() <= 0) break;
     const texts = (['ErrorStack', 'ErrorMessage'] as const).filter((key) => attributes[key] !== undefined);
     if (texts.length === 0) break;
     // Listed in the marker before measuring, so the cut leaves room for its name there too.
@@ -325,6 +336,11 @@ export interface DeadLetterRequest {
   readonly dlqUrl: string;
   readonly record: SQSRecord;
   readonly evidence: DeadLetterEvidence;
+  /**
+   * Attributes of the original message to keep with its body (a raw job's identity attribute), so
+   * a redrive can send them back; names that are not evidence names. @default none
+   */
+  readonly carried?: Readonly<Record<string, MessageAttributeValue>>;
 }
 
 /** `MessageGroupId` of a dead letter on a FIFO DLQ: the record's own group, else the job type when it is a valid group id. */
@@ -358,8 +374,9 @@ export async function sendToDeadLetterQueue(request: DeadLetterRequest): Promise
       }
     : {};
   const { SendMessageCommand } = await loadSqsModule();
+  const carried = request.carried ?? {};
   const send = (maxBytes: number) => {
-    const attributes = evidenceAttributes(body, evidence, maxBytes);
+    const attributes = { ...carried, ...evidenceAttributes(body, evidence, maxBytes, carried) };
     return request.sqs.send(
       new SendMessageCommand({
         QueueUrl: dlqUrl,

@@ -6,6 +6,7 @@ import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { type RetryPolicy, resolveRetryPolicy } from '../core/backoff.ts';
 import { JobError } from '../core/errors.ts';
 import type { JobLogger } from '../core/logger.ts';
+import { type RawMessageOptions, rawOptionsProblems } from './raw-messages.ts';
 
 /** Options of {@link JobContext.enqueue}. */
 export interface EnqueueOptions {
@@ -153,6 +154,17 @@ export interface JobSpec<Data, Result> {
    * there). @default the worker's `onDeadLetter`, which defaults to `'continue'`
    */
   readonly onDeadLetter?: DeadLetterPolicy;
+  /**
+   * Also accept messages that are not sqs-jobs envelopes (existing producers: a plain JSON body, an
+   * SNS subscription, an EventBridge rule), routed to this job: `from` says what the body is,
+   * `id` where the job's identity (its job id and default idempotency key) is read, and so which
+   * duplicates are absorbed (`RawJobIdentity`). Envelopes of this job's `type` still run as
+   * before, so producers can move to `JobClient` one at a time. At most one job of a worker sets
+   * it. A raw message that is not the shape `from` names, or has no identity, or fails `schema`,
+   * is dead-lettered on its first delivery with evidence naming what was wrong; the DLQ and a
+   * redrive keep its original body (docs/migrate-from-powertools.md). @default envelopes only
+   */
+  readonly raw?: RawMessageOptions;
   /** The work. Throw {@link PermanentError} for failures a retry cannot fix. */
   run(data: Data, ctx: JobContext): Promise<Result>;
 }
@@ -171,6 +183,7 @@ const SPEC_FIELDS: ReadonlySet<string> = new Set([
   'timeoutSeconds',
   'idempotency',
   'onDeadLetter',
+  'raw',
   'run',
 ]);
 const LEASE_EXPIRED_POLICIES: readonly LeaseExpiredPolicy[] = ['rerun', 'dead-letter'];
@@ -236,7 +249,7 @@ export const DEFAULT_JOB_TIMEOUT_SECONDS = 30;
  * ```
  *
  * @throws {JobError} when the spec is not an object, has an unknown field, or `type`, `queue`,
- *   `schema`, `run`, `timeoutSeconds`, `retry`, `idempotency` or `onDeadLetter` is invalid (all
+ *   `schema`, `run`, `timeoutSeconds`, `retry`, `idempotency`, `onDeadLetter` or `raw` is invalid (all
  *   problems in one message).
  */
 export function defineJob<Data, Result = void>(spec: JobSpec<Data, Result>): JobDefinition<Data, Result> {
@@ -249,6 +262,7 @@ export function defineJob<Data, Result = void>(spec: JobSpec<Data, Result>): Job
       problems.push(`unknown field ${field} (known: ${[...SPEC_FIELDS].join(', ')})`);
   }
   problems.push(...idempotencyProblems(spec.idempotency));
+  problems.push(...rawOptionsProblems(spec.raw));
   const onDeadLetter = deadLetterPolicyProblem(spec.onDeadLetter, 'onDeadLetter');
   if (onDeadLetter !== undefined) problems.push(onDeadLetter);
   if (typeof spec.type !== 'string' || spec.type.length === 0)

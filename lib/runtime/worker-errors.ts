@@ -105,3 +105,17 @@ export class GroupParkedError extends PermanentError {
     this.stack = `${this.name}: ${message}`;
   }
 }
+
+/**
+ * A message for a job that accepts raw messages (`defineJob({ raw })`) could not be read: its
+ * body is not JSON, not the shape `raw.from` names (an SNS notification, an EventBridge event),
+ * or it has no identity where `raw.id` says. A property of the message: permanent, dead-lettered
+ * with this evidence on the first delivery. `field` names what is missing or wrong.
+ */
+export class RawMessageError extends PermanentError {
+  readonly field: string;
+  constructor(type: string, field: string, problem: string) {
+    super(`raw message for ${type}: ${field} ${problem}`, { context: { type, field } });
+    this.field = field;
+  }
+}

@@ -164,7 +164,7 @@ interface WorkerSetup {
  *
  * @returns a Middy-wrapped `(event: SQSEvent, context: Context) => Promise<SQSBatchResponse>`.
  * @throws {WorkerConfigError} at once for mistakes in code: no options, `jobs` not made by
- *   `defineJob`, duplicate job types, a bad `maxConcurrency`, `deadlineMarginMs` or
+ *   `defineJob`, duplicate job types, more than one job with `raw`, a bad `maxConcurrency`, `deadlineMarginMs` or
  *   `onDeadLetter`, parking without an idempotency store that keeps parked groups. Mistakes in the environment (a missing queue URL,
  *   no idempotency table) do not throw here: they are logged on every invocation and every
  *   record of the event is reported failed, so nothing is deleted by accident (`BatchFailed`,
@@ -176,6 +176,8 @@ interface WorkerSetup {
  */
 export function createWorker(options: WorkerOptions): WorkerHandler {
   const jobs = indexJobs(options);
+  // The job that takes bodies that are not envelopes (`defineJob({ raw })`); indexJobs allows one.
+  const rawJob = [...jobs.values()].find((job) => job.raw !== undefined);
   const maxConcurrency = options.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY;
   const deadlineMarginMs = options.deadlineMarginMs ?? DEFAULT_DEADLINE_MARGIN_MS;
   const defaultDeadLetterPolicy: DeadLetterPolicy = options.onDeadLetter ?? 'continue';
@@ -220,6 +222,7 @@ export function createWorker(options: WorkerOptions): WorkerHandler {
     const deps: RecordDeps = {
       jobTracer: traced && (await traced),
       jobs,
+      rawJob,
       guard: setup.value.guard,
       parking: setup.value.parkStore
         ? new BatchParking(setup.value.parkStore, config.queueName, defaultDeadLetterPolicy)
@@ -379,6 +382,12 @@ function indexJobs(options: WorkerOptions): ReadonlyMap<string, AnyJob> {
     }
     if (jobs.has(job.type)) problems.push(`two jobs have the type ${JSON.stringify(job.type)}`);
     jobs.set(job.type, job);
+  }
+  const rawJobs = [...jobs.values()].filter((job) => job.raw !== undefined).map((job) => job.type);
+  if (rawJobs.length > 1) {
+    problems.push(
+      `only one job of a worker can accept raw messages (a body that is not an envelope names no job type), got raw on ${rawJobs.join(', ')}`,
+    );
   }
   if (jobs.size === 0) problems.push('jobs must list at least one job');
   const maxConcurrency = options.maxConcurrency;

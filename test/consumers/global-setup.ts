@@ -68,11 +68,26 @@ export default async function setup(project: TestProject): Promise<() => void> {
     const cdkApp = copyExample('cdk-app', root);
     const producerJs = copyExample('producer-js', root);
     const producerPython = copyExample('producer-python', root);
-    const [cdkMs, producerMs] = await Promise.all([install(cdkApp, tarball), install(producerJs, tarball)]);
-    report(`npm install <tgz>: cdk-app ${seconds(cdkMs)}, producer-js ${seconds(producerMs)} (concurrently)`);
+    const migrateFromPowertools = copyExample('migrate-from-powertools', root);
+    const [cdkMs, producerMs, migrateMs] = await Promise.all([
+      install(cdkApp, tarball),
+      install(producerJs, tarball),
+      install(migrateFromPowertools, tarball),
+    ]);
+    report(
+      `npm install <tgz>: cdk-app ${seconds(cdkMs)}, producer-js ${seconds(producerMs)}, migrate-from-powertools ${seconds(migrateMs)} (concurrently)`,
+    );
     report(`global setup: ${seconds(performance.now() - started)}`);
 
-    const consumers: Consumers = { root, tarball, unpacked, cdkApp, producerJs, producerPython };
+    const consumers: Consumers = {
+      root,
+      tarball,
+      unpacked,
+      cdkApp,
+      producerJs,
+      producerPython,
+      migrateFromPowertools,
+    };
     project.provide('consumers', consumers);
   } catch (error) {
     cleanup();

@@ -26,6 +26,8 @@ export interface Consumers {
   readonly producerJs: string;
   /** examples/producer-python, copied (it installs nothing from npm). */
   readonly producerPython: string;
+  /** examples/migrate-from-powertools, copied and installed from the tarball. */
+  readonly migrateFromPowertools: string;
 }
 
 declare module 'vitest' {

@@ -1,5 +1,6 @@
 /**
- * The moving half of a redrive: selected DLQ messages are sent, body unchanged, to the target in
+ * The moving half of a redrive: selected DLQ messages are sent, body unchanged (with the original
+ * message's attributes kept beside the evidence, `originalAttributesOf`), to the target in
  * batches and deleted from the DLQ only once their send succeeded; on a FIFO target one message
  * per group per request, so a failed send never leaves a later message of its group moved ahead.
  *
@@ -21,7 +22,7 @@ import {
 import { bodyToSendOn } from '../../core/characters.ts';
 import { chunkByCountAndBytes } from '../../core/chunk.ts';
 import { messageSizeBytes, SQS_MAX_BATCH_ENTRIES, SQS_MAX_MESSAGE_BYTES } from '../../core/message-size.ts';
-import type { DeadLetterMessage } from '../dead-letter-message.ts';
+import { type DeadLetterMessage, originalAttributesOf } from '../dead-letter-message.ts';
 import type { DeadLetterReader } from '../dlq-reader.ts';
 import type { OpsError } from '../errors.ts';
 import { callSqs, type OpsSqs, type QueueInfo } from '../queue.ts';
@@ -117,7 +118,9 @@ export class Mover {
   }
 
   #chunks(messages: readonly DeadLetterMessage[]): DeadLetterMessage[][] {
-    return chunkByCountAndBytes(messages, (m) => messageSizeBytes({ MessageBody: bodyToSendOn(m.body) }), {
+    const size = (m: DeadLetterMessage) =>
+      messageSizeBytes({ MessageBody: bodyToSendOn(m.body), MessageAttributes: originalAttributesOf(m) });
+    return chunkByCountAndBytes(messages, size, {
       maxEntries: SQS_MAX_BATCH_ENTRIES,
       maxBytes: SQS_MAX_MESSAGE_BYTES,
     });
@@ -129,6 +132,8 @@ export class Mover {
       // Unchanged when SQS takes it (every body SQS delivered does); a body it would refuse
       // (written by a tool that did not check) gets those characters as JSON escapes: same JSON value.
       MessageBody: bodyToSendOn(message.body),
+      // The original message's own attributes kept in the DLQ (a raw job's identity attribute): without them it would not be the same message.
+      MessageAttributes: originalAttributesOf(message),
       ...(this.target.fifo
         ? {
             MessageGroupId: message.messageGroupId,

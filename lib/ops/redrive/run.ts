@@ -103,8 +103,9 @@ export interface RedriveResult {
 /**
  * Redrives the DLQ messages selected by `filter` (at most `max`) to `targetUrl`.
  *
- * - Each selected body is sent unchanged (no message attributes: the evidence stays behind; the
- *   worker writes fresh evidence if the job fails again); only a character SQS would refuse (no
+ * - Each selected body is sent unchanged, with the original message's attributes kept in the DLQ
+ *   (`originalAttributesOf`: a raw job's identity attribute) but not the evidence, which stays
+ *   behind (the worker writes fresh evidence if the job fails again); only a character SQS would refuse (no
  *   body SQS delivered holds one) is written as a JSON escape (lib/core/characters.ts). FIFO: the
  *   message's `MessageGroupId` and a fresh `redriveDeduplicationId` (mover.ts); standard: no group.
  * - A message is deleted from the DLQ only after its send succeeded; per-entry failures of

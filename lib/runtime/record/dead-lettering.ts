@@ -3,9 +3,12 @@
  * (dead-letter.ts writes it), parks its FIFO group first when its job's policy is `park`, then
  * ends its lease as permanent. A send or park that fails leaves the record on the queue: never lost.
  */
+import type { MessageAttributeValue } from '@aws-sdk/client-sqs';
+import type { SQSRecord } from 'aws-lambda';
 import { backoffDelaySeconds, DEFAULT_RETRY_POLICY, type RetryPolicy } from '../../core/backoff.ts';
 import { type DeadLetterEvidence, sendToDeadLetterQueue } from '../dead-letter.ts';
 import type { Lease } from '../idempotency/guard.ts';
+import { identityAttributeOf } from '../raw-messages.ts';
 import { UNKNOWN_JOB_TYPE } from '../telemetry.ts';
 import type { AnyJob } from './deps.ts';
 import { failureOf } from './failed-jobs.ts';
@@ -55,7 +58,13 @@ export async function deadLetter(run: RecordRun, input: DeadLetterInput): Promis
   const parkFailed = input.noPark ? undefined : await parkGroup(run, input, policy);
   if (parkFailed) return parkFailed;
   try {
-    await sendToDeadLetterQueue({ sqs: deps.sqs, dlqUrl: deps.config.dlqUrl, record, evidence });
+    await sendToDeadLetterQueue({
+      sqs: deps.sqs,
+      dlqUrl: deps.config.dlqUrl,
+      record,
+      evidence,
+      carried: carriedAttributes(record, identityAttributeOf(deps.rawJob?.raw)),
+    });
   } catch (sendError) {
     if (input.lease && !input.keepLeaseOnSendFailure)
       await failLease(run, input.lease, input.error, 'transient');
@@ -163,4 +172,18 @@ function firstFailureAt(run: RecordRun, lease: Lease | undefined, attempts: numb
     if (Number.isFinite(firstReceive) && firstReceive > 0) return firstReceive;
   }
   return nowMs;
+}
+
+/**
+ * The original attribute a raw job's identity is read from, in the SDK's shape, to go to the DLQ
+ * with the body: without it a redriven message would have no identity. Empty when there is none.
+ */
+function carriedAttributes(
+  record: SQSRecord,
+  name: string | undefined,
+): Record<string, MessageAttributeValue> | undefined {
+  const attribute = name === undefined ? undefined : record.messageAttributes?.[name];
+  if (name === undefined || attribute?.stringValue === undefined || attribute.stringValue === '')
+    return undefined;
+  return { [name]: { DataType: attribute.dataType, StringValue: attribute.stringValue } };
 }

@@ -16,6 +16,8 @@ export type AnyJob = JobDefinition<any, any>;
 /** Everything the pipeline needs; built per invocation by the worker. */
 export interface RecordDeps {
   readonly jobs: ReadonlyMap<string, AnyJob>;
+  /** The job that accepts bodies that are not envelopes (`defineJob({ raw })`), if any. */
+  readonly rawJob?: AnyJob | undefined;
   /** Undefined when idempotency is off for the worker. */
   readonly guard: IdempotencyGuard | undefined;
   /** FIFO group parking of this invocation; undefined when no job of the worker parks (no reads). */

@@ -18,11 +18,20 @@ export interface RecordIdentity {
 /**
  * The job's identity from its message: its idempotency key (the job's `idempotency.key(data)`,
  * default `source` + `id`), and the hash of its data when the idempotency guard will be asked
- * (`hashed`; the hash is made nowhere else). Pure functions of the message: whatever they throw
+ * (`hashed`; the hash is made nowhere else): of the envelope's `data` as sent, or for a raw message
+ * (`rawMessage`, `defineJob({ raw })`) of `data` as the job's schema returned it, so that fields
+ * the schema drops (a producer's `sentAt`, a trace id) may differ between a producer's retries
+ * without being taken for a different job. Pure functions of the message: whatever they throw
  * becomes a {@link JobIdentityError} (permanent), so it can never pass for a store outage.
  * @throws {JobIdentityError} when the key function throws or returns no non-empty string, or the data cannot be hashed.
  */
-export function identify(job: AnyJob, envelope: JobEnvelope, data: unknown, hashed: boolean): RecordIdentity {
+export function identify(
+  job: AnyJob,
+  envelope: JobEnvelope,
+  data: unknown,
+  hashed: boolean,
+  rawMessage = false,
+): RecordIdentity {
   let key: unknown;
   try {
     key = job.idempotency?.key ? job.idempotency.key(data) : defaultJobKey(envelope.source, envelope.id);
@@ -43,7 +52,7 @@ export function identify(job: AnyJob, envelope: JobEnvelope, data: unknown, hash
   }
   if (!hashed) return { key, payloadHash: undefined };
   try {
-    return { key, payloadHash: payloadHash(envelope.data) };
+    return { key, payloadHash: payloadHash(rawMessage ? data : envelope.data) };
   } catch (error) {
     throw new JobIdentityError(
       job.type,

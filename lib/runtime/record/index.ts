@@ -22,12 +22,13 @@ import type { Lease } from '../idempotency/guard.ts';
 import type { JobTracer } from '../tracing.ts';
 import { UnknownJobTypeError } from '../worker-errors.ts';
 import { deadLetter } from './dead-lettering.ts';
-import type { RecordDeps } from './deps.ts';
+import type { AnyJob, RecordDeps } from './deps.ts';
 import { failed } from './failed.ts';
 import { identify, type RecordIdentity } from './identify.ts';
 import { beginLease } from './lease.ts';
 import { DEADLINE_RELEASE_SECONDS, type RecordOutcome, retry } from './outcome.ts';
 import { checkParkedGroup } from './parked-group.ts';
+import { rawEnvelopeOf } from './raw.ts';
 import { RecordRun } from './record-run.ts';
 import { runJob } from './run-job.ts';
 import { invalidDataError } from './validate.ts';
@@ -92,12 +93,19 @@ async function runRecord(run: RecordRun): Promise<RecordOutcome> {
 async function pipeline(run: RecordRun): Promise<RecordOutcome> {
   const { deps, record } = run;
 
-  // 1. Parse: a body that is no envelope fails on every delivery.
+  // 1. Parse: a body that is no envelope fails on every delivery, unless a job takes raw messages (raw.ts).
   let envelope: JobEnvelope;
+  let rawMessage = false;
   try {
     envelope = parseEnvelope(record.body);
   } catch (error) {
-    return deadLetter(run, { error, reason: classifyError(error).reason, attempts: run.receiveCount });
+    const raw = deps.rawJob === undefined ? undefined : readRaw(run, deps.rawJob);
+    if (raw === undefined) {
+      return deadLetter(run, { error, reason: classifyError(error).reason, attempts: run.receiveCount });
+    }
+    if ('failure' in raw) return raw.failure;
+    envelope = raw.envelope;
+    rawMessage = true;
   }
   run.readEnvelope(envelope);
   // Only a parking worker needs who the job is (what a park names, what recognises a blocker).
@@ -139,7 +147,7 @@ async function pipeline(run: RecordRun): Promise<RecordOutcome> {
   let identity: RecordIdentity;
   try {
     // Before any store is asked: what fails here fails on every delivery (a JobIdentityError).
-    identity = identify(job, envelope, data, guarded);
+    identity = identify(job, envelope, data, guarded, rawMessage);
   } catch (error) {
     return failed(run, job, error, undefined, undefined);
   }
@@ -171,4 +179,29 @@ async function pipeline(run: RecordRun): Promise<RecordOutcome> {
 
   // 7. Run, send children, complete (run-job.ts); a failure goes to failed.ts.
   return runJob(run, job, envelope, data, key, lease, jobTimeoutMs, lambdaBudgetMs);
+}
+
+/**
+ * A body that is not an envelope, read as the raw job's message: its envelope, or its dead letter
+ * when the message cannot be read (the job's type goes into the evidence); undefined when the body
+ * is an envelope after all (it names a `specversion`), whose own error then stands.
+ */
+function readRaw(
+  run: RecordRun,
+  job: AnyJob,
+): { envelope: JobEnvelope } | { failure: Promise<RecordOutcome> } | undefined {
+  try {
+    const envelope = rawEnvelopeOf(run.record, job);
+    return envelope === undefined ? undefined : { envelope };
+  } catch (error) {
+    run.jobType = job.type;
+    return {
+      failure: deadLetter(run, {
+        error,
+        reason: classifyError(error).reason,
+        attempts: run.receiveCount,
+        job,
+      }),
+    };
+  }
 }

@@ -1,0 +1,302 @@
+/**
+ * Bring your producers: a job that accepts SQS messages which are not sqs-jobs envelopes, so a
+ * consumer can move to sqs-jobs before its producers do (docs/migrate-from-powertools.md). What
+ * a raw message looks like (`from`), where the job's identity is read (`id`), the check of those
+ * options at `defineJob`, and the reading of a record into the envelope the pipeline runs on.
+ *
+ * Message shapes [AWS-FACTS.md; SNS "Amazon SNS message delivery" / "raw message delivery";
+ * EventBridge "Amazon EventBridge events"]:
+ * - `json`: the body is the message (a JSON value), as a producer's plain `SendMessage` leaves it.
+ * - `sns`: with raw message delivery on, the body is the published message and its message
+ *   attributes are the SQS message's; with it off, the body is the SNS notification JSON
+ *   (`Type: "Notification"`, `MessageId`, `TopicArn`, `Message` as a string, `Timestamp`,
+ *   `MessageAttributes` as `{ Type, Value }`, signature fields). Both are accepted.
+ * - `eventbridge`: the body is the event (`version`, `id`, `detail-type`, `source`, `account`,
+ *   `time`, `region`, `resources`, `detail`); the job's data is its `detail`.
+ *
+ * A raw message becomes an envelope with `type` = the job's type, `id` = its identity, `source` =
+ * `raw:<where the identity is read>` (so the job key is that place and its value, whatever
+ * delivered the message) and `data` = the message. Nothing of it is written back to SQS: the DLQ
+ * and a redrive keep the original body.
+ */
+import type { SQSRecord } from 'aws-lambda';
+import { DATA_CONTENT_TYPE, type JobEnvelope, SPEC_VERSION } from '../core/envelope.ts';
+import { parseJsonText } from '../core/json-parse.ts';
+import { EVIDENCE_MAX_BYTES, EVIDENCE_TRUNCATED_ATTRIBUTE } from './dead-letter.ts';
+import { RawMessageError } from './worker-errors.ts';
+
+/** What a raw message's body is: see the module docstring. */
+export type RawMessageFormat = 'json' | 'sns' | 'eventbridge';
+
+/**
+ * Where a raw message's identity (its job id, hence its idempotency key) is read, and what each
+ * choice absorbs as a duplicate:
+ * - `{ field: 'orderId' }`: a field of the message (the job's data before its schema; a dot path,
+ *   `'order.id'`, for nested objects; for `eventbridge`, a field of `detail`). A string or a
+ *   finite number. Absorbs SQS redeliveries and producer retries alike, as long as the producer
+ *   sends the same business id (the best choice when the message carries one).
+ * - `{ attribute: 'order-id' }`: an SQS message attribute (`String` or `Number`); for `sns`
+ *   without raw delivery, the notification's `MessageAttributes`. Same reach as a field. The DLQ
+ *   keeps it next to the body, and a redrive puts it back.
+ * - `'sqs-message-id'`: the SQS `messageId`. Absorbs redeliveries of one SQS message only: a
+ *   producer retry is a new SQS message with a new id and runs again, and so does a redriven
+ *   message (a redrive gives it a new id).
+ * - `'sns-message-id'` (`from: 'sns'`, raw delivery off): the SNS `MessageId`, the same on every
+ *   SNS redelivery of one publish; a second `Publish` of the same content is a new id.
+ * - `'event-id'` (`from: 'eventbridge'`): the event's `id`, the same on every EventBridge
+ *   redelivery of one event; a second `PutEvents` of the same content is a new id.
+ */
+export type RawJobIdentity =
+  | { readonly field: string }
+  | { readonly attribute: string }
+  | 'sqs-message-id'
+  | 'sns-message-id'
+  | 'event-id';
+
+/** A job's `raw` option: it accepts messages that are not sqs-jobs envelopes. */
+export interface RawMessageOptions {
+  /** What the body is ({@link RawMessageFormat}). */
+  readonly from: RawMessageFormat;
+  /** Where the job's identity is read ({@link RawJobIdentity}). */
+  readonly id: RawJobIdentity;
+}
+
+const FORMATS: readonly RawMessageFormat[] = ['json', 'sns', 'eventbridge'];
+/**
+ * Names the DLQ evidence uses (docs/contracts.md, "DLQ evidence"): an identity attribute carried
+ * to the DLQ under one of them could not be told from the evidence.
+ */
+const EVIDENCE_NAMES: ReadonlySet<string> = new Set([
+  ...Object.keys(EVIDENCE_MAX_BYTES),
+  EVIDENCE_TRUNCATED_ATTRIBUTE,
+]);
+// SQS message attribute names: A-Z, a-z, 0-9, `_`, `-`, `.`; up to 256 characters; no leading or
+// trailing period, no two in a row; not starting with `AWS.` or `Amazon.` (SendMessage API,
+// MessageAttributes; "Amazon SQS message attributes").
+const ATTRIBUTE_NAME = /^(?!\.)(?!.*\.\.)(?!.*\.$)[A-Za-z0-9_.-]{1,256}$/;
+
+/** What is wrong with a job's `raw` option (`type` names the job); empty when fine or absent. */
+export function rawOptionsProblems(raw: unknown): string[] {
+  if (raw === undefined) return [];
+  if (typeof raw !== 'object' || raw === null) {
+    return [`raw must be an object { from, id }, got ${JSON.stringify(raw)}`];
+  }
+  const { from, id, ...rest } = raw as Record<string, unknown>;
+  const problems = Object.keys(rest).map((field) => `unknown field raw.${field} (known: from, id)`);
+  if (!FORMATS.includes(from as RawMessageFormat)) {
+    problems.push(`raw.from must be 'json', 'sns' or 'eventbridge', got ${JSON.stringify(from)}`);
+  }
+  problems.push(...identityProblems(id, from));
+  return problems;
+}
+
+function identityProblems(id: unknown, from: unknown): string[] {
+  if (id === 'sqs-message-id') return [];
+  if (id === 'sns-message-id') {
+    return from === 'sns'
+      ? []
+      : [`raw.id 'sns-message-id' needs raw.from 'sns', got ${JSON.stringify(from)}`];
+  }
+  if (id === 'event-id') {
+    return from === 'eventbridge'
+      ? []
+      : [`raw.id 'event-id' needs raw.from 'eventbridge', got ${JSON.stringify(from)}`];
+  }
+  if (typeof id === 'object' && id !== null) {
+    const keys = Object.keys(id);
+    const { field, attribute } = id as { field?: unknown; attribute?: unknown };
+    if (keys.length === 1 && keys[0] === 'field') {
+      return typeof field === 'string' && field.split('.').every((part) => part !== '')
+        ? []
+        : [
+            `raw.id.field must be a field name or dot path ('orderId', 'order.id'), got ${JSON.stringify(field)}`,
+          ];
+    }
+    if (keys.length === 1 && keys[0] === 'attribute') {
+      if (
+        typeof attribute !== 'string' ||
+        !ATTRIBUTE_NAME.test(attribute) ||
+        /^(AWS|Amazon)\./i.test(attribute)
+      ) {
+        return [
+          `raw.id.attribute must be an SQS message attribute name (A-Z, a-z, 0-9, _, -, .; up to 256; not starting with AWS. or Amazon.), got ${JSON.stringify(attribute)}`,
+        ];
+      }
+      return EVIDENCE_NAMES.has(attribute)
+        ? [
+            `raw.id.attribute ${JSON.stringify(attribute)} is a DLQ evidence attribute name; rename the attribute`,
+          ]
+        : [];
+    }
+  }
+  return [
+    `raw.id must be { field: 'path' }, { attribute: 'name' }, 'sqs-message-id', 'sns-message-id' (from 'sns') or 'event-id' (from 'eventbridge'), got ${JSON.stringify(id)}`,
+  ];
+}
+
+/** The place `id` names, as the raw envelope's `source`: `raw:field:orderId`, `raw:sqs-message-id`. */
+export function rawSourceOf(id: RawJobIdentity): string {
+  if (typeof id === 'string') return `raw:${id}`;
+  return 'field' in id ? `raw:field:${id.field}` : `raw:attribute:${id.attribute}`;
+}
+
+/** The SQS message attribute a raw job's identity is read from, when it is one. */
+export function identityAttributeOf(raw: RawMessageOptions | undefined): string | undefined {
+  return raw !== undefined && typeof raw.id === 'object' && 'attribute' in raw.id
+    ? raw.id.attribute
+    : undefined;
+}
+
+/** A raw message taken apart: the job's data and what the identity may be read from. */
+interface RawParts {
+  readonly data: unknown;
+  readonly snsMessageId?: string;
+  readonly eventId?: string;
+  /** String values of the notification's own `MessageAttributes` (SNS without raw delivery). */
+  readonly wrapperAttributes?: Readonly<Record<string, string>>;
+}
+
+/** Whether a parsed body is an sqs-jobs envelope (bad or good): it names a `specversion`. */
+export function looksLikeEnvelope(parsed: unknown): boolean {
+  return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) && 'specversion' in parsed;
+}
+
+/**
+ * Reads a record as a raw message of `jobType` and returns the envelope the pipeline runs it as.
+ * Pure: the same record gives the same envelope (or error) on every delivery.
+ * @returns undefined when the body is an sqs-jobs envelope after all (it names a `specversion`):
+ *   its own envelope error stands.
+ * @throws {RawMessageError} (permanent) naming what is missing or wrong: the body is not JSON, is
+ *   not the shape `from` says, or has no identity where `id` says.
+ */
+export function readRawMessage(
+  record: SQSRecord,
+  jobType: string,
+  raw: RawMessageOptions,
+): JobEnvelope | undefined {
+  let parsed: unknown;
+  try {
+    parsed = parseJsonText(record.body);
+  } catch (error) {
+    throw new RawMessageError(jobType, 'body', `is not JSON (${(error as Error).message})`);
+  }
+  if (looksLikeEnvelope(parsed)) return undefined;
+  const parts = partsOf(parsed, jobType, raw.from);
+  return {
+    specversion: SPEC_VERSION,
+    id: identityOf(record, parts, jobType, raw),
+    source: rawSourceOf(raw.id),
+    type: jobType,
+    time: sentTime(record),
+    datacontenttype: DATA_CONTENT_TYPE,
+    data: parts.data,
+  };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** An SNS notification as SNS delivers it to SQS without raw message delivery. */
+function isSnsNotification(value: unknown): value is Record<string, unknown> & {
+  MessageId: string;
+  Message: string;
+} {
+  return (
+    isObject(value) &&
+    value.Type === 'Notification' &&
+    typeof value.MessageId === 'string' &&
+    typeof value.TopicArn === 'string' &&
+    typeof value.Message === 'string'
+  );
+}
+
+function partsOf(parsed: unknown, jobType: string, from: RawMessageFormat): RawParts {
+  if (from === 'json') return { data: parsed };
+  if (from === 'eventbridge') {
+    if (!isObject(parsed))
+      throw new RawMessageError(jobType, 'body', 'must be an EventBridge event (a JSON object)');
+    for (const field of ['id', 'detail-type', 'source'] as const) {
+      if (typeof parsed[field] !== 'string' || parsed[field] === '') {
+        throw new RawMessageError(jobType, field, 'is missing: the body is not an EventBridge event');
+      }
+    }
+    if (!('detail' in parsed)) {
+      throw new RawMessageError(jobType, 'detail', 'is missing: the body is not an EventBridge event');
+    }
+    return { data: parsed.detail, eventId: parsed.id as string };
+  }
+  // sns: a notification (raw delivery off) is unwrapped; anything else is the message itself.
+  if (!isSnsNotification(parsed)) return { data: parsed };
+  let message: unknown;
+  try {
+    message = parseJsonText(parsed.Message);
+  } catch (error) {
+    throw new RawMessageError(
+      jobType,
+      'Message',
+      `of the SNS notification is not JSON (${(error as Error).message}); publish JSON messages`,
+    );
+  }
+  return {
+    data: message,
+    snsMessageId: parsed.MessageId,
+    wrapperAttributes: snsAttributes(parsed.MessageAttributes),
+  };
+}
+
+/** `{ name: { Type, Value } }` of an SNS notification, as name → value (String and Number only). */
+function snsAttributes(attributes: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!isObject(attributes)) return out;
+  for (const [name, attribute] of Object.entries(attributes)) {
+    if (
+      isObject(attribute) &&
+      typeof attribute.Value === 'string' &&
+      /^(String|Number)/.test(String(attribute.Type))
+    )
+      out[name] = attribute.Value;
+  }
+  return out;
+}
+
+function identityOf(record: SQSRecord, parts: RawParts, jobType: string, raw: RawMessageOptions): string {
+  const { id } = raw;
+  if (id === 'sqs-message-id') return record.messageId;
+  if (id === 'sns-message-id') {
+    if (parts.snsMessageId !== undefined) return parts.snsMessageId;
+    throw new RawMessageError(
+      jobType,
+      'MessageId',
+      "is missing: the body is not an SNS notification (is raw message delivery on? then it carries no SNS MessageId: read the identity from a field or attribute), and raw.id is 'sns-message-id'",
+    );
+  }
+  if (id === 'event-id') return parts.eventId as string;
+  if ('attribute' in id) {
+    const value =
+      record.messageAttributes?.[id.attribute]?.stringValue ?? parts.wrapperAttributes?.[id.attribute];
+    if (value !== undefined && value !== '') return value;
+    throw new RawMessageError(
+      jobType,
+      id.attribute,
+      `is missing: no message attribute ${JSON.stringify(id.attribute)} with a String or Number value, and raw.id is { attribute: ${JSON.stringify(id.attribute)} }`,
+    );
+  }
+  let value: unknown = parts.data;
+  for (const part of id.field.split('.')) value = isObject(value) ? value[part] : undefined;
+  if (typeof value === 'string' && value !== '') return value;
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  const found =
+    value === undefined ? 'it is missing' : `got ${value === '' ? 'an empty string' : typeof value}`;
+  throw new RawMessageError(
+    jobType,
+    id.field,
+    `must be a non-empty string or a finite number, the job's identity (raw.id is { field: ${JSON.stringify(id.field)} }): ${found}`,
+  );
+}
+
+/** The record's `SentTimestamp` as RFC 3339 (SQS system attribute; now when absent). */
+function sentTime(record: SQSRecord): string {
+  const sent = Number(record.attributes?.SentTimestamp);
+  return new Date(Number.isFinite(sent) && sent > 0 ? sent : Date.now()).toISOString();
+}

@@ -1,0 +1,18 @@
+/**
+ * The raw-message stage: a body that is not an envelope, on a worker with a job that accepts raw
+ * messages (`defineJob({ raw })`), is read as that job's message (raw-messages.ts) and runs as the
+ * envelope made of it; every later stage is the same as for an envelope.
+ */
+import type { SQSRecord } from 'aws-lambda';
+import type { JobEnvelope } from '../../core/envelope.ts';
+import { type RawMessageOptions, readRawMessage } from '../raw-messages.ts';
+import type { AnyJob } from './deps.ts';
+
+/**
+ * The envelope a raw message of `job` runs as; undefined when the body names a `specversion` (an
+ * envelope, bad or good: its own envelope error stands).
+ * @throws {RawMessageError} naming what the message lacks (permanent).
+ */
+export function rawEnvelopeOf(record: SQSRecord, job: AnyJob): JobEnvelope | undefined {
+  return readRawMessage(record, job.type, job.raw as RawMessageOptions);
+}
