@@ -214,8 +214,9 @@ export class JobQueueScheduling extends Construct {
         deadLetterConfig: { arn: this.deadLetterQueue.queueArn },
       },
     });
-    // The first firing must find the role's permissions in place.
-    schedule.node.addDependency(this.role);
+    // The group is named, not referenced: the schedule waits for it. The first firing must find
+    // the role's permissions in place.
+    schedule.node.addDependency(this.group, this.role);
     return schedule;
   }
 
@@ -248,7 +249,11 @@ export class JobQueueScheduling extends Construct {
     // Schedule names are made at run time (a hash of the job's identity), so the resource is the
     // group's schedules: the narrowest ARN that covers them.
     const finding = `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/${this.groupName}/*]`;
-    const policyScope = grantee instanceof Construct ? grantee : undefined;
+    // On the principal (a function's role holds its policy), so the acknowledgement covers the
+    // policy the grant wrote, whatever construct the grantee is.
+    const principal = grantee.grantPrincipal;
+    const policyScope =
+      principal instanceof Construct ? principal : grantee instanceof Construct ? grantee : undefined;
     if (policyScope !== undefined)
       Validations.of(policyScope).acknowledge({
         id: finding,
