@@ -71,7 +71,12 @@ export type { JobQueueScheduleAlarms } from './job-queue/scheduling.ts';
  * - X-Ray active tracing on the worker (`tracing`, default `Tracing.ACTIVE`), with a policy of
  *   its own on the role for the two X-Ray write actions [lambda-x-ray] [list_awsx-ray];
  * - the SQS event source with `ReportBatchItemFailures` always on [services-sqs-errorhandling];
- * - seven alarms ({@link JobQueueAlarms}), with the alarm topic as action when given.
+ * - seven alarms ({@link JobQueueAlarms}), with the alarm topic as action when given;
+ * - only when the queue uses time (`recurringJobs`, {@link addRecurringJob},
+ *   {@link grantScheduleJobs}): an EventBridge Scheduler schedule group, the scheduler's role
+ *   (sends to this queue only), a standard schedule DLQ, two more alarms
+ *   ({@link JobQueueScheduleAlarms}), one schedule per recurring job, and on FIFO
+ *   `ContentBasedDeduplication` (docs/deploy.md, "Recurring jobs"; see {@link scheduleGroupName}).
  *
  * AWS pages cited in brackets:
  * - services-sqs-configure: https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-configure.html
