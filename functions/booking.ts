@@ -1,10 +1,15 @@
 /**
  * Worker of the FIFO `booking` queue: reserve inventory → confirm reservation → issue invoice,
- * one `MessageGroupId` per user. Thin on purpose: the jobs live in lib/sample/jobs.ts.
+ * one `MessageGroupId` per user, and the nightly invoice run (a recurring job). Thin on purpose: the jobs live in lib/sample/jobs.ts.
  */
 import { createWorker } from 'sqs-jobs';
 import { sampleJobs } from '../lib/sample/jobs.ts';
 
 export const handler = createWorker({
-  jobs: [sampleJobs.reserveInventory, sampleJobs.confirmReservation, sampleJobs.issueInvoice],
+  jobs: [
+    sampleJobs.reserveInventory,
+    sampleJobs.confirmReservation,
+    sampleJobs.issueInvoice,
+    sampleJobs.issueNightlyInvoices,
+  ],
 });

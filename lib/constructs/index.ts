@@ -22,6 +22,8 @@ export {
   JobQueue,
   type JobQueueAlarms,
   type JobQueueProps,
+  type JobQueueScheduleAlarms,
+  type RecurringJob,
 } from './job-queue.ts';
 export { JobsDashboard, type JobsDashboardProps } from './jobs-dashboard.ts';
 export { type RunJobsAppOptions, runJobsApp } from './run.ts';

@@ -24,12 +24,16 @@ import {
   JOB_QUEUE_WARNINGS,
   JOBS_METRICS_NAMESPACE,
   NAME_PATTERN,
+  scheduleGroupVariable,
+  schedulerRoleArnVariable,
   XRAY_WRITE_ACTIONS,
 } from './job-queue/defaults.ts';
 import { CONSUME_QUEUE_ACTIONS, grantIdempotency, grantSend, mayParkGroups } from './job-queue/grants.ts';
 import type { JobQueueAlarms, JobQueueProps } from './job-queue/props.ts';
+import { type RecurringJob, recurringJobQueueOf, recurringJobsProblems } from './job-queue/recurring-jobs.ts';
 import { checkJobQueue } from './job-queue/rules/index.ts';
 import { takenNames, uniqueNameFindings } from './job-queue/rules/unique-name.ts';
+import { type JobQueueScheduleAlarms, JobQueueScheduling } from './job-queue/scheduling.ts';
 import { relativeSourceMapCommand } from './job-queue/source-map.ts';
 import { ESM_REQUIRE_BANNER, TRACER_PACKAGE, tracerBundleCommand } from './job-queue/tracer-bundle.ts';
 
@@ -46,6 +50,8 @@ export {
   XRAY_WRITE_ACTIONS,
 } from './job-queue/defaults.ts';
 export type { JobDefinitionLike, JobQueueAlarms, JobQueueProps } from './job-queue/props.ts';
+export type { RecurringJob } from './job-queue/recurring-jobs.ts';
+export type { JobQueueScheduleAlarms } from './job-queue/scheduling.ts';
 
 /**
  * A queue of background jobs and its Lambda worker.
@@ -65,7 +71,12 @@ export type { JobDefinitionLike, JobQueueAlarms, JobQueueProps } from './job-que
  * - X-Ray active tracing on the worker (`tracing`, default `Tracing.ACTIVE`), with a policy of
  *   its own on the role for the two X-Ray write actions [lambda-x-ray] [list_awsx-ray];
  * - the SQS event source with `ReportBatchItemFailures` always on [services-sqs-errorhandling];
- * - seven alarms ({@link JobQueueAlarms}), with the alarm topic as action when given.
+ * - seven alarms ({@link JobQueueAlarms}), with the alarm topic as action when given;
+ * - only when the queue uses time (`recurringJobs`, {@link addRecurringJob},
+ *   {@link grantScheduleJobs}): an EventBridge Scheduler schedule group, the scheduler's role
+ *   (sends to this queue only), a standard schedule DLQ, two more alarms
+ *   ({@link JobQueueScheduleAlarms}), one schedule per recurring job, and on FIFO
+ *   `ContentBasedDeduplication` (docs/deploy.md, "Recurring jobs"; see {@link scheduleGroupName}).
  *
  * AWS pages cited in brackets:
  * - services-sqs-configure: https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-configure.html
@@ -195,6 +206,15 @@ export class JobQueue extends Construct {
   readonly recursiveLoop: lambda.RecursiveLoop | undefined;
 
   private readonly enqueueTargetNames = new Set<string>();
+  /** Made on first use of time (see {@link scheduleGroupName}). */
+  private scheduling: JobQueueScheduling | undefined;
+  private readonly recurringJobNames = new Set<string>();
+  private readonly timeSettings: {
+    readonly alarmTopic: JobQueueProps['alarmTopic'];
+    readonly idempotencyTable: JobQueueProps['idempotencyTable'];
+    readonly maxMessageSizeBytes: number;
+    readonly jobs: JobQueueProps['jobs'];
+  };
 
   constructor(scope: Construct, id: string, props: JobQueueProps) {
     super(scope, id);
@@ -373,12 +393,145 @@ export class JobQueue extends Construct {
       this.addEnqueueTarget(name, queue);
 
     this.alarms = this.createAlarms(props);
-    if (props.alarmTopic !== undefined && props.alarmTopic !== false) {
-      const action = new cloudwatchActions.SnsAction(props.alarmTopic);
-      for (const alarm of Object.values(this.alarms) as cloudwatch.Alarm[]) {
-        alarm.addAlarmAction(action);
-        alarm.addOkAction(action);
-      }
+    this.notify(Object.values(this.alarms) as cloudwatch.Alarm[], props.alarmTopic);
+
+    this.timeSettings = {
+      alarmTopic: props.alarmTopic,
+      idempotencyTable: props.idempotencyTable,
+      maxMessageSizeBytes: settings.maxMessageSizeBytes,
+      jobs: props.jobs,
+    };
+    // Checked with the other props above (rules/recurring-jobs.ts).
+    for (const job of props.recurringJobs ?? []) this.createRecurringJob(job);
+  }
+
+  /** The alarm topic (when given) as action on ALARM and on OK. */
+  private notify(alarms: readonly cloudwatch.Alarm[], topic: JobQueueProps['alarmTopic']): void {
+    if (topic === undefined || topic === false) return;
+    const action = new cloudwatchActions.SnsAction(topic);
+    for (const alarm of alarms) {
+      alarm.addAlarmAction(action);
+      alarm.addOkAction(action);
+    }
+  }
+
+  /**
+   * The queue's scheduling resources, made on first use (./job-queue/scheduling.ts): the
+   * schedule group, the scheduler's role, the schedule DLQ and its two alarms (on the alarm
+   * topic), and, on a FIFO queue, content-based deduplication (EventBridge Scheduler's SQS target
+   * sends no deduplication id; JobClient's explicit ids still win).
+   */
+  private useScheduling(): JobQueueScheduling {
+    if (this.scheduling !== undefined) return this.scheduling;
+    const scheduling = new JobQueueScheduling(this, 'Scheduling', {
+      queueName: this.name,
+      queue: this.queue,
+      fifo: this.fifo,
+      maxMessageSizeBytes: this.timeSettings.maxMessageSizeBytes,
+    });
+    if (this.fifo) (this.queue.node.defaultChild as sqs.CfnQueue).contentBasedDeduplication = true;
+    this.notify(Object.values(scheduling.alarms) as cloudwatch.Alarm[], this.timeSettings.alarmTopic);
+    this.scheduling = scheduling;
+    return scheduling;
+  }
+
+  /**
+   * Name of the queue's EventBridge Scheduler schedule group: `<stack name>-<name>`, at most 64
+   * characters (a long stack name is cut and followed by a hash). Every recurring job and every
+   * one-time job sent for later is a schedule in it; the group goes with the stack, and its
+   * schedules with it.
+   *
+   * The scheduling resources (group, {@link schedulerRole}, {@link scheduleDeadLetterQueue},
+   * {@link scheduleAlarms}, content-based deduplication on FIFO) are made on first use: by
+   * `recurringJobs`, {@link addRecurringJob}, {@link grantScheduleJobs} or by reading this or the
+   * two properties after it. A queue that never uses time synthesizes as before.
+   */
+  get scheduleGroupName(): string {
+    return this.useScheduling().groupName;
+  }
+
+  /**
+   * The role EventBridge Scheduler assumes to deliver the queue's scheduled jobs: trusted by
+   * `scheduler.amazonaws.com` for this account and schedule group only; may `sqs:SendMessage` to
+   * this queue and to {@link scheduleDeadLetterQueue}, nothing else (plus `kms:GenerateDataKey` /
+   * `kms:Decrypt` on a queue's KMS key). Made on first use (see {@link scheduleGroupName}).
+   */
+  get schedulerRole(): iam.IRole {
+    return this.useScheduling().role;
+  }
+
+  /**
+   * Where EventBridge Scheduler puts a scheduled job it could not deliver after its retry policy:
+   * a standard queue (Scheduler takes no FIFO DLQ, whatever the queue's kind), SSE-SQS, TLS only,
+   * 14 days, alarmed when not empty. Each message is a dead-letter event (the error and the
+   * firing). Made on first use (see {@link scheduleGroupName}).
+   */
+  get scheduleDeadLetterQueue(): sqs.IQueue {
+    return this.useScheduling().deadLetterQueue;
+  }
+
+  /** The alarms of the queue's schedules; undefined while the queue does not use time (nothing is made by reading this). */
+  get scheduleAlarms(): JobQueueScheduleAlarms | undefined {
+    return this.scheduling?.alarms;
+  }
+
+  /** Names of the queue's recurring jobs (schedule names in its group). */
+  get recurringJobs(): readonly string[] {
+    return [...this.recurringJobNames];
+  }
+
+  /**
+   * Adds a recurring job (like `recurringJobs`): one `AWS::Scheduler::Schedule` in the queue's
+   * group, checked as `recurringJobs` are.
+   * @throws {JobsConfigError} listing what is wrong with `job`, or its name already used.
+   */
+  addRecurringJob(job: RecurringJob): void {
+    const queue = recurringJobQueueOf(
+      { name: this.name, jobs: this.timeSettings.jobs },
+      this.fifo,
+      this.timeSettings.maxMessageSizeBytes,
+    );
+    const problems = recurringJobsProblems([job], queue, this.recurringJobNames);
+    if (problems.length > 0) throw new JobsConfigError(`JobQueue '${this.name}'`, this.node.path, problems);
+    this.createRecurringJob(job);
+  }
+
+  private createRecurringJob(job: RecurringJob): void {
+    this.useScheduling().addRecurringJob(job);
+    this.recurringJobNames.add(job.name);
+  }
+
+  /**
+   * Lets `grantee` (a producer) send jobs to this queue for later with JobClient (`runAt`,
+   * `delaySeconds` beyond 15 minutes, `cancel`, `reschedule`; docs/contracts.md):
+   * - `scheduler:CreateSchedule|UpdateSchedule|DeleteSchedule|GetSchedule` on the schedules of the
+   *   queue's group only (`arn:…:schedule/<group>/*`; its cdk-nag IAM5 finding is acknowledged on
+   *   the grantee for that resource alone);
+   * - `iam:PassRole` on {@link schedulerRole}, with `iam:PassedToService` = `scheduler.amazonaws.com`;
+   * - `dynamodb:GetItem|PutItem|UpdateItem` on the idempotency table, for partition keys
+   *   `schedule#*` only (`dynamodb:LeadingKeys`): the one-time jobs' state items;
+   * - `sqs:SendMessage` on the queue (delays up to 15 minutes go with `DelaySeconds`).
+   *
+   * When `grantee` is a Lambda function, it also gets `JOBS_SCHEDULE_GROUP_<NAME>`,
+   * `JOBS_SCHEDULER_ROLE_ARN_<NAME>`, `JOBS_QUEUE_URL_<NAME>` and `JOBS_IDEMPOTENCY_TABLE`
+   * (`<NAME>`: the queue's name upper-cased, `-` → `_`). Makes the scheduling resources
+   * (see {@link scheduleGroupName}).
+   * @throws {JobsConfigError} when the queue has `idempotencyTable: false` (the one-time jobs'
+   *   state lives in that table).
+   */
+  grantScheduleJobs(grantee: iam.IGrantable): void {
+    const table = this.timeSettings.idempotencyTable;
+    if (table === false)
+      throw new JobsConfigError(`JobQueue '${this.name}'`, this.node.path, [
+        'grantScheduleJobs: the queue has idempotencyTable: false, but a job sent for later keeps its state (pending, cancelled, started) in the idempotency table: pass the table to the JobQueue',
+      ]);
+    const scheduling = this.useScheduling();
+    scheduling.grantScheduleJobs(grantee, table);
+    if (grantee instanceof lambda.Function) {
+      grantee.addEnvironment(scheduleGroupVariable(this.name), scheduling.groupName);
+      grantee.addEnvironment(schedulerRoleArnVariable(this.name), scheduling.role.roleArn);
+      grantee.addEnvironment(enqueueUrlVariable(this.name), this.queue.queueUrl);
+      grantee.addEnvironment('JOBS_IDEMPOTENCY_TABLE', table.tableName);
     }
   }
 

@@ -65,6 +65,8 @@ export interface Booking {
   readonly emailAtMs?: number;
   /** Attempt number of the run that recorded the email. */
   readonly emailAttempt?: number;
+  /** When the booking was confirmed, epoch ms (set by the confirm step). */
+  readonly confirmedAtMs?: number;
 }
 
 /** A user profile (item `USER#<userId>` / `PROFILE`). */
@@ -439,6 +441,31 @@ export class DomainRepository {
       start = out.LastEvaluatedKey;
     } while (start);
     return items.map(toBooking);
+  }
+
+  /**
+   * The bookings in `status`, of every user: a filtered scan, fine for the sample's table (a real
+   * application would keep a sparse index of bookings awaiting their invoice).
+   */
+  async listBookingsInStatus(status: BookingStatus, signal?: AbortSignal): Promise<Booking[]> {
+    const bookings: Booking[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const out = await this.#client.send(
+        new ScanCommand({
+          TableName: this.tableName,
+          FilterExpression: 'begins_with(sk, :prefix) AND #status = :status',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':prefix': BOOKING_PREFIX, ':status': status },
+          ConsistentRead: true,
+          ExclusiveStartKey: start,
+        }),
+        { abortSignal: signal },
+      );
+      bookings.push(...(out.Items ?? []).map(toBooking));
+      start = out.LastEvaluatedKey;
+    } while (start);
+    return bookings;
   }
 
   /** Reads the whole table (a scan: fine for a local run of a few thousand items). */

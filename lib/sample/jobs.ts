@@ -49,6 +49,15 @@ export const sendEmailSchema = z.object({
 });
 /** Data of `notifications.send-email`. */
 export type SendEmailData = z.infer<typeof sendEmailSchema>;
+/**
+ * Data of `booking.issue-nightly-invoices`: how long a confirmed booking may wait for its invoice
+ * before the nightly run issues it, in minutes (the chain normally invoices within seconds).
+ */
+export const nightlyInvoicesSchema = z.object({ graceMinutes: z.number().int().min(0).max(10_080) });
+/** Data of `booking.issue-nightly-invoices`. */
+export type NightlyInvoicesData = z.infer<typeof nightlyInvoicesSchema>;
+/** Job type of the nightly invoice run (the sample stack's recurring job, lib/stacks/jobs-stack.ts). */
+export const NIGHTLY_INVOICES_JOB = 'booking.issue-nightly-invoices';
 
 let defaults: SampleDependencies | undefined;
 
@@ -72,6 +81,13 @@ export interface SampleJobs {
   readonly issueInvoice: ReturnType<typeof defineBookingStep>;
   readonly capturePayment: ReturnType<typeof defineCapture>;
   readonly sendEmail: ReturnType<typeof defineSendEmail>;
+  readonly issueNightlyInvoices: ReturnType<typeof defineNightlyInvoices>;
+}
+
+/** Result of `booking.issue-nightly-invoices`. */
+export interface NightlyInvoicesResult {
+  /** Bookings confirmed longer than the grace period and not invoiced: an invoice job was queued for each. */
+  readonly invoicesQueued: number;
 }
 
 /** Result of a booking step. */
@@ -188,6 +204,39 @@ function defineSendEmail(deps: () => SampleDependencies) {
 }
 
 /**
+ * The field's nightly invoice run, a safety net under the chain: every booking confirmed more
+ * than `graceMinutes` ago and still not invoiced gets a `booking.issue-invoice` job in its user's
+ * group (so it runs after anything of that user already queued; a booking invoiced meanwhile is
+ * recognised by the step and not invoiced twice). Runs as a recurring job (sample stack: 23:00
+ * Europe/Berlin); a firing delivered twice is one job, so it queues its invoices once.
+ */
+function defineNightlyInvoices(
+  deps: () => SampleDependencies,
+  issueInvoice: ReturnType<typeof defineBookingStep>,
+) {
+  return defineJob<NightlyInvoicesData, NightlyInvoicesResult>({
+    type: NIGHTLY_INVOICES_JOB,
+    queue: 'booking',
+    schema: nightlyInvoicesSchema,
+    retry: SAMPLE_RETRY,
+    timeoutSeconds: SAMPLE_JOB_TIMEOUT_SECONDS,
+    async run(data, ctx) {
+      const d = deps();
+      const cutoffMs = d.now() - data.graceMinutes * 60_000;
+      const due = (await d.repository.listBookingsInStatus('CONFIRMED', ctx.signal))
+        .filter((b) => (b.confirmedAtMs ?? 0) <= cutoffMs)
+        // A stable order: a re-run queues the same children (their ids follow their position).
+        .sort((a, b) => a.userId.localeCompare(b.userId) || a.bookingId.localeCompare(b.bookingId));
+      for (const b of due)
+        ctx.enqueue(issueInvoice, { userId: b.userId, bookingId: b.bookingId }, { partitionKey: b.userId });
+      if (due.length > 0)
+        ctx.logger.info('nightly invoice run queued invoices', { invoicesQueued: due.length });
+      return { invoicesQueued: due.length };
+    },
+  });
+}
+
+/**
  * Builds the sample jobs over the given dependencies (resolved lazily, on the first run).
  * @param deps @default {@link dependenciesFromEnv}
  */
@@ -232,7 +281,15 @@ export function createSampleJobs(deps: () => SampleDependencies = dependenciesFr
     },
     (data, ctx) => ctx.enqueue(confirmReservation, data),
   );
-  return { reserveInventory, confirmReservation, issueInvoice, capturePayment, sendEmail };
+  const issueNightlyInvoices = defineNightlyInvoices(deps, issueInvoice);
+  return {
+    reserveInventory,
+    confirmReservation,
+    issueInvoice,
+    capturePayment,
+    sendEmail,
+    issueNightlyInvoices,
+  };
 }
 
 /** The sample jobs with dependencies from the environment: what the Lambda functions run. */

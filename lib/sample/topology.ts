@@ -65,5 +65,41 @@ export const SAMPLE_QUEUES = [
   sampleQueue({ name: 'notifications', fifo: false, entry: 'functions/notifications.ts', enqueuesTo: [] }),
 ] as const;
 
+/**
+ * A recurring job of the sample app: JobQueue's `RecurringJob` for the queue `queue` (the stack
+ * declares each on its queue; the local runtime fires them from the synthesized template).
+ */
+export interface SampleRecurringJob {
+  readonly queue: string;
+  /** Schedule name in the queue's group; firings are jobs `<name>@<scheduled time>`. */
+  readonly name: string;
+  readonly job: SampleJob;
+  /** EventBridge Scheduler cron or rate expression. */
+  readonly schedule: string;
+  /** IANA time zone of the cron's wall-clock times. */
+  readonly timeZone: string;
+  readonly data: unknown;
+  /** FIFO `MessageGroupId` of every firing. */
+  readonly partitionKey?: string;
+}
+
+/**
+ * The field's nightly invoice run: every night at 23:00 Berlin time (CET/CEST, whichever is in
+ * force), invoices for bookings confirmed more than an hour ago and still not invoiced. In its own
+ * message group of the FIFO booking queue, so it never waits behind a user's bookings.
+ */
+export const NIGHTLY_INVOICES: SampleRecurringJob = {
+  queue: 'booking',
+  name: 'nightly-invoices',
+  job: sampleJobs.issueNightlyInvoices,
+  schedule: 'cron(0 23 * * ? *)',
+  timeZone: 'Europe/Berlin',
+  data: { graceMinutes: 60 },
+  partitionKey: 'nightly-invoices',
+};
+
+/** The sample app's recurring jobs. */
+export const SAMPLE_RECURRING_JOBS: readonly SampleRecurringJob[] = [NIGHTLY_INVOICES];
+
 /** Logical queue names of the sample app. */
 export type SampleQueueName = (typeof SAMPLE_QUEUES)[number]['name'];

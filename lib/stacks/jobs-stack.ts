@@ -20,7 +20,7 @@ import {
   JobsConfigError,
   JobsDashboard,
 } from 'sqs-jobs/cdk';
-import { SAMPLE_QUEUES } from '../sample/topology.ts';
+import { SAMPLE_QUEUES, SAMPLE_RECURRING_JOBS, type SampleRecurringJob } from '../sample/topology.ts';
 
 /** The project root (where package.json, package-lock.json and functions/ are). */
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -92,6 +92,22 @@ export interface JobsStackProps extends StackProps {
   readonly queues?: readonly JobsStackQueue[];
 
   /**
+   * Recurring jobs, each declared on its queue (`JobQueue.addRecurringJob`): an EventBridge
+   * Scheduler schedule in the queue's group, with its role, dead-letter queue and alarms.
+   * @default SAMPLE_RECURRING_JOBS from lib/sample/topology.ts (the nightly invoice run) with the
+   *   sample's queues; none when `queues` is given
+   */
+  readonly recurringJobs?: readonly SampleRecurringJob[];
+
+  /**
+   * Producers allowed to send jobs for later (`JobQueue.grantScheduleJobs`): the worker of each
+   * named queue may schedule, cancel and reschedule one-time jobs on that same queue.
+   * @default ['booking'] with the sample's queues (its reservation holds expire unless the booking
+   *   is confirmed first); none when `queues` is given
+   */
+  readonly schedulingProducers?: readonly string[];
+
+  /**
    * Project root: worker entries (`functions/*.ts`) are relative to it; its package-lock.json
    * and tsconfig.json drive bundling.
    * @default PROJECT_ROOT (two directories above this file)
@@ -118,13 +134,17 @@ function pascal(name: string): string {
 /**
  * The sample application: one {@link JobQueue} per topology entry, the idempotency table, the
  * domain table (`APP_TABLE`: `pk` + `sk` strings, on-demand, PITR), the alarm topic, a dashboard
- * and stack outputs for producers and operators.
+ * and stack outputs for producers and operators. The nightly invoice run is a recurring job on
+ * `booking` (an EventBridge Scheduler schedule at 23:00 Europe/Berlin, with the queue's schedule
+ * group, scheduler role, schedule DLQ and alarms), and the booking worker may schedule one-time
+ * jobs on its queue.
  *
  * Outputs (ids): `<Queue>QueueUrl`, `<Queue>QueueArn`, `<Queue>DlqUrl`, `<Queue>DlqArn` per queue
  * (e.g. `BookingQueueUrl`), `IdempotencyTableName`, `AppTableName`, `AlarmTopicArn`,
  * `DashboardName`.
- * @throws {JobsConfigError} when `externalApiUrl` is not an http(s) URL, a queue's `enqueuesTo`
- *   names a queue that does not exist, a queue has no jobs, or a JobQueue refuses its settings.
+ * @throws {JobsConfigError} when `externalApiUrl` is not an http(s) URL, a queue's `enqueuesTo`,
+ *   a recurring job's `queue` or a `schedulingProducers` entry names a queue that does not exist,
+ *   a queue has no jobs, or a JobQueue refuses its settings (a recurring job's included).
  */
 export class JobsStack extends Stack {
   /** The job queues by logical name. */
@@ -150,6 +170,16 @@ export class JobsStack extends Stack {
       problems.push(`externalApiUrl: '${externalApiUrl}' is not an http(s) URL`);
     }
     const names = new Set(queues.map((q) => q.name));
+    // The sample's own time settings go with the sample's own queues.
+    const recurringJobs = props.recurringJobs ?? (props.queues === undefined ? SAMPLE_RECURRING_JOBS : []);
+    const schedulingProducers = props.schedulingProducers ?? (props.queues === undefined ? ['booking'] : []);
+    for (const r of recurringJobs)
+      if (!names.has(r.queue))
+        problems.push(
+          `recurringJobs: '${r.name}' is declared on queue '${r.queue}', which is not a queue of this stack`,
+        );
+    for (const name of schedulingProducers)
+      if (!names.has(name)) problems.push(`schedulingProducers: '${name}' is not a queue of this stack`);
     for (const q of queues) {
       for (const target of q.enqueuesTo) {
         if (!names.has(target))
@@ -208,6 +238,11 @@ export class JobsStack extends Stack {
       for (const target of q.enqueuesTo) source.addEnqueueTarget(target, built.get(target)!.queue);
     }
     this.jobQueues = built;
+    for (const { queue, ...job } of recurringJobs) built.get(queue)!.addRecurringJob(job);
+    for (const name of schedulingProducers) {
+      const q = built.get(name)!;
+      q.grantScheduleJobs(q.worker);
+    }
 
     this.dashboard = new JobsDashboard(this, 'Dashboard', { queues: [...built.values()] });
     this.addOutputs();

@@ -12,7 +12,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JobsConfigError } from '../../lib/constructs/errors.ts';
 import { SAMPLE_JOB_TIMEOUT_SECONDS, SAMPLE_RETRY, sampleJobs } from '../../lib/sample/jobs.ts';
-import { SAMPLE_QUEUES } from '../../lib/sample/topology.ts';
+import { NIGHTLY_INVOICES, SAMPLE_QUEUES } from '../../lib/sample/topology.ts';
 import { buildApp, DEFAULT_STACK_NAME, type SynthesizedApp, synthesizeApp } from '../../lib/stacks/app.ts';
 import {
   actionsOn,
@@ -97,7 +97,8 @@ describe('JobsStack (sample app)', () => {
       });
       expect(queue.MaximumMessageSize).toBe(1_048_576);
     }
-    template.resourceCountIs('AWS::SQS::Queue', 6);
+    // Plus the booking queue's schedule dead-letter queue (the nightly invoice run).
+    template.resourceCountIs('AWS::SQS::Queue', 7);
     template.resourceCountIs('AWS::Lambda::Function', 3);
   });
 
@@ -108,6 +109,7 @@ describe('JobsStack (sample app)', () => {
         sampleJobs.reserveInventory.type,
         sampleJobs.confirmReservation.type,
         sampleJobs.issueInvoice.type,
+        sampleJobs.issueNightlyInvoices.type,
       ].sort(),
     );
     expect(types('payments')).toEqual([sampleJobs.capturePayment.type]);
@@ -119,6 +121,94 @@ describe('JobsStack (sample app)', () => {
         SAMPLE_JOB_TIMEOUT_SECONDS,
       ]);
       expect([q.maxAttempts, q.jobTimeoutSeconds]).toEqual([jq.maxAttempts, jq.jobTimeoutSeconds]);
+    }
+  });
+
+  it('the nightly invoice run: a schedule at 23:00 Europe/Berlin on the booking queue, sending the job its worker runs', () => {
+    const booking = synthed.stack.jobQueue('booking');
+    const schedules = Object.values(json.Resources).filter((r) => r.Type === 'AWS::Scheduler::Schedule');
+    expect(schedules).toHaveLength(1);
+    const props = schedules[0]!.Properties as {
+      Target: {
+        Input: string;
+        Arn: unknown;
+        RoleArn: unknown;
+        SqsParameters: unknown;
+        DeadLetterConfig: unknown;
+      };
+    };
+    expect(props).toMatchObject({
+      Name: NIGHTLY_INVOICES.name,
+      GroupName: booking.scheduleGroupName,
+      ScheduleExpression: 'cron(0 23 * * ? *)',
+      ScheduleExpressionTimezone: 'Europe/Berlin',
+      FlexibleTimeWindow: { Mode: 'OFF' },
+      State: 'ENABLED',
+    });
+    expect(booking.scheduleGroupName).toBe(`${DEFAULT_STACK_NAME}-booking`);
+    expect(referencedId(props.Target.Arn)).toBe(logicalId(booking.queue));
+    expect(referencedId(props.Target.RoleArn)).toBe(logicalId(booking.schedulerRole));
+    expect(
+      referencedId(props.Target.DeadLetterConfig && (props.Target.DeadLetterConfig as { Arn: unknown }).Arn),
+    ).toBe(logicalId(booking.scheduleDeadLetterQueue));
+    expect(props.Target.SqsParameters).toEqual({ MessageGroupId: 'nightly-invoices' });
+    const envelope = JSON.parse(props.Target.Input) as Record<string, unknown>;
+    expect(envelope).toMatchObject({
+      id: 'nightly-invoices@<aws.scheduler.scheduled-time>',
+      type: sampleJobs.issueNightlyInvoices.type,
+      data: { graceMinutes: 60 },
+    });
+    // The booking worker runs that job type, and its schema takes that data.
+    expect(SAMPLE_QUEUES.find((q) => q.name === 'booking')!.jobs.map((j) => j.type)).toContain(envelope.type);
+    expect(sampleJobs.issueNightlyInvoices.schema['~standard'].validate(envelope.data)).toEqual({
+      value: { graceMinutes: 60 },
+    });
+    // FIFO target: content-based deduplication on the booking queue only.
+    expect(json.Resources[logicalId(booking.queue)]!.Properties.ContentBasedDeduplication).toBe(true);
+    for (const name of ['payments', 'notifications'])
+      expect(synthed.stack.jobQueue(name).scheduleAlarms, name).toBeUndefined();
+  });
+
+  it("the schedule's role sends to the booking queue and its schedule DLQ only; its alarms notify the alarm topic", () => {
+    const booking = synthed.stack.jobQueue('booking');
+    const { statements, managedPolicies } = roleStatements(json, logicalId(booking.schedulerRole));
+    expect(managedPolicies).toEqual([]);
+    expect(statements.map((s) => [s.actions, s.resources])).toEqual([
+      [['sqs:SendMessage'], [logicalId(booking.queue)]],
+      [['sqs:SendMessage'], [logicalId(booking.scheduleDeadLetterQueue)]],
+    ]);
+    const alarms = booking.scheduleAlarms!;
+    for (const alarm of [alarms.scheduleDeadLetterQueueDepth, alarms.scheduleDeliveryFailures]) {
+      const p = json.Resources[logicalId(alarm)]!.Properties;
+      expect(p.AlarmActions).toEqual([{ Ref: logicalId(synthed.stack.alarmTopic.topic) }]);
+    }
+  });
+
+  it('the booking worker may schedule one-time jobs on its queue (reservation holds): its group only, with the producer environment', () => {
+    const booking = synthed.stack.jobQueue('booking');
+    const { statements } = roleStatements(json, logicalId(booking.worker.role!));
+    const schedulerActions = statements.filter((s) => s.actions.some((a) => a.startsWith('scheduler:')));
+    expect(schedulerActions.map((s) => s.actions)).toEqual([
+      [
+        'scheduler:CreateSchedule',
+        'scheduler:DeleteSchedule',
+        'scheduler:GetSchedule',
+        'scheduler:UpdateSchedule',
+      ],
+    ]);
+    expect(schedulerActions[0]!.resources[0]).toContain(`:schedule/${booking.scheduleGroupName}/*`);
+    const env = (
+      json.Resources[logicalId(booking.worker)]!.Properties.Environment as {
+        Variables: Record<string, unknown>;
+      }
+    ).Variables;
+    expect(env.JOBS_SCHEDULE_GROUP_BOOKING).toBe(booking.scheduleGroupName);
+    expect(referencedId(env.JOBS_SCHEDULER_ROLE_ARN_BOOKING)).toBe(logicalId(booking.schedulerRole));
+    for (const name of ['payments', 'notifications']) {
+      const worker = synthed.stack.jobQueue(name).worker;
+      expect(JSON.stringify(roleStatements(json, logicalId(worker.role!)).statements), name).not.toContain(
+        'scheduler:',
+      );
     }
   });
 
@@ -276,9 +366,9 @@ describe('JobsStack (sample app)', () => {
     template.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: Match.anyValue() });
   });
 
-  it('has seven alarms per queue (21), every one notifying the alarm topic', () => {
+  it("has seven alarms per queue (21) and the booking schedules' two, every one notifying the alarm topic", () => {
     const topicRef = { Ref: logicalId(synthed.stack.alarmTopic.topic) };
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 21);
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 23);
     template.allResourcesProperties('AWS::CloudWatch::Alarm', {
       AlarmActions: [topicRef],
       OKActions: [topicRef],

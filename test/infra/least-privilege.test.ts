@@ -2,19 +2,24 @@
  * Least privilege as the synthesized template shows it: each worker's role holds the grants its
  * runtime uses and nothing else (docs/deploy.md, "Worker permissions"), the alarm key lets
  * CloudWatch act only for this account's alarms, and the idempotency table is protected from
- * deletion unless it is meant to go with its stack. One app, bundling skipped (the grants do not
- * depend on the code), so nothing here bundles a worker.
+ * deletion unless it is meant to go with its stack; a queue's scheduler role sends to that queue
+ * (and its schedule DLQ) only, and a producer granted scheduling acts on its queue's schedule
+ * group only. Bundling skipped (the grants do not depend on the code), so nothing here bundles a
+ * worker.
  */
+import * as schedulerClient from '@aws-sdk/client-scheduler';
 import { App, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AlarmTopic } from '../../lib/constructs/alarm-topic.ts';
 import { JobsConfigError } from '../../lib/constructs/errors.ts';
 import { IdempotencyTable } from '../../lib/constructs/idempotency-table.ts';
+import { SCHEDULE_JOB_ACTIONS } from '../../lib/constructs/job-queue/scheduling.ts';
 import { JobQueue, type JobQueueProps } from '../../lib/constructs/job-queue.ts';
-import { actionsOn, logicalId, PROJECT_ROOT, roleStatements } from './helpers.ts';
+import { actionsOn, logicalId, PROJECT_ROOT, roleStatements, sourceTexts } from './helpers.ts';
 
 type TemplateJson = { Resources: Record<string, { Type: string; Properties: Record<string, unknown> }> };
 
@@ -214,6 +219,121 @@ describe('worker grants follow what the runtime does', () => {
         },
       },
     ]);
+  });
+});
+
+describe('scheduling grants: the scheduler sends to its queue only, a producer schedules in its group only', () => {
+  let json: TemplateJson;
+  const queues: Record<string, JobQueue> = {};
+  let producer: iam.Role;
+  let table: IdempotencyTable;
+
+  beforeAll(() => {
+    const stack = unbundledStack('Scheduling');
+    table = new IdempotencyTable(stack, 'Idempotency');
+    const base = (name: string, fifo: boolean): JobQueueProps => ({
+      name,
+      fifo,
+      entry: 'test/fixtures/worker-handler.ts',
+      projectRoot: PROJECT_ROOT,
+      idempotencyTable: table.table,
+      alarmTopic: false,
+      jobs: [job(`${name}.run`, name)],
+    });
+    queues.timed = new JobQueue(stack, 'Timed', {
+      ...base('timed', true),
+      recurringJobs: [
+        {
+          name: 'nightly',
+          job: 'timed.run',
+          schedule: 'cron(0 23 * * ? *)',
+          timeZone: 'UTC',
+          partitionKey: 'p',
+        },
+      ],
+    });
+    queues.other = new JobQueue(stack, 'Other', base('other', false));
+    producer = new iam.Role(stack, 'Producer', {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+    });
+    queues.timed.grantScheduleJobs(producer);
+    json = Template.fromStack(stack).toJSON() as TemplateJson;
+  });
+
+  /** Every action of every statement of the role, with the statement's resources and conditions. */
+  const rawStatements = (roleId: string) =>
+    Object.values(json.Resources)
+      .filter(
+        (r) =>
+          r.Type === 'AWS::IAM::Policy' &&
+          (r.Properties.Roles as unknown[]).some(
+            (x) => JSON.stringify(x) === JSON.stringify({ Ref: roleId }),
+          ),
+      )
+      .flatMap(
+        (r) => (r.Properties.PolicyDocument as { Statement: Array<Record<string, unknown>> }).Statement,
+      );
+
+  it('the scheduler role: SendMessage on its queue and its schedule DLQ, nothing else, no managed policy', () => {
+    const q = queues.timed!;
+    const { statements, managedPolicies } = roleStatements(json, logicalId(q.schedulerRole));
+    expect(managedPolicies).toEqual([]);
+    expect(statements.flatMap((s) => s.actions)).toEqual(['sqs:SendMessage', 'sqs:SendMessage']);
+    expect(statements.flatMap((s) => s.resources).sort()).toEqual(
+      [logicalId(q.queue), logicalId(q.scheduleDeadLetterQueue)].sort(),
+    );
+    expect(actionsOn(statements, logicalId(queues.other!.queue))).toEqual([]);
+  });
+
+  it("the producer: the four schedule actions on its group's schedules, PassRole to Scheduler only, schedule# items, send; nothing on another queue", () => {
+    const raw = rawStatements(logicalId(producer));
+    expect(raw.map((s) => s.Action)).toEqual([
+      [
+        'scheduler:CreateSchedule',
+        'scheduler:DeleteSchedule',
+        'scheduler:GetSchedule',
+        'scheduler:UpdateSchedule',
+      ],
+      'iam:PassRole',
+      ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+      'sqs:SendMessage',
+    ]);
+    expect(JSON.stringify(raw[0]!.Resource)).toContain(':schedule/Scheduling-timed/*');
+    expect(raw[0]!.Condition).toBeUndefined();
+    expect(raw[1]!.Condition).toEqual({ StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } });
+    expect(raw[1]!.Resource).toEqual({ 'Fn::GetAtt': [logicalId(queues.timed!.schedulerRole), 'Arn'] });
+    expect(raw[2]!.Condition).toEqual({
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['schedule#*'] },
+    });
+    expect(raw[2]!.Resource).toEqual({ 'Fn::GetAtt': [logicalId(table.table), 'Arn'] });
+    const { statements } = roleStatements(json, logicalId(producer));
+    expect(actionsOn(statements, logicalId(queues.timed!.queue))).toEqual(['sqs:SendMessage']);
+    expect(actionsOn(statements, logicalId(queues.other!.queue))).toEqual([]);
+  });
+
+  it('the workers get no scheduler or PassRole action; a queue that does not use time has no scheduler role', () => {
+    for (const q of Object.values(queues)) {
+      const actions = rawStatements(logicalId(q.worker.role!)).flatMap((s) => [s.Action].flat() as string[]);
+      expect(
+        actions.filter((a) => /^(scheduler|iam):/.test(a)),
+        q.name,
+      ).toEqual([]);
+    }
+    expect(queues.other!.scheduleAlarms).toBeUndefined();
+    const schedulerRoles = Object.values(json.Resources).filter(
+      (r) => r.Type === 'AWS::IAM::Role' && JSON.stringify(r.Properties).includes('scheduler.amazonaws.com'),
+    );
+    expect(schedulerRoles).toHaveLength(1);
+  });
+
+  it('every Scheduler command lib/client and lib/runtime send is granted to the producer', () => {
+    const sent = new Set<string>();
+    for (const dir of ['lib/runtime', 'lib/client'])
+      for (const text of sourceTexts(dir).values())
+        for (const m of text.matchAll(/new\s+(?:\w+\.)?(\w+)Command\s*\(/g))
+          if (`${m[1]}Command` in schedulerClient) sent.add(`scheduler:${m[1]}`);
+    const granted: readonly string[] = SCHEDULE_JOB_ACTIONS;
+    expect([...sent].filter((a) => !granted.includes(a))).toEqual([]);
   });
 });
 

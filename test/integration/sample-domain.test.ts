@@ -11,7 +11,7 @@ import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { PermanentError } from '../../lib/core/errors.ts';
-import type { JobContext, JobDefinition } from '../../lib/runtime/job.ts';
+import type { EnqueueOptions, JobContext, JobDefinition } from '../../lib/runtime/job.ts';
 import { DomainRepository, OutOfStockError } from '../../lib/sample/domain.ts';
 import { ExternalApi } from '../../lib/sample/external-api.ts';
 import { type ExternalService, NO_FAULTS, startExternalService } from '../../lib/sample/external-service.ts';
@@ -51,8 +51,12 @@ function context(jobId: string, attempt = 1): TestContext {
       tracestate: undefined,
     },
     enqueued,
-    enqueue<D>(job: JobDefinition<D>, data: D) {
-      enqueued.push({ type: job.type, data });
+    enqueue<D>(job: JobDefinition<D>, data: D, options?: EnqueueOptions) {
+      enqueued.push({
+        type: job.type,
+        data,
+        ...(options?.partitionKey === undefined ? {} : { partitionKey: options.partitionKey }),
+      });
     },
     async once<T>(step: string, fn: () => Promise<T>): Promise<T> {
       const key = `${jobId}/${step}`;
@@ -208,6 +212,48 @@ describe('booking chain on the domain table', () => {
     await jobs.sendEmail.run(data, context('e1', 2));
     expect((await repository.getBooking('u1', 'b2')).emailId).toMatch(/^msg_/);
     expect(service.stats().sideEffectsByReference).toEqual({ 'email:b2:booking-confirmed': 1 });
+  });
+
+  it('the nightly invoice run queues an invoice, in its user group, for each booking confirmed over the grace period ago and not invoiced', async () => {
+    const nowMs = Date.parse('2026-12-07T22:00:00Z');
+    const minutesAgo = (m: number) => nowMs - m * 60_000;
+    const booking = (
+      userId: string,
+      bookingId: string,
+      status: 'CONFIRMED' | 'INVOICED',
+      confirmedAtMs: number,
+    ) =>
+      repository.putBooking({
+        bookingId,
+        userId,
+        sku: 'sku-1',
+        quantity: 1,
+        amountCents: 1000,
+        ordinal: 1,
+        status,
+        confirmedAtMs,
+      });
+    await booking('u2', 'late-u2', 'CONFIRMED', minutesAgo(180));
+    await booking('u1', 'b1', 'CONFIRMED', minutesAgo(61));
+    await booking('u1', 'b2', 'CONFIRMED', minutesAgo(10)); // its chain is still on it
+    await booking('u1', 'b3', 'INVOICED', minutesAgo(300));
+    const nightly = createSampleJobs(() => ({
+      repository,
+      api: new ExternalApi({ baseUrl: service.url }),
+      now: () => nowMs,
+    })).issueNightlyInvoices;
+    const firing = context('nightly-invoices@2026-12-07T22:00:00Z');
+    expect(await nightly.run({ graceMinutes: 60 }, firing)).toEqual({ invoicesQueued: 2 });
+    const expected = [
+      { type: 'booking.issue-invoice', data: ref('b1'), partitionKey: 'u1' },
+      { type: 'booking.issue-invoice', data: { userId: 'u2', bookingId: 'late-u2' }, partitionKey: 'u2' },
+    ];
+    expect(firing.enqueued).toEqual(expected);
+    // The same firing run again (a retry, a duplicate delivery past the store) queues the same children.
+    const again = context('nightly-invoices@2026-12-07T22:00:00Z', 2);
+    await nightly.run({ graceMinutes: 60 }, again);
+    expect(again.enqueued).toEqual(expected);
+    expect(nightly.schema['~standard'].validate({ graceMinutes: -1 })).toHaveProperty('issues');
   });
 
   it('snapshot groups stocks, users, bookings and order logs', async () => {

@@ -9,6 +9,7 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import type { RecurringJob } from './recurring-jobs.ts';
 
 /**
  * The parts of a job definition (what `defineJob` from `sqs-jobs` returns) that `JobQueue`
@@ -271,6 +272,18 @@ export interface JobQueueProps {
    * @default lambda.Tracing.ACTIVE
    */
   readonly tracing?: lambda.Tracing;
+
+  /**
+   * Jobs this queue runs on a schedule (cron or rate, in a time zone), each an EventBridge
+   * Scheduler schedule in the queue's schedule group that sends the job's envelope to the queue
+   * (`id` = `<name>@<scheduled time>`, so a firing delivered twice runs once). Checked at synth:
+   * the expression and time zone, the job type against `jobs`, the data (JSON), `partitionKey`
+   * (required on FIFO), the retry policy's bounds. More can be added with
+   * `JobQueue.addRecurringJob`. Giving any creates the queue's scheduling resources
+   * (`JobQueue.scheduleGroupName`). See {@link RecurringJob} and docs/deploy.md, "Recurring jobs".
+   * @default - none
+   */
+  readonly recurringJobs?: readonly RecurringJob[];
 
   /**
    * Extra environment variables of the worker. They cannot override the `JOBS_*` and

@@ -17,6 +17,7 @@ import { idempotencyRule } from './idempotency.ts';
 import { jobsRule } from './jobs.ts';
 import { messageSizeRule } from './message-size.ts';
 import { parkRule } from './park.ts';
+import { recurringJobsRule } from './recurring-jobs.ts';
 import { redriveRule } from './redrive.ts';
 import { requiredRule } from './required.ts';
 import { timeoutsRule } from './timeouts.ts';
@@ -43,6 +44,7 @@ export const JOB_QUEUE_RULES: readonly JobQueueRule[] = [
   idempotencyRule,
   parkRule,
   alarmTopicRule,
+  recurringJobsRule,
   tracingRule,
   entryRule,
   bundlingRule,

@@ -1,0 +1,52 @@
+/** Rule group `recurringJobs`: schedule, time zone, job type, data, partition key, retry bounds [schedule-types]. */
+import { describe, expect, it } from 'vitest';
+import { recurringJobsRule } from '../../../lib/constructs/job-queue/rules/recurring-jobs.ts';
+import { errors } from './helpers.ts';
+
+const nightly = {
+  name: 'nightly',
+  job: 'any.type',
+  schedule: 'cron(0 23 ? * MON-FRI *)',
+  timeZone: 'America/New_York',
+};
+
+describe('recurringJobs rule', () => {
+  it('accepts a weekday cron in a time zone and a rate; without jobs any job type (the worker is not known)', () => {
+    expect(
+      errors(recurringJobsRule, {
+        recurringJobs: [nightly, { name: 'sweep', job: 'other.type', schedule: 'rate(15 minutes)' }],
+      }),
+    ).toEqual([]);
+  });
+
+  it('checks the job type against jobs when they are given', () => {
+    const jobs = [{ type: 'a.run', queue: 'jobs', retry: { maxAttempts: 2 }, timeoutSeconds: 5 }];
+    expect(errors(recurringJobsRule, { jobs, recurringJobs: [{ ...nightly, job: 'a.run' }] })).toEqual([]);
+    expect(errors(recurringJobsRule, { jobs, recurringJobs: [nightly] })).toEqual([
+      "recurringJobs['nightly']: job 'any.type' is not one of this queue's jobs (a.run): the worker would dead-letter every firing; add its definition to jobs, or use one of these types",
+    ]);
+  });
+
+  it('refuses a firing larger than the queue takes, and what is not a list', () => {
+    const big = { ...nightly, data: { blob: 'x'.repeat(2000) } };
+    expect(errors(recurringJobsRule, { maxMessageSizeBytes: 1024, recurringJobs: [big] })).toEqual([
+      expect.stringMatching(
+        /^recurringJobs\['nightly'\]: the message of a firing is \d+ bytes, above the queue's maxMessageSizeBytes \(1024\): keep ids in data, not documents$/,
+      ),
+    ]);
+    expect(errors(recurringJobsRule, { recurringJobs: 'nightly' })).toEqual([
+      'recurringJobs: must be an array of { name, job, schedule, timeZone, data }',
+    ]);
+    expect(errors(recurringJobsRule, { recurringJobs: [{ ...nightly, job: '' }] })).toEqual([
+      "recurringJobs['nightly']: job must be a job definition (defineJob) or its type string, e.g. job: 'billing.issue-invoices'",
+    ]);
+  });
+
+  it('refuses an end before the start', () => {
+    expect(
+      errors(recurringJobsRule, {
+        recurringJobs: [{ ...nightly, startDate: new Date('2027-02-01'), endDate: new Date('2027-01-01') }],
+      }),
+    ).toEqual(["recurringJobs['nightly']: endDate must be after startDate"]);
+  });
+});
