@@ -1,0 +1,125 @@
+import { describe, expect, it } from 'vitest';
+import {
+  atExpressionOf,
+  instantOfWallClock,
+  nextFirings,
+  parseScheduleExpression,
+  ScheduleExpressionError,
+} from '../../lib/core/schedule-expression.ts';
+
+const after = new Date('2026-12-01T00:00:00Z');
+const iso = (dates: Date[]) => dates.map((d) => d.toISOString());
+
+describe('EventBridge cron, evaluated as AWS does', () => {
+  it('fires the nightly 23:00 in its time zone, not in UTC', () => {
+    expect(iso(nextFirings('cron(0 23 * * ? *)', { after, count: 2, timeZone: 'Europe/Berlin' }))).toEqual([
+      '2026-12-01T22:00:00.000Z',
+      '2026-12-02T22:00:00.000Z',
+    ]);
+  });
+
+  it('numbers weekdays 1-7 from Sunday, and knows #, L and W', () => {
+    // 2#1: the first Monday (AWS: 2 = MON). 6L: the last Friday. 3W: the weekday nearest the 3rd.
+    expect(iso(nextFirings('cron(0 9 ? * 2#1 *)', { after, count: 2 }))).toEqual([
+      '2026-12-07T09:00:00.000Z',
+      '2027-01-04T09:00:00.000Z',
+    ]);
+    expect(iso(nextFirings('cron(0 0 ? * 6L *)', { after, count: 1 }))).toEqual(['2026-12-25T00:00:00.000Z']);
+    // 2027-01-03 is a Sunday: the nearest weekday is Monday the 4th.
+    expect(
+      iso(nextFirings('cron(0 0 3W * ? *)', { after: new Date('2026-12-04T00:00:00Z'), count: 1 })),
+    ).toEqual(['2027-01-04T00:00:00.000Z']);
+    expect(
+      iso(nextFirings('cron(0 18 ? * MON-FRI *)', { after: new Date('2026-12-04T19:00:00Z'), count: 1 })),
+    ).toEqual(['2026-12-07T18:00:00.000Z']);
+  });
+
+  it('reads start/step (0/15) and the year field', () => {
+    expect(iso(nextFirings('cron(0/15 * * * ? *)', { after, count: 2 }))).toEqual([
+      '2026-12-01T00:15:00.000Z',
+      '2026-12-01T00:30:00.000Z',
+    ]);
+    expect(iso(nextFirings('cron(0 12 1 1 ? 2028)', { after, count: 2 }))).toEqual([
+      '2028-01-01T12:00:00.000Z',
+    ]);
+  });
+
+  it('skips a time the clocks jump over, and fires a repeated time once', () => {
+    // Berlin: 2027-03-28 02:00 → 03:00 (02:30 does not exist); 2027-10-31 03:00 → 02:00.
+    expect(
+      iso(
+        nextFirings('cron(30 2 * * ? *)', {
+          after: new Date('2027-03-27T00:00:00Z'),
+          count: 2,
+          timeZone: 'Europe/Berlin',
+        }),
+      ),
+    ).toEqual(['2027-03-27T01:30:00.000Z', '2027-03-29T00:30:00.000Z']);
+    expect(
+      iso(
+        nextFirings('cron(*/30 * * * ? *)', {
+          after: new Date('2027-10-30T23:50:00Z'),
+          count: 3,
+          timeZone: 'Europe/Berlin',
+        }),
+      ),
+    ).toEqual(['2027-10-31T00:00:00.000Z', '2027-10-31T00:30:00.000Z', '2027-10-31T02:00:00.000Z']);
+  });
+
+  it.each([
+    ['cron(0 10 * * * *)', "exactly one of day-of-month and day-of-week must be '?'"],
+    ['cron(0 10 ? * 8 *)', 'day-of-week value 8 is outside 1–7'],
+    ['cron(0 10 * * ?)', 'has 5 fields; EventBridge cron has six'],
+    ['cron(60 10 * * ? *)', 'minutes value 60 is outside 0–59'],
+    ['cron(0 10 * * ? 1969)', 'year value 1969 is outside 1970–2199'],
+    ['rate(0 minutes)', 'positive whole number'],
+    ['rate(5 seconds)', 'is not a schedule expression'],
+    ['at(2027-02-30T18:00:00)', 'is not a real date and time'],
+    ['0 23 * * *', 'is not a schedule expression'],
+  ])('refuses %s, saying why', (text, message) => {
+    expect(() => parseScheduleExpression(text)).toThrow(ScheduleExpressionError);
+    expect(() => parseScheduleExpression(text)).toThrow(message);
+  });
+
+  it('refuses a time zone that is not an IANA name', () => {
+    expect(() => nextFirings('rate(1 hour)', { after, count: 1, timeZone: 'Mars/Olympus' })).toThrow(
+      'is not an IANA time zone name',
+    );
+  });
+});
+
+describe('rate and at', () => {
+  it('a rate fires at its start date and every interval of elapsed time after it', () => {
+    const startDate = new Date('2026-12-05T10:00:00Z');
+    expect(iso(nextFirings('rate(1 day)', { after, count: 2, startDate }))).toEqual([
+      '2026-12-05T10:00:00.000Z',
+      '2026-12-06T10:00:00.000Z',
+    ]);
+    expect(iso(nextFirings('rate(5 minutes)', { after, count: 1 }))).toEqual(['2026-12-01T00:05:00.000Z']);
+  });
+
+  it('an at() time is a wall-clock time in the schedule zone, and fires once', () => {
+    expect(
+      iso(nextFirings('at(2026-12-24T18:00:00)', { after, count: 5, timeZone: 'Europe/Berlin' })),
+    ).toEqual(['2026-12-24T17:00:00.000Z']);
+    expect(nextFirings('at(2026-11-24T18:00:00)', { after, count: 5 })).toEqual([]);
+  });
+
+  it('an end date stops the firings', () => {
+    expect(
+      nextFirings('rate(1 hour)', { after, count: 5, endDate: new Date('2026-12-01T02:00:00Z') }),
+    ).toHaveLength(1);
+  });
+
+  it('atExpressionOf rounds up to the second so a job never fires early, and round-trips', () => {
+    const at = atExpressionOf(new Date('2026-12-01T10:00:00.200Z'));
+    expect(at).toBe('at(2026-12-01T10:00:01)');
+    expect(iso(nextFirings(at, { after, count: 1 }))).toEqual(['2026-12-01T10:00:01.000Z']);
+  });
+
+  it('instantOfWallClock gives the first of a repeated time', () => {
+    expect(instantOfWallClock('2027-10-31T02:30:00', 'Europe/Berlin').toISOString()).toBe(
+      '2027-10-31T00:30:00.000Z',
+    );
+  });
+});
