@@ -339,7 +339,8 @@ const SCHEDULE_GENERATION = /^[1-9][0-9]{0,14}$/;
 /** `runat` and `schedulegeneration`: both or neither; an RFC 3339 time and a positive integer string. */
 function checkSchedule(obj: Record<string, unknown>): void {
   const runat = requireString(obj, 'runat');
-  if (!isRfc3339DateTime(runat)) throw new EnvelopeError('runat', `must be an RFC 3339 timestamp, got "${runat}"`);
+  if (!isRfc3339DateTime(runat))
+    throw new EnvelopeError('runat', `must be an RFC 3339 timestamp, got "${runat}"`);
   const generation = requireString(obj, 'schedulegeneration');
   if (!SCHEDULE_GENERATION.test(generation)) {
     throw new EnvelopeError(

@@ -143,7 +143,8 @@ export function parseScheduledJobItem(item: Record<string, AttributeValue>): Sch
   const state = s('state');
   if (!STATES.has(state)) throw new ScheduledJobItemError(`scheduled job item has state ${state}`);
   const via = s('via');
-  if (via !== 'schedule' && via !== 'delay') throw new ScheduledJobItemError(`scheduled job item has via ${via}`);
+  if (via !== 'schedule' && via !== 'delay')
+    throw new ScheduledJobItemError(`scheduled job item has via ${via}`);
   return {
     pk: s('pk'),
     state: state as ScheduledJobStateName,

@@ -260,7 +260,11 @@ const cases: readonly Case[] = [
     name: 'runat with a 15-digit schedulegeneration',
     value: { ...valid, runat: '2026-12-24T18:00:00Z', schedulegeneration: '999999999999999' },
   },
-  { name: 'runat without schedulegeneration', value: { ...valid, runat: '2026-12-24T18:00:00Z' }, field: 'schedulegeneration' },
+  {
+    name: 'runat without schedulegeneration',
+    value: { ...valid, runat: '2026-12-24T18:00:00Z' },
+    field: 'schedulegeneration',
+  },
   { name: 'schedulegeneration without runat', value: { ...valid, schedulegeneration: '1' }, field: 'runat' },
   {
     name: 'runat not a time',
