@@ -409,9 +409,11 @@ function answerOf(
   return { status: 'already-started', id, queue, runAt: state.runAt };
 }
 
+/** The code of an error: a JobClientError's, the Node `code` (ECONNRESET), else the AWS error name. */
 function errorName(error: unknown): string {
   if (error instanceof JobClientError) return error.code;
-  const name = (error as { name?: unknown } | null)?.name;
+  const { code, name } = (error ?? {}) as { code?: unknown; name?: unknown };
+  if (typeof code === 'string' && code !== '') return code;
   return typeof name === 'string' && name !== '' ? name : 'Error';
 }
 
