@@ -152,6 +152,8 @@ export interface PreparedEntry {
   readonly dataBytes: number;
   /** A job sent for later (`runAt`/`delayMs`): when it is due, epoch ms (the envelope's `runat`). */
   readonly runAtMs?: number;
+  /** The time came from `delayMs` (so a retry of the send asks for a later time than the first try's). */
+  readonly runAtFromDelay?: boolean;
   /** The envelope's `partitionkey`, when set. */
   readonly partitionKey?: string;
 }
@@ -353,6 +355,7 @@ function encodeEntry(
     readonly fifo: boolean;
     readonly delaySeconds: number | undefined;
     readonly awsTraceHeader?: string | undefined;
+    readonly runAtFromDelay?: boolean;
   },
   settings: PrepareSettings,
 ): { prepared: PreparedEntry; problem?: undefined } | { prepared?: undefined; problem: string } {
@@ -400,6 +403,7 @@ function encodeEntry(
       bytes,
       dataBytes: utf8Bytes(JSON.stringify(envelope.data) ?? ''),
       ...(envelope.runat === undefined ? {} : { runAtMs: Date.parse(envelope.runat) }),
+      ...(input.runAtFromDelay ? { runAtFromDelay: true } : {}),
       ...(envelope.partitionkey === undefined ? {} : { partitionKey: envelope.partitionkey }),
     },
   };
@@ -507,6 +511,7 @@ async function prepareOne(
       fifo,
       delaySeconds: options.delaySeconds,
       awsTraceHeader: options.awsTraceHeader,
+      runAtFromDelay: runAtMs !== undefined && options.delayMs !== undefined,
     },
     settings,
   );

@@ -48,6 +48,12 @@ import {
   type SchedulingOptions,
 } from './scheduling.ts';
 
+/**
+ * How much later than its first try a retried send with `delayMs` may ask the job to run and
+ * still be taken for the same send (15 minutes): the time of a retry moves with the clock.
+ */
+export const RETRY_WINDOW_MS = 15 * 60_000;
+
 /** What the scheduled paths need of the `JobClient`. */
 export interface ScheduledJobsContext {
   readonly source: string;
@@ -168,10 +174,14 @@ export class ScheduledJobs {
         senderFault: false,
       });
     }
+    // The same send retried: the same time, or (given as a delay) a time up to RETRY_WINDOW_MS
+    // after the first try's (a retry comes within minutes; a longer delay is another request).
+    const later = runAtMs - existing.runAtMs;
+    const sameTime = later === 0 || (entry.runAtFromDelay === true && later > 0 && later <= RETRY_WINDOW_MS);
     const sameSend =
       existing.state === 'pending' &&
       existing.generation === 1 &&
-      existing.runAtMs === runAtMs &&
+      sameTime &&
       existing.type === entry.type &&
       existing.queue === entry.queue;
     if (!sameSend) {

@@ -174,6 +174,34 @@ describe('sending a job for later', () => {
     expect(creates[1]!.input.Target.Input).toBe(creates[0]!.input.Target.Input);
   });
 
+  it('a send with delayMs retried a moment later is the same job: its first time and message are kept', async () => {
+    const { client, scheduler, sqs } = setup();
+    const first = await client.send(
+      expireHold,
+      { holdId: 'h-3b' },
+      { id: 'hold-h-3b', delayMs: 2 * HOUR_MS },
+    );
+    const again = await client.send(
+      expireHold,
+      { holdId: 'h-3b' },
+      { id: 'hold-h-3b', delayMs: 2 * HOUR_MS },
+    );
+    expect(again.runAt).toBe(first.runAt);
+    expect(scheduler.schedules.size).toBe(1);
+    const short = await client.send(expireHold, { holdId: 'h-3c' }, { id: 'hold-h-3c', delayMs: 60_000 });
+    const shortAgain = await client.send(
+      expireHold,
+      { holdId: 'h-3c' },
+      { id: 'hold-h-3c', delayMs: 60_000 },
+    );
+    expect(shortAgain.runAt).toBe(short.runAt);
+    // Two messages of generation 1 (the first try's may have been taken): the worker runs one.
+    expect(sqs.entries.map((e) => e.MessageBody)).toEqual([
+      sqs.entries[0]!.MessageBody,
+      sqs.entries[0]!.MessageBody,
+    ]);
+  });
+
   it('the same id sent for later at another time is refused: reschedule moves a job', async () => {
     const { client } = setup();
     await client.send(expireHold, { holdId: 'h-4' }, { id: 'hold-h-4', delayMs: 2 * HOUR_MS });
