@@ -1,8 +1,10 @@
 /**
  * `sqs-jobs/client`: what a producer service needs to send jobs: `JobClient` (send, send a
- * batch, send a ready envelope), `queueUrlsFromEnv`, and `JobClientError` for what it refuses.
- * Its import graph reaches only `@aws-sdk/client-sqs` (and `@standard-schema/spec` types):
- * plain JavaScript on Node 20 works.
+ * batch, send a ready envelope, send for later, cancel, reschedule), `queueUrlsFromEnv`,
+ * `schedulingFromEnv`, and `JobClientError` for what it refuses. Its import graph reaches
+ * `@aws-sdk/client-sqs` (and `@standard-schema/spec` types); `@aws-sdk/client-scheduler`,
+ * `@aws-sdk/client-dynamodb` and croner only through the dynamic import of the jobs sent for
+ * later (lib/client/scheduled-jobs.ts). Plain JavaScript on Node 20 works.
  *
  * The public API: what README.md, docs/ and examples/ use, plus the types of those signatures.
  * test/unit/entry-points.test.ts pins this list; adding a name is a decision made in review.
@@ -28,3 +30,13 @@ export {
 } from './job-client.ts';
 export { type EntryProblem, JobClientError } from './job-client-error.ts';
 export type { ClientRetryOptions } from './retry.ts';
+export {
+  type CancelResult,
+  type DynamoDbSender,
+  type QueueScheduling,
+  type RescheduleResult,
+  type ScheduledJobIdentity,
+  type SchedulerSender,
+  type SchedulingOptions,
+  schedulingFromEnv,
+} from './scheduling.ts';

@@ -24,6 +24,7 @@ import { classifyError } from '../core/errors.ts';
 import type { JobLogger } from '../core/logger.ts';
 import { SQS_MAX_BATCH_ENTRIES, SQS_MAX_MESSAGE_BYTES } from '../core/message-size.ts';
 import type { TransientNetworkCode } from '../core/network-errors.ts';
+import { isFifoQueueUrl } from '../core/queue-urls.ts';
 import { type EntryProblem, JobClientError } from './job-client-error.ts';
 import { describeValue, isPlainObject, unknownKeyProblems } from './option-keys.ts';
 import {
@@ -36,6 +37,19 @@ import {
   type SendOptions,
 } from './prepare.ts';
 import { type ClientRetryOptions, clientRetryDelayMs, DEFAULT_CLIENT_RETRY, sleep } from './retry.ts';
+import { runAtMsOf, travelOf } from './run-at.ts';
+import type { ScheduledJobs } from './scheduled-jobs.ts';
+import {
+  type CancelResult,
+  type DynamoDbSender,
+  missingQueueScheduling,
+  missingStateTable,
+  type RescheduleResult,
+  type ScheduledJobIdentity,
+  type SchedulerSender,
+  type SchedulingOptions,
+  schedulingProblems,
+} from './scheduling.ts';
 
 export type { BatchEntry, ParentLink, SendableJob, SendEnvelopeOptions, SendOptions } from './prepare.ts';
 
@@ -74,6 +88,17 @@ export interface JobClientOptions {
   readonly maxMessageBytes?: number;
   /** Retries of entries SQS did not take. @default { maxAttempts: 3, baseDelayMs: 100 } */
   readonly retry?: Partial<ClientRetryOptions>;
+  /**
+   * Where jobs sent for later go (`send(..., { runAt })`, `cancel`, `reschedule`): each queue's
+   * schedule group and scheduler role, and the idempotency table that keeps each job's state.
+   * Inside Lambda use {@link schedulingFromEnv} (the variables `jobQueue.grantScheduleJobs(fn)` sets).
+   * @default none: sending a job for later fails with `MissingScheduling`, saying what to set
+   */
+  readonly scheduling?: SchedulingOptions;
+  /** @default `new SchedulerClient({})` of `@aws-sdk/client-scheduler`, loaded and created on the first job that goes as a schedule */
+  readonly scheduler?: SchedulerSender;
+  /** @default `new DynamoDBClient({})` of `@aws-sdk/client-dynamodb`, loaded and created on the first job sent for later */
+  readonly dynamodb?: DynamoDbSender;
 }
 
 /** A job that was sent. */
@@ -88,6 +113,16 @@ export interface SentEntry {
   readonly queue: string;
   /** FIFO queues only: the SQS `SequenceNumber`. */
   readonly sequenceNumber?: string;
+  /** A job sent for later: when it is due, RFC 3339 UTC. */
+  readonly runAt?: string;
+  /**
+   * A job sent for later: how it travels: `delay` (an SQS message with `DelaySeconds`, or sent at
+   * once when due now) or `schedule` (a one-time EventBridge schedule; `messageId` is then empty:
+   * the message is sent when the schedule fires).
+   */
+  readonly via?: 'delay' | 'schedule';
+  /** `via: 'schedule'`: the schedule's name in its queue's group. */
+  readonly scheduleName?: string;
 }
 
 /** A job that was not sent. */
@@ -116,10 +151,17 @@ export interface BatchResult {
 /** Result of {@link JobClient.send}. */
 export interface SendResult {
   readonly id: string;
+  /** The SQS MessageId; empty for a job that went as a schedule (`via: 'schedule'`). */
   readonly messageId: string;
   readonly queue: string;
   /** FIFO queues only. */
   readonly sequenceNumber?: string;
+  /** A job sent for later: when it is due, RFC 3339 UTC. */
+  readonly runAt?: string;
+  /** A job sent for later: `delay` (SQS `DelaySeconds`) or `schedule` (a one-time EventBridge schedule). */
+  readonly via?: 'delay' | 'schedule';
+  /** `via: 'schedule'`: the schedule's name. */
+  readonly scheduleName?: string;
 }
 
 /**
@@ -184,6 +226,9 @@ const CLIENT_OPTION_KEYS = [
   'payloadWarnBytes',
   'maxMessageBytes',
   'retry',
+  'scheduling',
+  'scheduler',
+  'dynamodb',
 ] as const satisfies readonly (keyof JobClientOptions)[];
 
 /** What to write instead of keys other SDKs and clients take. */
@@ -252,6 +297,7 @@ function checkOptions(options: JobClientOptions): Settings {
   const source = options?.source;
   if (typeof source !== 'string' || source.length === 0) problems.push('source must be a non-empty string');
   const queueUrls = checkQueueUrls(options.queueUrls, problems);
+  problems.push(...schedulingProblems(options.scheduling));
   if (options.retry !== undefined) {
     if (!isPlainObject(options.retry)) {
       problems.push(
@@ -301,15 +347,49 @@ function checkOptions(options: JobClientOptions): Settings {
   return { source, queueUrls, payloadWarnBytes, maxMessageBytes, retry };
 }
 
-function refusal(problems: readonly EntryProblem[], total: number): JobClientError {
+function refusal(problems: readonly EntryProblem[], total: number, code = 'InvalidEntries'): JobClientError {
   const badEntries = new Set(problems.map((p) => p.index)).size;
   const lines = problems.map(
     (p) => `  entry ${p.index}${p.type === undefined ? '' : ` (${p.type})`}: ${p.message}`,
   );
   return new JobClientError(
     `${badEntries} of ${total} job${total === 1 ? '' : 's'} refused before sending; nothing was sent:\n${lines.join('\n')}`,
-    { code: 'InvalidEntries', senderFault: true, problems },
+    { code, senderFault: true, problems },
   );
+}
+
+/** Checks the identity given to cancel or reschedule. @throws {JobClientError} `InvalidArguments` naming what is wrong. */
+function checkIdentity(identity: ScheduledJobIdentity, queueUrls: Readonly<Record<string, string>>): void {
+  const problems: string[] = [];
+  if (!isPlainObject(identity)) {
+    problems.push(
+      `the job's identity must be an object { queue, id, source? }, got ${describeValue(identity)}`,
+    );
+  } else {
+    problems.push(...unknownKeyProblems(identity, ['queue', 'id', 'source'], 'identity'));
+    if (typeof identity.queue !== 'string' || !Object.hasOwn(queueUrls, identity.queue)) {
+      const known = Object.keys(queueUrls).sort().join(', ') || 'none';
+      problems.push(
+        `identity.queue must be a queue of queueUrls (known queues: ${known}), got ${describeValue(identity.queue)}`,
+      );
+    }
+    if (typeof identity.id !== 'string' || identity.id === '') {
+      problems.push(
+        `identity.id must be the job's envelope id (the id send returned), got ${describeValue(identity.id)}`,
+      );
+    }
+    if (identity.source !== undefined && (typeof identity.source !== 'string' || identity.source === '')) {
+      problems.push(
+        `identity.source must be a non-empty string (the envelope source), got ${describeValue(identity.source)}`,
+      );
+    }
+  }
+  if (problems.length > 0) {
+    throw new JobClientError(`invalid job identity: ${problems.join('; ')}`, {
+      code: 'InvalidArguments',
+      senderFault: true,
+    });
+  }
 }
 
 /** Code of a whole-request failure: the Node/undici `code` (ECONNRESET), else the AWS error name. */
@@ -454,8 +534,8 @@ function singleResult({ sent, failed }: BatchResult, type: string): SendResult {
       },
     );
   }
-  const { id, messageId, queue, sequenceNumber } = sent[0]!;
-  return sequenceNumber === undefined ? { id, messageId, queue } : { id, messageId, queue, sequenceNumber };
+  const { index: _index, ...result } = sent[0]!;
+  return result;
 }
 
 /**
@@ -487,11 +567,91 @@ export class JobClient {
   readonly #settings: Settings;
   readonly #logger: JobLogger;
   #sqs: SqsBatchSender | undefined;
+  readonly #scheduling: SchedulingOptions;
+  readonly #scheduler: SchedulerSender | undefined;
+  readonly #dynamodb: DynamoDbSender | undefined;
+  /** The scheduled paths, loaded on first use (lib/client/scheduled-jobs.ts and the Scheduler and DynamoDB clients). */
+  #scheduled: Promise<ScheduledJobs> | undefined;
 
   constructor(options: JobClientOptions) {
     this.#settings = checkOptions(options);
     this.#logger = options.logger ?? defaultLogger;
     this.#sqs = options.sqs;
+    this.#scheduling = options.scheduling ?? {};
+    this.#scheduler = options.scheduler;
+    this.#dynamodb = options.dynamodb;
+  }
+
+  /** The scheduled paths; a failed load is tried again on the next call. */
+  #scheduledJobs(): Promise<ScheduledJobs> {
+    this.#scheduled ??= import('./scheduled-jobs.ts').then(
+      ({ ScheduledJobs }) =>
+        new ScheduledJobs({
+          source: this.#settings.source,
+          queueUrls: this.#settings.queueUrls,
+          scheduling: this.#scheduling,
+          scheduler: this.#scheduler,
+          dynamodb: this.#dynamodb,
+          now: Date.now,
+          sendNow: (entries) => this.#sendPrepared(entries),
+        }),
+      (error: unknown) => {
+        this.#scheduled = undefined;
+        throw error;
+      },
+    );
+    return this.#scheduled;
+  }
+
+  /**
+   * Cancels a job sent for later (`send(..., { runAt })`) that has not started: one conditional
+   * UpdateItem of its state item (`pending` → `cancelled`), then DeleteSchedule of its schedule,
+   * if it has one (already fired or deleted is fine). From then on the job never runs: a message
+   * of it that still arrives (a schedule that had fired, a `DelaySeconds` message) is recorded by
+   * the worker as cancelled (`JobCancelled`) and deleted. Never throws for a job that already
+   * started: it answers so.
+   *
+   * @param identity the job's `queue` (logical name) and `id`; `source` defaults to the client's.
+   * @returns `cancelled` (with `scheduleDeleted`), `already-started` (a worker started it: too
+   *   late), `already-cancelled`, or `not-found` (no job sent for later with that identity on that
+   *   queue, or its state expired 14 days after its time).
+   * @throws {JobClientError} `MissingScheduling` when the client has no `scheduling.idempotencyTableName`
+   *   (set `JOBS_IDEMPOTENCY_TABLE` and pass `schedulingFromEnv()`); the DynamoDB error when the
+   *   state could not be written (nothing changed then: call again).
+   */
+  async cancel(identity: ScheduledJobIdentity): Promise<CancelResult> {
+    checkIdentity(identity, this.#settings.queueUrls);
+    return (await this.#scheduledJobs()).cancel(identity);
+  }
+
+  /**
+   * Moves a job sent for later that has not started to a new time: its state item goes to the
+   * next generation (conditional UpdateItem), then the new generation is sent: its schedule moved
+   * (UpdateSchedule), or a new schedule `…-g<generation>` when the first had fired or the job went
+   * with `DelaySeconds`, or an SQS message with `DelaySeconds` when the new time is within 15
+   * minutes on a standard queue. A message of an earlier generation that still arrives is recorded
+   * by the worker as superseded and deleted: the job runs once, at the new time.
+   *
+   * @param identity the job's `queue` (logical name) and `id`; `source` defaults to the client's.
+   * @param runAt the new time: a `Date` or an RFC 3339 time with an offset, at most 366 days
+   *   ahead; at or before now: due now.
+   * @returns `rescheduled` (with the new `runAt`, `generation` and `via`), or why not:
+   *   `already-started`, `already-cancelled`, `not-found`.
+   * @throws {JobClientError} `InvalidArguments` for a bad identity or `runAt`; `MissingScheduling`
+   *   when the client has no table, or no scheduling for the queue and the new time needs a
+   *   schedule; the AWS error when the new generation could not be sent (the job then keeps its
+   *   previous time, the message says so).
+   */
+  async reschedule(identity: ScheduledJobIdentity, runAt: Date | string): Promise<RescheduleResult> {
+    checkIdentity(identity, this.#settings.queueUrls);
+    const due = runAtMsOf({ runAt }, Date.now(), 'reschedule');
+    if (due === undefined || 'problem' in due) {
+      throw new JobClientError(due?.problem ?? 'reschedule needs a runAt (a Date or an RFC 3339 time)', {
+        code: 'InvalidArguments',
+        senderFault: true,
+      });
+    }
+    return (await this.#scheduledJobs()).reschedule(identity, due.runAtMs);
   }
 
   /**
@@ -501,11 +661,18 @@ export class JobClient {
    * @param data the job's input, checked against `job.schema` before sending; ids only.
    * @param options `partitionKey` (required on FIFO queues), `id`, `delaySeconds` (standard queues),
    *   `correlationId` (kept by every job the chain enqueues), `traceparent`/`tracestate` (the trace
-   *   to continue; by default the job starts a new trace), `parent` (the job it follows from).
-   * @returns the envelope id, the SQS MessageId, the logical queue and, on FIFO, the SequenceNumber.
+   *   to continue; by default the job starts a new trace), `parent` (the job it follows from),
+   *   `runAt` (a Date or RFC 3339 time) or `delayMs` (milliseconds, any length up to 366 days): a
+   *   job sent for later, cancellable until it starts (docs/schedules.md).
+   * @returns the envelope id, the SQS MessageId, the logical queue and, on FIFO, the SequenceNumber;
+   *   for a job sent for later also `runAt` and `via` (`delay` or `schedule`, then `scheduleName`
+   *   and an empty `messageId`).
    * @throws {JobClientError} `InvalidEntries` when the job is refused before sending (unknown queue,
    *   schema failure naming the path, FIFO without partition key, delay on FIFO, message over
-   *   `maxMessageBytes`); `MissingRegion` / `MissingCredentials` / `InvalidRegion` /
+   *   `maxMessageBytes`, `runAt` not a time or more than 366 days ahead, `runAt` with `delaySeconds`);
+   *   `MissingScheduling` for a job sent for later when the client has no `scheduling` for it
+   *   (naming the variables to set); `AlreadyScheduled` when the id was sent for later before
+   *   with another time (use `reschedule`); `MissingRegion` / `MissingCredentials` / `InvalidRegion` /
    *   `InvalidEndpoint` at once (no retries) when the SQS client is not configured, saying what to
    *   set; otherwise the SQS error `code` when the message could not be sent after the retries,
    *   with `senderFault`.
@@ -618,7 +785,36 @@ export class JobClient {
     }
     const { entries: prepared, problems } = await prepareEntries(entries, this.#settings);
     if (problems.length > 0) throw refusal(problems, entries.length);
-    return this.#sendPrepared(prepared);
+    const later = prepared.filter((entry) => entry.runAtMs !== undefined);
+    if (later.length === 0) return this.#sendPrepared(prepared);
+    const missing = this.#schedulingProblems(later);
+    if (missing.length > 0) throw refusal(missing, entries.length, 'MissingScheduling');
+    const scheduled = await this.#scheduledJobs();
+    const [now, forLater] = await Promise.all([
+      this.#sendPrepared(prepared.filter((entry) => entry.runAtMs === undefined)),
+      scheduled.send(later),
+    ]);
+    return {
+      sent: [...now.sent, ...forLater.sent].sort((a, b) => a.index - b.index),
+      failed: [...now.failed, ...forLater.failed].sort((a, b) => a.index - b.index),
+    };
+  }
+
+  /** What the client lacks to send these jobs for later: the table, or a queue's scheduling. */
+  #schedulingProblems(later: readonly PreparedEntry[]): EntryProblem[] {
+    const problems: EntryProblem[] = [];
+    const nowMs = Date.now();
+    for (const entry of later) {
+      if (this.#scheduling.idempotencyTableName === undefined) {
+        problems.push({ index: entry.index, type: entry.type, message: missingStateTable() });
+      } else if (
+        travelOf(entry.runAtMs as number, nowMs, isFifoQueueUrl(entry.queueUrl)).via === 'schedule' &&
+        this.#scheduling.queues?.[entry.queue] === undefined
+      ) {
+        problems.push({ index: entry.index, type: entry.type, message: missingQueueScheduling(entry.queue) });
+      }
+    }
+    return problems;
   }
 
   /** Warns about large payloads, then sends per queue; every entry ends in `sent` or `failed`. */

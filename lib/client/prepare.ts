@@ -28,6 +28,7 @@ import { isFifoQueueUrl } from '../core/queue-urls.ts';
 import { newTraceparent } from '../core/trace-context.ts';
 import type { EntryProblem } from './job-client-error.ts';
 import { describeValue, isPlainObject, unknownKeyProblems } from './option-keys.ts';
+import { runAtMsOf } from './run-at.ts';
 
 /** What the client needs of a job definition: a {@link JobDefinition} has it. */
 export interface SendableJob<Data = unknown> {
@@ -50,6 +51,18 @@ export interface SendOptions {
   readonly id?: string;
   /** Seconds before the message becomes visible, integer 0–900. Standard queues only. @default the queue's delay */
   readonly delaySeconds?: number;
+  /**
+   * When the job is due: a `Date` or an RFC 3339 time with an offset (`2026-12-24T18:00:00Z`), at
+   * most 366 days ahead; on FIFO and standard queues. A time at or before now is due now (sent at
+   * once). The job becomes a job sent for later: it can be cancelled or rescheduled by its identity
+   * (`jobClient.cancel`, `jobClient.reschedule`) until it starts, and never runs before `runAt`. On a
+   * standard queue within 15 minutes it goes with SQS `DelaySeconds`; otherwise as a one-time
+   * EventBridge schedule (the client's `scheduling` option names where). Not with `delaySeconds`
+   * or `delayMs`. docs/schedules.md. @default none: the job runs now
+   */
+  readonly runAt?: Date | string;
+  /** `runAt` as a delay from now, in milliseconds (any length up to 366 days). Not with `runAt` or `delaySeconds`. @default none */
+  readonly delayMs?: number;
   /**
    * An id of the whole flow (an order, a request), 1–256 characters: the envelope `correlationid`
    * (CloudEvents Correlation extension). Every job the job enqueues, and theirs, keeps it; the
@@ -101,6 +114,8 @@ const SEND_OPTION_KEYS = [
   'tracestate',
   'parent',
   'awsTraceHeader',
+  'runAt',
+  'delayMs',
 ] as const satisfies readonly (keyof SendOptions)[];
 
 /** What to write instead of SQS parameter names and other clients' spellings. */
@@ -109,7 +124,10 @@ const SEND_OPTION_HINTS: Readonly<Record<string, string>> = {
   groupid: 'partitionKey (it becomes the MessageGroupId)',
   messagededuplicationid: 'id (the MessageDeduplicationId is derived from the client source + id)',
   deduplicationid: 'id (the MessageDeduplicationId is derived from the client source + id)',
-  delay: 'delaySeconds',
+  delay: 'delaySeconds (up to 900 seconds) or delayMs (any length)',
+  runat: 'runAt',
+  eta: 'runAt',
+  at: 'runAt',
 };
 
 /** One entry of `sendBatch`. */
@@ -132,6 +150,12 @@ export interface PreparedEntry {
   readonly bytes: number;
   /** UTF-8 bytes of the JSON of `data`, for the payload-size warning. */
   readonly dataBytes: number;
+  /** A job sent for later (`runAt`/`delayMs`): when it is due, epoch ms (the envelope's `runat`). */
+  readonly runAtMs?: number;
+  /** The time came from `delayMs` (so a retry of the send asks for a later time than the first try's). */
+  readonly runAtFromDelay?: boolean;
+  /** The envelope's `partitionkey`, when set. */
+  readonly partitionKey?: string;
 }
 
 /** Settings of {@link prepareEntries}. */
@@ -331,6 +355,7 @@ function encodeEntry(
     readonly fifo: boolean;
     readonly delaySeconds: number | undefined;
     readonly awsTraceHeader?: string | undefined;
+    readonly runAtFromDelay?: boolean;
   },
   settings: PrepareSettings,
 ): { prepared: PreparedEntry; problem?: undefined } | { prepared?: undefined; problem: string } {
@@ -357,6 +382,16 @@ function encodeEntry(
       problem: `message is ${bytes} bytes, over the limit of ${settings.maxMessageBytes} bytes (body + attributes, UTF-8; SendMessage API); send ids and let the worker reload the data`,
     };
   }
+  if (envelope.runat !== undefined && bytes > MAX_SCHEDULED_MESSAGE_BYTES) {
+    return {
+      problem: `message is ${bytes} bytes, over the limit of ${MAX_SCHEDULED_MESSAGE_BYTES} bytes of a job sent for later (it may travel as an EventBridge schedule, whose Input is at most 256 KB: CreateSchedule API, Target.Input); send ids and let the worker reload the data`,
+    };
+  }
+  if (envelope.runat !== undefined && body.includes(SCHEDULER_KEYWORD)) {
+    return {
+      problem: `the job's message holds "${SCHEDULER_KEYWORD}", which EventBridge Scheduler replaces in a schedule's Input (its context attributes: scheduler UserGuide, managing-schedule-context-attributes); a job sent for later cannot carry it: change the data`,
+    };
+  }
   return {
     prepared: {
       index,
@@ -367,9 +402,18 @@ function encodeEntry(
       request,
       bytes,
       dataBytes: utf8Bytes(JSON.stringify(envelope.data) ?? ''),
+      ...(envelope.runat === undefined ? {} : { runAtMs: Date.parse(envelope.runat) }),
+      ...(input.runAtFromDelay ? { runAtFromDelay: true } : {}),
+      ...(envelope.partitionkey === undefined ? {} : { partitionKey: envelope.partitionkey }),
     },
   };
 }
+
+/** Largest job sent for later, in UTF-8 bytes: EventBridge Scheduler's `Input` limit, 256 KB (CreateSchedule API). */
+export const MAX_SCHEDULED_MESSAGE_BYTES = 262_144;
+
+/** The start of EventBridge Scheduler's context attribute keywords (`<aws.scheduler.scheduled-time>`...). */
+const SCHEDULER_KEYWORD = '<aws.scheduler.';
 
 /** The keys of {@link BatchEntry}. */
 const BATCH_ENTRY_KEYS = ['job', 'data', 'options'] as const satisfies readonly (keyof BatchEntry)[];
@@ -407,6 +451,14 @@ async function prepareOne(
   if (queueProblem !== undefined) problems.push(queueProblem);
   const fifo = queueUrl !== undefined && isFifoQueueUrl(queueUrl);
   if (queueUrl !== undefined) problems.push(...optionProblems(options, fifo, job.queue));
+  const due = runAtMsOf(options, Date.now());
+  if (due !== undefined && 'problem' in due) problems.push(due.problem);
+  if (due !== undefined && options.delaySeconds !== undefined) {
+    problems.push(
+      'options.delaySeconds cannot go with runAt or delayMs: give runAt (a time) or delayMs (any delay) alone',
+    );
+  }
+  const runAtMs = due !== undefined && 'runAtMs' in due ? due.runAtMs : undefined;
   // The worker sees the JSON form of the data: refuse what JSON would change, check the rest as
   // the worker will (JSON.parse of the body, then the schema).
   let jsonData: unknown = null;
@@ -432,6 +484,9 @@ async function prepareOne(
       ...(options.id === undefined ? {} : { id: options.id }),
       ...(options.partitionKey === undefined ? {} : { partitionKey: options.partitionKey }),
       lineage: lineageOf(options),
+      ...(runAtMs === undefined
+        ? {}
+        : { schedule: { runat: new Date(runAtMs).toISOString(), schedulegeneration: '1' } }),
     });
   } catch (error) {
     if (error instanceof EnvelopeError) {
@@ -456,6 +511,7 @@ async function prepareOne(
       fifo,
       delaySeconds: options.delaySeconds,
       awsTraceHeader: options.awsTraceHeader,
+      runAtFromDelay: runAtMs !== undefined && options.delayMs !== undefined,
     },
     settings,
   );

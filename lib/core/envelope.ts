@@ -68,7 +68,23 @@ export interface JobEnvelope<Data = unknown> {
   readonly traceparent?: string;
   /** Distributed Tracing extension: the W3C tracestate, passed on to children as it is. Needs `traceparent`. */
   readonly tracestate?: string;
+  /**
+   * A job sent for later (`JobClient.send(..., { runAt })`): when it was due, RFC 3339 UTC
+   * (e.g. `2026-12-24T18:00:00.000Z`). The worker starts such a job only through its state item
+   * (lib/core/scheduled-job.ts): a cancelled or rescheduled one does not run, and one that
+   * arrives early waits. Needs `schedulegeneration`. Not inherited by children.
+   */
+  readonly runat?: string;
+  /**
+   * With `runat`: the generation of the job's schedule this message belongs to, a positive
+   * integer written as a string (`"1"` at send, +1 per reschedule; CloudEvents extension values
+   * are strings here so every producer language writes the same JSON). Needs `runat`.
+   */
+  readonly schedulegeneration?: string;
 }
+
+/** The attributes of a job sent for later (both or neither). */
+export type EnvelopeSchedule = Required<Pick<JobEnvelope, 'runat' | 'schedulegeneration'>>;
 
 /** The lineage and trace attributes of an envelope (every one optional). */
 export type EnvelopeLineage = Pick<
@@ -188,6 +204,8 @@ const KNOWN = new Set([
   'parentjob',
   'traceparent',
   'tracestate',
+  'runat',
+  'schedulegeneration',
 ]);
 
 /** The optional attributes an envelope keeps (the rest of KNOWN is required). */
@@ -199,6 +217,8 @@ const OPTIONAL = [
   'parentjob',
   'traceparent',
   'tracestate',
+  'runat',
+  'schedulegeneration',
 ] as const satisfies readonly (keyof JobEnvelope)[];
 
 function requireString(
@@ -296,6 +316,7 @@ export function parseEnvelope(body: string): JobEnvelope {
       );
     }
   }
+  if (obj.runat !== undefined || obj.schedulegeneration !== undefined) checkSchedule(obj);
   // Every attribute is now checked. Without extensions the parsed object holds exactly the
   // envelope's attributes: it is the envelope (one object less per record, issue 10 profile).
   if (!extensions) return obj as unknown as JobEnvelope;
@@ -312,6 +333,23 @@ export function parseEnvelope(body: string): JobEnvelope {
   return envelope as unknown as JobEnvelope;
 }
 
+/** Longest `schedulegeneration`: 15 digits stay exact as a JavaScript number and a DynamoDB number. */
+const SCHEDULE_GENERATION = /^[1-9][0-9]{0,14}$/;
+
+/** `runat` and `schedulegeneration`: both or neither; an RFC 3339 time and a positive integer string. */
+function checkSchedule(obj: Record<string, unknown>): void {
+  const runat = requireString(obj, 'runat');
+  if (!isRfc3339DateTime(runat))
+    throw new EnvelopeError('runat', `must be an RFC 3339 timestamp, got "${runat}"`);
+  const generation = requireString(obj, 'schedulegeneration');
+  if (!SCHEDULE_GENERATION.test(generation)) {
+    throw new EnvelopeError(
+      'schedulegeneration',
+      `must be a positive integer written as a string ("1", "2", ...), got "${generation}"`,
+    );
+  }
+}
+
 /** Input of {@link createEnvelope}. */
 export interface CreateEnvelopeInput<Data> {
   readonly type: string;
@@ -324,6 +362,8 @@ export interface CreateEnvelopeInput<Data> {
   readonly time?: Date;
   /** Lineage and trace attributes, written as given (`correlationid`, `traceparent`...). */
   readonly lineage?: EnvelopeLineage;
+  /** A job sent for later: `runat` and `schedulegeneration`, written last. @default none */
+  readonly schedule?: EnvelopeSchedule;
 }
 
 /**
@@ -341,6 +381,9 @@ export function createEnvelope<Data>(input: CreateEnvelopeInput<Data>): JobEnvel
     data: input.data,
     ...(input.partitionKey === undefined ? {} : { partitionkey: input.partitionKey }),
     ...lineageAttributes(input.lineage),
+    ...(input.schedule === undefined
+      ? {}
+      : { runat: input.schedule.runat, schedulegeneration: input.schedule.schedulegeneration }),
   };
   parseEnvelope(JSON.stringify(envelope));
   return envelope;

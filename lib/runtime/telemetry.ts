@@ -43,7 +43,11 @@ export type JobMetricName =
   | 'JobDuplicateAbsorbed'
   /** A completion or release refused because another run took the lease over (fencing). */
   | 'JobLeaseFenced'
-  | 'JobDuration';
+  | 'JobDuration'
+  /** A job sent for later that was cancelled arrived and was deleted without running. */
+  | 'JobCancelled'
+  /** A message of an earlier generation of a rescheduled job arrived and was deleted without running. */
+  | 'JobSuperseded';
 
 /** `JobType` dimension value of a record whose type could not be read (bad JSON). */
 export const UNKNOWN_JOB_TYPE = 'unknown';

@@ -28,7 +28,12 @@ import type { ChildSender } from './children.ts';
 import { groupParkingProblems, queueLimitProblems, readWorkerConfig, type WorkerConfig } from './config.ts';
 import { createDefaultIdempotencyGuard } from './default-guard.ts';
 import { BatchParking } from './group-park.ts';
-import { type GroupParkStore, type IdempotencyGuard, isGroupParkStore } from './idempotency/guard.ts';
+import {
+  type GroupParkStore,
+  type IdempotencyGuard,
+  isGroupParkStore,
+  isScheduledJobStore,
+} from './idempotency/guard.ts';
 import { type DeadLetterPolicy, deadLetterPolicyProblem } from './job.ts';
 import { type AnyJob, processRecord, type RecordDeps, type RecordOutcome } from './record/index.ts';
 import { loadSqsModule, preloadSqsModule } from './sqs-module.ts';
@@ -224,6 +229,7 @@ export function createWorker(options: WorkerOptions): WorkerHandler {
       jobs,
       rawJob,
       guard: setup.value.guard,
+      scheduledJobs: isScheduledJobStore(setup.value.guard) ? setup.value.guard : undefined,
       parking: setup.value.parkStore
         ? new BatchParking(setup.value.parkStore, config.queueName, defaultDeadLetterPolicy)
         : undefined,
@@ -289,14 +295,22 @@ function countOutcomes(outcomes: readonly RecordOutcome[]): {
   duplicates: number;
   deadLettered: number;
   retried: number;
+  cancelled?: number;
+  superseded?: number;
 } {
   const counts = { records: outcomes.length, completed: 0, duplicates: 0, deadLettered: 0, retried: 0 };
+  // Jobs sent for later that were cancelled or rescheduled: counted only when there are some.
+  let cancelled = 0;
+  let superseded = 0;
   for (const outcome of outcomes) {
     if (outcome.status === 'completed') counts.completed += 1;
     else if (outcome.status === 'duplicate') counts.duplicates += 1;
     else if (outcome.status === 'dead-lettered') counts.deadLettered += 1;
+    else if (outcome.status === 'cancelled') cancelled += 1;
+    else if (outcome.status === 'superseded') superseded += 1;
     else counts.retried += 1;
   }
+  if (cancelled + superseded > 0) return { ...counts, cancelled, superseded };
   return counts;
 }
 

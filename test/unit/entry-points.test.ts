@@ -118,17 +118,31 @@ const PUBLIC_API: Record<string, { values: string[]; types: string[] }> = {
     ],
   },
   './client': {
-    values: ['JobClient', 'JobClientError', 'JobError', 'batchEntry', 'queueUrlsFromEnv'],
+    values: [
+      'JobClient',
+      'JobClientError',
+      'JobError',
+      'batchEntry',
+      'queueUrlsFromEnv',
+      'schedulingFromEnv',
+    ],
     types: [
       'BatchEntry',
       'BatchResult',
+      'CancelResult',
       'CheckedEnvelope',
       'ClientRetryOptions',
+      'DynamoDbSender',
       'EntryProblem',
       'FailedEntry',
       'JobClientOptions',
       'JobEnvelope',
       'ParentLink',
+      'QueueScheduling',
+      'RescheduleResult',
+      'ScheduledJobIdentity',
+      'SchedulerSender',
+      'SchedulingOptions',
       'SendEnvelopeOptions',
       'SendOptions',
       'SendResult',
@@ -292,17 +306,23 @@ describe('entry points', () => {
         // Imported by lib/runtime/tracing.ts on the first sampled invocation only (X-Ray).
         '@aws-lambda-powertools/tracer',
         '@aws-sdk/client-dynamodb',
+        // Through JobClient (children), imported dynamically by the jobs sent for later only.
+        '@aws-sdk/client-scheduler',
         '@aws-sdk/client-sqs',
         '@middy/core',
+        'croner',
         'p-limit',
       ].sort(),
     );
   });
 
-  it('sqs-jobs/client reaches the SQS client only: a producer needs nothing else', async () => {
+  it('sqs-jobs/client reaches the SQS client, and the Scheduler and DynamoDB clients only through the jobs sent for later', async () => {
     const { files, packages } = await reach(sourceOf('./client'));
     expect(files).toContain('lib/client/job-client.ts');
-    expect([...packages]).toEqual(['@aws-sdk/client-sqs']);
+    // lib/client/scheduled-jobs.ts is imported dynamically, on the first job sent for later.
+    expect([...packages].sort()).toEqual(
+      ['@aws-sdk/client-dynamodb', '@aws-sdk/client-scheduler', '@aws-sdk/client-sqs', 'croner'].sort(),
+    );
     expect(
       files.filter((f) => /^lib\/(constructs|local|ops|sample)\//.test(f) || f.endsWith('worker.ts')),
     ).toEqual([]);

@@ -251,6 +251,36 @@ const cases: readonly Case[] = [
     value: { ...valid, traceparent: TRACEPARENT, tracestate: '' },
     field: 'tracestate',
   },
+  // a job sent for later
+  {
+    name: 'runat with schedulegeneration',
+    value: { ...valid, runat: '2026-12-24T18:00:00.000Z', schedulegeneration: '1' },
+  },
+  {
+    name: 'runat with a 15-digit schedulegeneration',
+    value: { ...valid, runat: '2026-12-24T18:00:00Z', schedulegeneration: '999999999999999' },
+  },
+  {
+    name: 'runat without schedulegeneration',
+    value: { ...valid, runat: '2026-12-24T18:00:00Z' },
+    field: 'schedulegeneration',
+  },
+  { name: 'schedulegeneration without runat', value: { ...valid, schedulegeneration: '1' }, field: 'runat' },
+  {
+    name: 'runat not a time',
+    value: { ...valid, runat: 'tomorrow', schedulegeneration: '1' },
+    field: 'runat',
+  },
+  {
+    name: 'schedulegeneration 0',
+    value: { ...valid, runat: '2026-12-24T18:00:00Z', schedulegeneration: '0' },
+    field: 'schedulegeneration',
+  },
+  {
+    name: 'schedulegeneration a number',
+    value: { ...valid, runat: '2026-12-24T18:00:00Z', schedulegeneration: 1 },
+    field: 'schedulegeneration',
+  },
   // extension attribute names
   { name: 'extension name in camelCase', value: { ...valid, traceParent: 'x' }, field: 'traceParent' },
   { name: 'extension name with underscore', value: { ...valid, trace_parent: 'x' }, field: 'trace_parent' },

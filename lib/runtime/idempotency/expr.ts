@@ -15,7 +15,8 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
  * `writeId`, `recordType`, `blockerPk`, `endedAtMs`, ...) is not one, which dynalite (it checks
  * the list) confirms in the store's tests.
  */
-const RESERVED: ReadonlySet<string> = new Set(['status', 'result', 'value']);
+// `state`: the state item of a job sent for later (scheduled-job-store.ts).
+const RESERVED: ReadonlySet<string> = new Set(['status', 'result', 'value', 'state']);
 
 /**
  * Builds condition and update expressions: names aliased only when reserved, numbered values, so

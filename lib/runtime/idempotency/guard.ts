@@ -168,3 +168,37 @@ export function isGroupParkStore(value: unknown): value is GroupParkStore {
     typeof v.unparkGroup === 'function'
   );
 }
+
+/** Input of {@link ScheduledJobStore.startScheduledJob}: the job sent for later and its message's generation. */
+export interface ScheduledStartRequest {
+  /** The envelope `source`. */
+  readonly source: string;
+  /** The envelope `id`. */
+  readonly id: string;
+  /** The envelope's `schedulegeneration`, as a number. */
+  readonly generation: number;
+  /** The SQS messageId, kept on the item as evidence of the delivery that started it. */
+  readonly messageId: string;
+}
+
+/**
+ * Outcome of {@link ScheduledJobStore.startScheduledJob}: `started` (run it: first start, or this
+ * generation started before: a redelivery or a second firing), `cancelled`, `superseded` (the job
+ * was rescheduled: another generation runs), `missing` (no state item, or it expired).
+ */
+export type ScheduledStart = 'started' | 'cancelled' | 'superseded' | 'missing';
+
+/**
+ * Where the state of jobs sent for later is kept (docs/contracts.md, "Jobs sent for later"). The
+ * DynamoDB store implements it next to {@link IdempotencyGuard} (same table, its own items).
+ */
+export interface ScheduledJobStore {
+  /** One conditional write: marks the job started if its message's generation is current and it is not cancelled. */
+  startScheduledJob(request: ScheduledStartRequest): Promise<ScheduledStart>;
+}
+
+/** Whether a guard also keeps the state of jobs sent for later. */
+export function isScheduledJobStore(value: unknown): value is ScheduledJobStore {
+  const v = value as Partial<ScheduledJobStore> | null | undefined;
+  return typeof v === 'object' && v !== null && typeof v.startScheduledJob === 'function';
+}

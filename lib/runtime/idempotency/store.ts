@@ -27,6 +27,9 @@ import type {
   LeaseWrite,
   ParkGroupOutcome,
   ParkGroupRequest,
+  ScheduledJobStore,
+  ScheduledStart,
+  ScheduledStartRequest,
   UnparkOutcome,
 } from './guard.ts';
 import { jobRecordKey, stepRecordKey } from './keys.ts';
@@ -47,6 +50,7 @@ import {
   parseStepRecord,
   stepRecordToItem,
 } from './record.ts';
+import { startScheduledJob } from './scheduled-job-store.ts';
 import { stepWrite } from './step-write.ts';
 import { storable } from './storable.ts';
 import { RecordTable, type WriteResult } from './table.ts';
@@ -74,7 +78,7 @@ const MAX_ACQUIRE_ROUNDS = 4;
  * const store = new DynamoIdempotencyStore({ tableName: process.env.JOBS_IDEMPOTENCY_TABLE! });
  * const outcome = await store.begin({ jobType, key, payloadHash, leaseExpiresAtMs, onLeaseExpired: 'rerun', messageId });
  */
-export class DynamoIdempotencyStore implements IdempotencyGuard, GroupParkStore {
+export class DynamoIdempotencyStore implements IdempotencyGuard, GroupParkStore, ScheduledJobStore {
   /** The table written to. */
   readonly tableName: string;
   readonly #table: RecordTable;
@@ -168,6 +172,15 @@ export class DynamoIdempotencyStore implements IdempotencyGuard, GroupParkStore 
     const pk = jobRecordKey(jobType, key);
     const item = await this.#table.get('read', pk);
     return item ? parseJobRecord(item) : undefined;
+  }
+
+  /**
+   * Starts a job sent for later (its state item, lib/core/scheduled-job.ts): one conditional
+   * UpdateItem, and one consistent GetItem when it is not started (to say why).
+   * @throws {IdempotencyStoreError} when DynamoDB fails.
+   */
+  startScheduledJob(request: ScheduledStartRequest): Promise<ScheduledStart> {
+    return startScheduledJob(this.#table, request, this.#now());
   }
 
   /**

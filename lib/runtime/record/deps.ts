@@ -3,7 +3,7 @@ import type { SQSRecord } from 'aws-lambda';
 import type { ChildSender } from '../children.ts';
 import type { WorkerConfig } from '../config.ts';
 import type { BatchParking } from '../group-park.ts';
-import type { IdempotencyGuard } from '../idempotency/guard.ts';
+import type { IdempotencyGuard, ScheduledJobStore } from '../idempotency/guard.ts';
 import type { JobDefinition } from '../job.ts';
 import type { SqsSender } from '../sqs-port.ts';
 import type { BatchMetrics, WorkerLogger } from '../telemetry.ts';
@@ -20,6 +20,11 @@ export interface RecordDeps {
   readonly rawJob?: AnyJob | undefined;
   /** Undefined when idempotency is off for the worker. */
   readonly guard: IdempotencyGuard | undefined;
+  /**
+   * Where the state of jobs sent for later is kept (the guard, when it keeps it); undefined: a job
+   * sent for later runs unchecked, with a warning (lib/runtime/record/scheduled.ts).
+   */
+  readonly scheduledJobs?: ScheduledJobStore | undefined;
   /** FIFO group parking of this invocation; undefined when no job of the worker parks (no reads). */
   readonly parking: BatchParking | undefined;
   readonly sqs: SqsSender;

@@ -31,6 +31,7 @@ import { checkParkedGroup } from './parked-group.ts';
 import { rawEnvelopeOf } from './raw.ts';
 import { RecordRun } from './record-run.ts';
 import { runJob } from './run-job.ts';
+import { checkScheduled } from './scheduled.ts';
 import { invalidDataError } from './validate.ts';
 
 export type { AnyJob, RecordDeps } from './deps.ts';
@@ -122,6 +123,12 @@ async function pipeline(run: RecordRun): Promise<RecordOutcome> {
   if (!job) {
     const error = new UnknownJobTypeError(envelope.type, [...deps.jobs.keys()]);
     return deadLetter(run, { error, reason: error.name, attempts: run.receiveCount });
+  }
+
+  // 2b. A job sent for later (`runat`): not early, not cancelled, not superseded (scheduled.ts).
+  if (envelope.runat !== undefined) {
+    const stopped = await checkScheduled(run, job, envelope);
+    if (stopped) return stopped;
   }
 
   // 3. Validate `data` against the job's schema (validate.ts).

@@ -28,13 +28,19 @@ export type RetryReason =
   /** FIFO, `park`: the blocking job completed but its group's park could not be cleared; its next delivery is absorbed and clears it. */
   | 'unpark-failed'
   /** A bug in the worker itself. */
-  | 'internal';
+  | 'internal'
+  /** A job sent for later arrived before its `runat` (clock skew): it waits, no attempt spent. */
+  | 'not-due';
 
 /** What happened to one record. Only `retry` is reported in `batchItemFailures`. */
 export type RecordOutcome =
   | { readonly status: 'completed' }
   | { readonly status: 'duplicate' }
   | { readonly status: 'dead-lettered' }
+  /** A job sent for later that was cancelled: not run, acknowledged (lib/runtime/record/scheduled.ts). */
+  | { readonly status: 'cancelled' }
+  /** A message of an earlier generation of a rescheduled job: not run, acknowledged; the new generation runs. */
+  | { readonly status: 'superseded' }
   | { readonly status: 'retry'; readonly delaySeconds: number; readonly reason: RetryReason };
 
 /** The outcome of a record left on the queue, visible again after `delaySeconds`. */
