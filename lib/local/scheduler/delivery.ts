@@ -55,6 +55,8 @@ export interface DeliveryContext {
   /** Stops waiting retries: a firing still retrying when it aborts is left `pending`. */
   readonly signal: AbortSignal;
   readonly onNote: (note: string) => void;
+  /** Told +1 when the delivery starts working and -1 when it stops (settled, or waiting for a retry). */
+  readonly busy?: (delta: 1 | -1) => void;
 }
 
 /** Most a retry waits, in milliseconds. */
@@ -74,7 +76,9 @@ export function sqsErrorCode(error: unknown): string {
 }
 
 function isPermanent(code: string): boolean {
-  return /^(AWS\.SimpleQueueService\.)?(Invalid|Missing|Unsupported)/.test(code) && !/NonExistentQueue/.test(code);
+  return (
+    /^(AWS\.SimpleQueueService\.)?(Invalid|Missing|Unsupported)/.test(code) && !/NonExistentQueue/.test(code)
+  );
 }
 
 function waitUntil(clock: SchedulerClock, atMs: number, signal: AbortSignal): Promise<boolean> {
@@ -98,6 +102,19 @@ function waitUntil(clock: SchedulerClock, atMs: number, signal: AbortSignal): Pr
  * (or the context's signal aborted a wait). `record` is updated as it goes.
  */
 export async function deliverFiring(
+  schedule: Schedule,
+  record: FiringRecord,
+  ctx: DeliveryContext,
+): Promise<FiringRecord> {
+  ctx.busy?.(1);
+  try {
+    return await attempts(schedule, record, ctx);
+  } finally {
+    ctx.busy?.(-1);
+  }
+}
+
+async function attempts(
   schedule: Schedule,
   record: FiringRecord,
   ctx: DeliveryContext,
@@ -138,7 +155,10 @@ export async function deliverFiring(
     const retryAt = ctx.clock.now() + Math.min(MAX_RETRY_DELAY_MS, 1000 * 2 ** retries);
     if (retryAt - record.firedAtMs > policy.MaximumEventAgeInSeconds * 1000)
       return deadLetter(schedule, record, body, 'MaximumEventAgeInSeconds', ctx);
-    if (!(await waitUntil(ctx.clock, retryAt, ctx.signal))) return record;
+    ctx.busy?.(-1);
+    const due = await waitUntil(ctx.clock, retryAt, ctx.signal);
+    ctx.busy?.(1);
+    if (!due) return record;
   }
 }
 
@@ -154,7 +174,9 @@ async function deadLetter(
   const what = `schedule ${schedule.GroupName}/${schedule.Name} firing ${record.scheduledTime} (execution ${record.executionId})`;
   if (dlqArn === undefined) {
     record.outcome = 'dropped';
-    ctx.onNote(`${what} could not be delivered (${error.code}: ${error.message}) and has no dead-letter queue: dropped`);
+    ctx.onNote(
+      `${what} could not be delivered (${error.code}: ${error.message}) and has no dead-letter queue: dropped`,
+    );
     return record;
   }
   const text = (value: string): MessageAttributeValue => ({ DataType: 'String', StringValue: value });

@@ -23,7 +23,10 @@ export interface ScheduleTarget {
   readonly RoleArn: string;
   readonly Input?: string;
   readonly SqsParameters?: { readonly MessageGroupId?: string };
-  readonly RetryPolicy?: { readonly MaximumEventAgeInSeconds?: number; readonly MaximumRetryAttempts?: number };
+  readonly RetryPolicy?: {
+    readonly MaximumEventAgeInSeconds?: number;
+    readonly MaximumRetryAttempts?: number;
+  };
   readonly DeadLetterConfig?: { readonly Arn?: string };
   readonly [other: string]: unknown;
 }
@@ -300,7 +303,11 @@ export class ScheduleStore {
     }
     const window = input.FlexibleTimeWindow;
     if (window === undefined || (window.Mode !== 'OFF' && window.Mode !== 'FLEXIBLE'))
-      throw constraintError(window?.Mode, 'flexibleTimeWindow.mode', 'satisfy enum value set: [OFF, FLEXIBLE]');
+      throw constraintError(
+        window?.Mode,
+        'flexibleTimeWindow.mode',
+        'satisfy enum value set: [OFF, FLEXIBLE]',
+      );
     if (
       window.Mode === 'FLEXIBLE' &&
       !(Number.isInteger(window.MaximumWindowInMinutes) && (window.MaximumWindowInMinutes as number) >= 1)
@@ -318,8 +325,15 @@ export class ScheduleStore {
       throw constraintError(after, 'actionAfterCompletion', 'satisfy enum value set: [NONE, DELETE]');
     this.checkTarget(input.Target);
     if (input.StartDate !== undefined && input.EndDate !== undefined && input.EndDate <= input.StartDate)
-      throw new SchedulerApiError('ValidationException', 'The EndDate you specify must be later than the StartDate.');
-    if (expression.kind !== 'at' && input.StartDate !== undefined && input.StartDate < this.options.now() - 300_000)
+      throw new SchedulerApiError(
+        'ValidationException',
+        'The EndDate you specify must be later than the StartDate.',
+      );
+    if (
+      expression.kind !== 'at' &&
+      input.StartDate !== undefined &&
+      input.StartDate < this.options.now() - 300_000
+    )
       throw new SchedulerApiError(
         'ValidationException',
         'The StartDate you specify cannot be earlier than 5 minutes ago.',
@@ -355,15 +369,30 @@ export class ScheduleStore {
     const retry = target.RetryPolicy;
     const age = retry?.MaximumEventAgeInSeconds;
     if (age !== undefined && !(Number.isInteger(age) && age >= 60 && age <= 86_400))
-      throw constraintError(age, 'target.retryPolicy.maximumEventAgeInSeconds', 'have value between 60 and 86400');
+      throw constraintError(
+        age,
+        'target.retryPolicy.maximumEventAgeInSeconds',
+        'have value between 60 and 86400',
+      );
     const attempts = retry?.MaximumRetryAttempts;
     if (attempts !== undefined && !(Number.isInteger(attempts) && attempts >= 0 && attempts <= 185))
-      throw constraintError(attempts, 'target.retryPolicy.maximumRetryAttempts', 'have value between 0 and 185');
+      throw constraintError(
+        attempts,
+        'target.retryPolicy.maximumRetryAttempts',
+        'have value between 0 and 185',
+      );
     const dlq = target.DeadLetterConfig?.Arn;
     if (dlq !== undefined && !SQS_ARN.test(dlq))
-      throw constraintError(dlq, 'target.deadLetterConfig.arn', 'satisfy regular expression pattern: arn:aws(-[a-z]+)?:sqs:[a-z0-9\\-]+:\\d{12}:[a-zA-Z0-9\\-_]+');
+      throw constraintError(
+        dlq,
+        'target.deadLetterConfig.arn',
+        'satisfy regular expression pattern: arn:aws(-[a-z]+)?:sqs:[a-z0-9\\-]+:\\d{12}:[a-zA-Z0-9\\-_]+',
+      );
     if (dlq?.endsWith('.fifo'))
-      throw new SchedulerApiError('ValidationException', 'EventBridge Scheduler does not support a FIFO queue as the dead-letter queue.');
+      throw new SchedulerApiError(
+        'ValidationException',
+        'EventBridge Scheduler does not support a FIFO queue as the dead-letter queue.',
+      );
   }
 }
 
