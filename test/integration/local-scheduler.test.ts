@@ -30,7 +30,11 @@ import {
 import { type FauxqsServer, startFauxqs } from 'fauxqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { alignFauxqsBodyCharacters } from '../../lib/local/emulators.ts';
-import { ManualClock, type SchedulerEmulator, startSchedulerEmulator } from '../../lib/local/scheduler/index.ts';
+import {
+  ManualClock,
+  type SchedulerEmulator,
+  startSchedulerEmulator,
+} from '../../lib/local/scheduler/index.ts';
 
 const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
 const region = 'us-east-1';
@@ -105,7 +109,8 @@ beforeAll(async () => {
     clock,
     queueUrlOf: async (arn) => {
       const url = urlsByArn.get(arn);
-      if (url === undefined) throw Object.assign(new Error('The specified queue does not exist.'), { name: 'QueueDoesNotExist' });
+      if (url === undefined)
+        throw Object.assign(new Error('The specified queue does not exist.'), { name: 'QueueDoesNotExist' });
       return url;
     },
   });
@@ -196,14 +201,18 @@ describe('the Scheduler API as @aws-sdk/client-scheduler calls it', () => {
     await expect(create({ ScheduleExpression: 'cron(0 23 * * *)' })).rejects.toThrow(
       /Invalid Schedule Expression: .*six/,
     );
-    await expect(create({ ScheduleExpressionTimezone: 'Mars/Olympus' })).rejects.toBeInstanceOf(ValidationException);
+    await expect(create({ ScheduleExpressionTimezone: 'Mars/Olympus' })).rejects.toBeInstanceOf(
+      ValidationException,
+    );
     await expect(
       create({ Target: target(q.arn, '{}', { RetryPolicy: { MaximumRetryAttempts: 186 } }) }),
     ).rejects.toThrow(/maximumRetryAttempts.*between 0 and 185/);
-    await expect(create({ Target: target('arn:aws:lambda:us-east-1:000000000000:function:f', '{}') })).rejects.toThrow(
-      /delivers only to SQS queues/,
+    await expect(
+      create({ Target: target('arn:aws:lambda:us-east-1:000000000000:function:f', '{}') }),
+    ).rejects.toThrow(/delivers only to SQS queues/);
+    await expect(create({ GroupName: 'no-such-group' })).rejects.toThrow(
+      'Schedule group no-such-group does not exist.',
     );
-    await expect(create({ GroupName: 'no-such-group' })).rejects.toThrow('Schedule group no-such-group does not exist.');
   });
 
   it('makes CreateSchedule idempotent by ClientToken', async () => {
@@ -246,7 +255,9 @@ describe('the Scheduler API as @aws-sdk/client-scheduler calls it', () => {
     let NextToken: string | undefined;
     let pages = 0;
     do {
-      const page = await client.send(new ListSchedulesCommand({ ScheduleGroup: 'paging-group', MaxResults: 2, NextToken }));
+      const page = await client.send(
+        new ListSchedulesCommand({ ScheduleGroup: 'paging-group', MaxResults: 2, NextToken }),
+      );
       names.push(...(page.Schedules ?? []).map((s) => s.Name as string));
       NextToken = page.NextToken;
       pages++;
@@ -436,6 +447,10 @@ describe('firing', () => {
     });
     expect(attrs.EXECUTION_ID).toMatch(/^[0-9a-f]{16}$/);
     expect(JSON.parse(dead?.Body as string)).toMatchObject({ attempt: '3', exec: attrs.EXECUTION_ID });
-    expect(scheduler.firings().at(-1)).toMatchObject({ name: 'doomed-1', outcome: 'dead-lettered', attempts: 3 });
+    expect(scheduler.firings().at(-1)).toMatchObject({
+      name: 'doomed-1',
+      outcome: 'dead-lettered',
+      attempts: 3,
+    });
   });
 });
