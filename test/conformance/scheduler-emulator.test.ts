@@ -62,18 +62,18 @@ const input: CreateScheduleCommandInput = {
   },
 };
 
+// biome-ignore lint/suspicious/noExplicitAny: any Scheduler command, sent to two clients alike
+type AnyCommand = any;
+
 /** The outcome of a call: its answer without metadata and dates, or its error's name and message. */
-async function outcome(
-  client: SchedulerClient,
-  command: Parameters<SchedulerClient['send']>[0],
-): Promise<unknown> {
+async function outcome(client: SchedulerClient, command: AnyCommand): Promise<unknown> {
   try {
     const {
       $metadata: _m,
       CreationDate: _c,
       LastModificationDate: _l,
       ...rest
-    } = (await client.send(command as never)) as Record<string, unknown>;
+    } = (await client.send(command)) as unknown as Record<string, unknown>;
     // Dates differ by when each was called; list entries carry them too.
     const undated = (v: unknown) => {
       const { CreationDate: _c, LastModificationDate: _l, ...kept } = v as Record<string, unknown>;
@@ -88,7 +88,7 @@ async function outcome(
 
 describe('the local Scheduler emulator against moto', () => {
   it('creates, gets, conflicts, lists and deletes with the same answers', async () => {
-    const both = async (command: Parameters<SchedulerClient['send']>[0]) => {
+    const both = async (command: AnyCommand) => {
       const [m, l] = [await outcome(clients.moto, command), await outcome(clients.local, command)];
       expect(l).toEqual(m);
       return l;

@@ -256,7 +256,7 @@ describe('the Scheduler API as @aws-sdk/client-scheduler calls it', () => {
     let pages = 0;
     do {
       const page = await client.send(
-        new ListSchedulesCommand({ ScheduleGroup: 'paging-group', MaxResults: 2, NextToken }),
+        new ListSchedulesCommand({ GroupName: 'paging-group', MaxResults: 2, NextToken }),
       );
       names.push(...(page.Schedules ?? []).map((s) => s.Name as string));
       NextToken = page.NextToken;
