@@ -75,6 +75,9 @@ export interface SchedulerEmulator {
   stop(): Promise<void>;
 }
 
+/** The local runtime's Scheduler as its users see it (`LocalRuntime.scheduler`). */
+export type LocalScheduler = Omit<SchedulerEmulator, 'stop' | 'createSchedule' | 'createScheduleGroup'>;
+
 /** Starts the emulator on 127.0.0.1. @throws the listen error. */
 export async function startSchedulerEmulator(options: SchedulerEmulatorOptions): Promise<SchedulerEmulator> {
   const clock = options.clock ?? systemClock;
