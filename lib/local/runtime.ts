@@ -47,8 +47,8 @@ import {
 import { createPollers } from './runtime/pollers.ts';
 import { RunningLocalRuntime } from './runtime/running.ts';
 import { startRuntimeScheduler } from './runtime/scheduler.ts';
-import type { SchedulerEmulator } from './scheduler/index.ts';
 import { linkDeadLetterQueues, planWorkers } from './runtime/workers.ts';
+import type { SchedulerEmulator } from './scheduler/index.ts';
 import { ensureSynthesized, type SynthResult } from './synth.ts';
 
 export type {

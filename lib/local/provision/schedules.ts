@@ -28,7 +28,12 @@ export interface ScheduleResource {
   readonly input: ScheduleInput;
 }
 
-function nameOf(ctx: ProvisionContext, logicalId: string, props: Readonly<Record<string, unknown>>, path: string) {
+function nameOf(
+  ctx: ProvisionContext,
+  logicalId: string,
+  props: Readonly<Record<string, unknown>>,
+  path: string,
+) {
   return props.Name === undefined
     ? generatedName(ctx.stackName, logicalId, NAME_MAX)
     : ctx.resolver.resolveString(props.Name, `${path}.Properties.Name`);
@@ -51,7 +56,8 @@ export function scheduleGroupValue(group: ScheduleGroupResource): ResourceValue 
   return { ref: group.name, atts: { Arn: group.arn, State: 'ACTIVE' } };
 }
 
-const date = (value: unknown): number | undefined => (value === undefined ? undefined : Date.parse(String(value)));
+const date = (value: unknown): number | undefined =>
+  value === undefined ? undefined : Date.parse(String(value));
 
 /** The schedule of template resource `logicalId`, its properties resolved. @throws {TemplateResolutionError} */
 export function scheduleResource(
@@ -60,7 +66,10 @@ export function scheduleResource(
   resource: CfnResource,
   path: string,
 ): ScheduleResource {
-  const props = ctx.resolver.resolve(resource.Properties ?? {}, `${path}.Properties`) as Record<string, unknown>;
+  const props = ctx.resolver.resolve(resource.Properties ?? {}, `${path}.Properties`) as Record<
+    string,
+    unknown
+  >;
   const name = nameOf(ctx, logicalId, props, path);
   const groupName = typeof props.GroupName === 'string' ? props.GroupName : 'default';
   const input = {

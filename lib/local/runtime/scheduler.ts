@@ -58,14 +58,18 @@ export async function startRuntimeScheduler(input: RuntimeSchedulerInput): Promi
     try {
       scheduler.createScheduleGroup(group.name);
     } catch (error) {
-      input.warnings.push(`schedule group ${group.logicalId} is not created locally: ${(error as Error).message}`);
+      input.warnings.push(
+        `schedule group ${group.logicalId} is not created locally: ${(error as Error).message}`,
+      );
     }
   }
   for (const schedule of provisioned.schedules) {
     try {
       scheduler.createSchedule(schedule.input);
     } catch (error) {
-      input.warnings.push(`schedule ${schedule.logicalId} is not created locally: ${(error as Error).message}`);
+      input.warnings.push(
+        `schedule ${schedule.logicalId} is not created locally: ${(error as Error).message}`,
+      );
     }
   }
   return scheduler;
