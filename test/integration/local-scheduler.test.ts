@@ -35,6 +35,7 @@ import {
   type SchedulerEmulator,
   startSchedulerEmulator,
 } from '../../lib/local/scheduler/index.ts';
+import { fireScheduleNow } from '../../lib/ops/fire-schedule.ts';
 
 const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
 const region = 'us-east-1';
@@ -405,6 +406,41 @@ describe('firing', () => {
     expect(scheduler.planned().get('default/nightly')).toBe(planned);
     await expect(scheduler.fireNow('no-such')).rejects.toThrow('Schedule no-such does not exist.');
     await client.send(new DeleteScheduleCommand({ Name: 'nightly' }));
+  });
+
+  it("fires a schedule now through the SDK alone (the CLI's way, on AWS as locally)", async () => {
+    const q = await queue('ops-fire');
+    await client.send(
+      new CreateScheduleCommand({
+        Name: 'ops-nightly',
+        ScheduleExpression: 'cron(0 23 * * ? *)',
+        FlexibleTimeWindow: { Mode: 'OFF' },
+        Target: target(q.arn, ENVELOPE),
+      }),
+    );
+    const now = new Date('2026-12-05T10:11:12.345Z');
+    const fired = await fireScheduleNow({
+      scheduler: client,
+      sqs,
+      name: 'ops-nightly',
+      now,
+      duplicate: true,
+    });
+    expect(fired.scheduledTime).toBe('2026-12-05T10:11:12.345Z');
+    expect(new URL(fired.queueUrl).pathname).toBe(new URL(q.url).pathname);
+    const bodies = (await receive(q.url, 2)).map((m) => JSON.parse(m.Body as string));
+    expect(bodies).toHaveLength(2);
+    expect(bodies[0]).toMatchObject({
+      id: 'nightly@2026-12-05T10:11:12.345Z',
+      exec: fired.executionId,
+      attempt: '1',
+      arn: 'arn:aws:scheduler:us-east-1:000000000000:schedule/default/ops-nightly',
+    });
+    expect(bodies[1]).toEqual(bodies[0]);
+    await expect(fireScheduleNow({ scheduler: client, sqs, name: 'no-such' })).rejects.toBeInstanceOf(
+      ResourceNotFoundException,
+    );
+    await client.send(new DeleteScheduleCommand({ Name: 'ops-nightly' }));
   });
 
   it('retries a failed delivery under the RetryPolicy, then sends the dead-letter event with Scheduler attributes', async () => {
