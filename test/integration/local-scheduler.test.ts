@@ -408,6 +408,95 @@ describe('firing', () => {
     await client.send(new DeleteScheduleCommand({ Name: 'nightly' }));
   });
 
+  it('fires a rate schedule from its StartDate every interval until its EndDate, then deletes it', async () => {
+    const q = await queue('rate');
+    const start = clock.now() + 600_000;
+    await client.send(
+      new CreateScheduleCommand({
+        Name: 'rate-window',
+        ScheduleExpression: 'rate(10 minutes)',
+        StartDate: new Date(start),
+        EndDate: new Date(start + 25 * 60_000),
+        ActionAfterCompletion: 'DELETE',
+        FlexibleTimeWindow: { Mode: 'OFF' },
+        Target: target(q.arn, '<aws.scheduler.scheduled-time>'),
+      }),
+    );
+    clock.advanceTo(start + 3_600_000);
+    await scheduler.idle();
+    const bodies = (await receive(q.url, 3)).map((m) => m.Body).sort();
+    const at = (minutes: number) => `${new Date(start + minutes * 60_000).toISOString().slice(0, 19)}Z`;
+    expect(bodies).toEqual([at(0), at(10), at(20)]);
+    await none(q.url);
+    await expect(client.send(new GetScheduleCommand({ Name: 'rate-window' }))).rejects.toBeInstanceOf(
+      ResourceNotFoundException,
+    );
+  });
+
+  it('fires a rate schedule without StartDate one interval after its creation', async () => {
+    const q = await queue('rate-now');
+    const created = clock.now();
+    await client.send(
+      new CreateScheduleCommand({
+        Name: 'rate-now',
+        ScheduleExpression: 'rate(1 hour)',
+        FlexibleTimeWindow: { Mode: 'OFF' },
+        Target: target(q.arn, '<aws.scheduler.scheduled-time>'),
+      }),
+    );
+    expect(scheduler.planned().get('default/rate-now')).toBe(created + 3_600_000);
+    await client.send(new DeleteScheduleCommand({ Name: 'rate-now' }));
+    expect(scheduler.planned().has('default/rate-now')).toBe(false);
+  });
+
+  it('dead-letters at once, without retries, a send SQS refuses as malformed (FIFO target without MessageGroupId)', async () => {
+    const q = await queue('no-group', true);
+    const dlq = await queue('no-group-dlq');
+    const when = clock.now() + 60_000;
+    await client.send(
+      new CreateScheduleCommand({
+        Name: 'no-group-1',
+        ScheduleExpression: `at(${new Date(when).toISOString().slice(0, 19)})`,
+        FlexibleTimeWindow: { Mode: 'OFF' },
+        Target: target(q.arn, 'x', { DeadLetterConfig: { Arn: dlq.arn } }),
+      }),
+    );
+    clock.advanceTo(when);
+    await scheduler.idle();
+    const [dead] = await receive(dlq.url, 1);
+    expect(dead?.MessageAttributes?.RETRY_ATTEMPTS?.StringValue).toBe('0');
+    expect(dead?.MessageAttributes?.EXHAUSTED_RETRY_CONDITION).toBeUndefined();
+    expect(dead?.MessageAttributes?.ERROR_CODE?.StringValue).toMatch(/^AWS\.SimpleQueueService\.(Missing|Invalid)/);
+  });
+
+  it('gives up on a failing delivery once the event is older than MaximumEventAgeInSeconds', async () => {
+    const q = await queue('aged');
+    const dlq = await queue('aged-dlq');
+    await sqs.send(new DeleteQueueCommand({ QueueUrl: q.url }));
+    const when = clock.now() + 60_000;
+    await client.send(
+      new CreateScheduleCommand({
+        Name: 'aged-1',
+        ScheduleExpression: `at(${new Date(when).toISOString().slice(0, 19)})`,
+        FlexibleTimeWindow: { Mode: 'OFF' },
+        Target: target(q.arn, 'x', {
+          RetryPolicy: { MaximumEventAgeInSeconds: 60, MaximumRetryAttempts: 185 },
+          DeadLetterConfig: { Arn: dlq.arn },
+        }),
+      }),
+    );
+    clock.advanceTo(when);
+    await scheduler.idle();
+    // Retries 1 s, 2 s, 4 s, 8 s, 16 s apart (at 1, 3, 7, 15, 31 s); the next, at 63 s, would be too old.
+    for (let i = 0; i < 10 && scheduler.firings().at(-1)?.outcome === 'pending'; i++) {
+      clock.advanceTo(clock.nextWakeUp() ?? clock.now());
+      await scheduler.idle();
+    }
+    const [dead] = await receive(dlq.url, 1);
+    expect(dead?.MessageAttributes?.EXHAUSTED_RETRY_CONDITION?.StringValue).toBe('MaximumEventAgeInSeconds');
+    expect(Number(dead?.MessageAttributes?.RETRY_ATTEMPTS?.StringValue)).toBe(5);
+  });
+
   it("fires a schedule now through the SDK alone (the CLI's way, on AWS as locally)", async () => {
     const q = await queue('ops-fire');
     await client.send(
