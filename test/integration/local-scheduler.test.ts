@@ -405,6 +405,24 @@ describe('firing', () => {
     expect(bodies[0].time).toMatch(/\.\d{3}Z$/);
     expect(scheduler.planned().get('default/nightly')).toBe(planned);
     await expect(scheduler.fireNow('no-such')).rejects.toThrow('Schedule no-such does not exist.');
+    // The same through the emulator's HTTP route (for a CLI talking to a running local stack).
+    clock.advanceBy(1);
+    const answer = await fetch(`${scheduler.url}/_local/schedules/nightly/fire?groupName=default`, {
+      method: 'POST',
+    });
+    expect(answer.status).toBe(200);
+    const viaHttp = (await answer.json()) as { scheduledTime: string; outcome: string };
+    expect(viaHttp).toMatchObject({
+      scheduledTime: new Date(clock.now()).toISOString(),
+      outcome: 'delivered',
+    });
+    const [third] = await receive(q.url, 1);
+    expect(JSON.parse(third?.Body as string).id).toBe(`nightly@${viaHttp.scheduledTime}`);
+    const missing = await fetch(`${scheduler.url}/_local/schedules/no-such/fire`, { method: 'POST' });
+    expect([missing.status, missing.headers.get('x-amzn-errortype')]).toEqual([
+      404,
+      'ResourceNotFoundException',
+    ]);
     await client.send(new DeleteScheduleCommand({ Name: 'nightly' }));
   });
 
@@ -466,7 +484,9 @@ describe('firing', () => {
     const [dead] = await receive(dlq.url, 1);
     expect(dead?.MessageAttributes?.RETRY_ATTEMPTS?.StringValue).toBe('0');
     expect(dead?.MessageAttributes?.EXHAUSTED_RETRY_CONDITION).toBeUndefined();
-    expect(dead?.MessageAttributes?.ERROR_CODE?.StringValue).toMatch(/^AWS\.SimpleQueueService\.(Missing|Invalid)/);
+    expect(dead?.MessageAttributes?.ERROR_CODE?.StringValue).toMatch(
+      /^AWS\.SimpleQueueService\.(Missing|Invalid)/,
+    );
   });
 
   it('gives up on a failing delivery once the event is older than MaximumEventAgeInSeconds', async () => {

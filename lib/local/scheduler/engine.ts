@@ -134,7 +134,7 @@ export class SchedulerEngine {
     const hasNext = this.arm(schedule);
     this.counters.fired += 1;
     const copies = this.duplicates.decide() ? 2 : 1;
-    const settled = this.track(schedule, scheduledTimeText(new Date(scheduledMs)), false, copies);
+    const { settled } = this.start(schedule, scheduledTimeText(new Date(scheduledMs)), false, copies);
     if (!hasNext && schedule.ActionAfterCompletion === 'DELETE') {
       void settled.then(() => {
         if (this.store.find(key)?.version !== version) return;
@@ -153,11 +153,23 @@ export class SchedulerEngine {
    * @throws {SchedulerApiError} ResourceNotFoundException when there is no such schedule.
    */
   async fireNow(name: string, options: FireNowOptions = {}): Promise<FiringRecord> {
+    return this.startFireNow(name, options).settled;
+  }
+
+  /**
+   * {@link fireNow}, returning at once: the firing's record (updated as it goes) and the promise
+   * of its settling.
+   * @throws {SchedulerApiError} ResourceNotFoundException when there is no such schedule.
+   */
+  startFireNow(
+    name: string,
+    options: FireNowOptions = {},
+  ): { record: FiringRecord; settled: Promise<FiringRecord> } {
     const schedule = this.store.get(name, options.groupName ?? 'default');
     if (this.stopped)
       throw new SchedulerApiError('InternalServerException', 'the Scheduler emulator is stopped');
     this.counters.firedManually += 1;
-    return this.track(
+    return this.start(
       schedule,
       manualScheduledTime(new Date(this.clock.now())),
       true,
@@ -165,12 +177,12 @@ export class SchedulerEngine {
     );
   }
 
-  private track(
+  private start(
     schedule: Schedule,
     scheduledTime: string,
     manual: boolean,
     copies: number,
-  ): Promise<FiringRecord> {
+  ): { record: FiringRecord; settled: Promise<FiringRecord> } {
     const record: FiringRecord = {
       scheduleArn: schedule.Arn,
       name: schedule.Name,
@@ -201,7 +213,7 @@ export class SchedulerEngine {
     });
     this.inFlight.add(run);
     void run.finally(() => this.inFlight.delete(run));
-    return run;
+    return { record, settled: run };
   }
 
   /** The firings so far (the last 10,000), oldest first; records of pending firings change as they settle. */

@@ -16,8 +16,8 @@
  *
  * Timestamps travel as epoch seconds (REST-JSON's default). Errors carry `x-amzn-errortype` and
  * `{"Message": ...}` (api-errors.ts). Beyond AWS's API, one local route fires a schedule now, as
- * an operator would: `POST /_local/schedules/{Name}/fire?groupName=&duplicate=true` answers the
- * settled {@link FiringRecord} as JSON. Tags (`/tags/...`) are not served: `UnknownOperationException`.
+ * an operator would: `POST /_local/schedules/{Name}/fire?groupName=&duplicate=true` answers its
+ * {@link FiringRecord} as JSON once it is settled, or waiting for a retry (then `pending`). Tags (`/tags/...`) are not served: `UnknownOperationException`.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -174,10 +174,11 @@ async function route(
     parts[3] === 'fire' &&
     method === 'POST'
   ) {
-    const record = await engine.fireNow(action as string, {
+    const { record, settled } = engine.startFireNow(action as string, {
       groupName: q('groupName'),
       duplicate: q('duplicate') === 'true',
     });
+    await Promise.race([settled, engine.idle()]);
     return ok(record);
   }
   return {

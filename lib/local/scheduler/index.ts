@@ -123,6 +123,8 @@ export async function startSchedulerEmulator(options: SchedulerEmulatorOptions):
       stopped ??= (async () => {
         running.stop();
         abort.abort();
+        // Retry waits end at the abort; sends in flight finish before the runtime closes its clients.
+        await running.settled();
         await server.close();
       })();
       return stopped;
