@@ -310,7 +310,11 @@ export class ScheduleStore {
       );
     if (
       window.Mode === 'FLEXIBLE' &&
-      !(Number.isInteger(window.MaximumWindowInMinutes) && (window.MaximumWindowInMinutes as number) >= 1)
+      !(
+        Number.isInteger(window.MaximumWindowInMinutes) &&
+        (window.MaximumWindowInMinutes as number) >= 1 &&
+        (window.MaximumWindowInMinutes as number) <= 1440
+      )
     )
       throw constraintError(
         window.MaximumWindowInMinutes,
