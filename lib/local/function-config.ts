@@ -111,7 +111,7 @@ export interface LocalCredentials {
 export interface FunctionEnvironmentInput {
   readonly fn: FunctionDefinition;
   readonly region: string;
-  readonly endpoints: { readonly sqs: string; readonly dynamodb: string };
+  readonly endpoints: { readonly sqs: string; readonly dynamodb: string; readonly scheduler?: string };
   readonly credentials: LocalCredentials;
   /** Added last; wins over everything (e.g. `EXTERNAL_API_URL`). */
   readonly overrides?: Readonly<Record<string, string>>;
@@ -128,7 +128,7 @@ export interface FunctionEnvironmentInput {
  *    `AWS_ACCESS_KEY_ID` / `AWS_SECRET_ACCESS_KEY` / `AWS_SESSION_TOKEN` (dummies);
  * 3. the endpoints: `AWS_ENDPOINT_URL` = the SQS endpoint, and when DynamoDB is elsewhere also
  *    `AWS_ENDPOINT_URL_SQS` and `AWS_ENDPOINT_URL_DYNAMODB` (service-specific endpoint variables
- *    of the AWS SDKs); `AWS_CONFIG_FILE` / `AWS_SHARED_CREDENTIALS_FILE` point at a file that does
+ *    of the AWS SDKs), and `AWS_ENDPOINT_URL_SCHEDULER` = the local EventBridge Scheduler; `AWS_CONFIG_FILE` / `AWS_SHARED_CREDENTIALS_FILE` point at a file that does
  *    not exist, so a developer's own AWS profile never leaks in;
  * 4. `overrides`.
  * Nothing of the host's `process.env` is copied.
@@ -160,5 +160,7 @@ export function functionEnvironment(input: FunctionEnvironmentInput): Record<str
     env.AWS_ENDPOINT_URL_SQS = endpoints.sqs;
     env.AWS_ENDPOINT_URL_DYNAMODB = endpoints.dynamodb;
   }
+  // Without it, AWS_ENDPOINT_URL (the SQS endpoint) would also serve the Scheduler client.
+  if (endpoints.scheduler !== undefined) env.AWS_ENDPOINT_URL_SCHEDULER = endpoints.scheduler;
   return { ...env, ...input.overrides };
 }

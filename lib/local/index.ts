@@ -23,7 +23,7 @@ export {
   UnsupportedIntrinsicError,
 } from './errors.ts';
 export { emptyStats, type FunctionStats, type InvocationReport } from './event-source-mapping.ts';
-export { LostResponseFault, seededRandom } from './faults.ts';
+export { LostResponseFault, RateFault, seededRandom } from './faults.ts';
 export type { FunctionLogLine } from './function-host.ts';
 export { createLambdaContext, type LambdaContextInput } from './lambda-context.ts';
 export { dependencyOrder, referencedResources } from './provision/order.ts';
@@ -42,6 +42,18 @@ export {
   type RuntimeStats,
   startLocalRuntime,
 } from './runtime.ts';
+export {
+  type FireNowOptions,
+  type FiringRecord,
+  type LocalScheduler,
+  ManualClock,
+  type SchedulerClock,
+  type SchedulerEmulator,
+  type SchedulerEmulatorOptions,
+  type SchedulerStats,
+  startSchedulerEmulator,
+  systemClock,
+} from './scheduler/index.ts';
 export { type BatchVerdict, interpretBatchResponse, toSqsRecord } from './sqs-event.ts';
 export {
   type EnsureSynthesizedOptions,

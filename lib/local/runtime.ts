@@ -18,7 +18,8 @@
  * 2. the emulators: emulators.ts (fauxqs, dynalite, or external endpoints);
  * 3. the AWS boundary in front of them: runtime/boundary.ts (trace-header proxy, fault proxies,
  *    the runtime's clients);
- * 4. the resources: provision/ (queues, tables, functions, mappings, in dependency order);
+ * 4. the resources: provision/ (queues, tables, functions, mappings, schedules, in dependency
+ *    order), then the local EventBridge Scheduler with the template's schedules (runtime/scheduler.ts);
  * 5. the wiring ({@link wire}): runtime/functions.ts (mapped functions and their environments),
  *    runtime/lost-responses.ts, runtime/workers.ts (queues with DLQs, one worker per mapping),
  *    runtime/pollers.ts (function hosts and event source mapping pollers);
@@ -45,7 +46,9 @@ import {
 } from './runtime/options.ts';
 import { createPollers } from './runtime/pollers.ts';
 import { RunningLocalRuntime } from './runtime/running.ts';
+import { startRuntimeScheduler } from './runtime/scheduler.ts';
 import { linkDeadLetterQueues, planWorkers } from './runtime/workers.ts';
+import type { SchedulerEmulator } from './scheduler/index.ts';
 import { ensureSynthesized, type SynthResult } from './synth.ts';
 
 export type {
@@ -104,6 +107,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     throw error;
   }
   const hosts: FunctionHost[] = [];
+  let scheduler: SchedulerEmulator | undefined;
   try {
     const provisioned = await provisionStack({
       stack,
@@ -113,6 +117,16 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       region,
       parameters: options.parameters,
       existing: options.existingResources,
+    });
+    const warnings = [...provisioned.warnings];
+    scheduler = await startRuntimeScheduler({
+      provisioned,
+      sqs: boundary.sqs,
+      sqsEndpoint: boundary.endpoints.sqs,
+      options: options.scheduler,
+      seed: options.seed ?? 1,
+      onNote: options.onNote ?? ((note) => process.stderr.write(`note: ${note}\n`)),
+      warnings,
     });
     const runtime = wire({
       options,
@@ -125,11 +139,14 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       synth,
       credentials,
       hosts,
+      scheduler,
+      warnings,
     });
     await runtime.start(options);
     return runtime;
   } catch (error) {
     await Promise.all(hosts.map((h) => h.stop()));
+    await scheduler?.stop();
     await boundary.close();
     await emulators.stop();
     throw error;
@@ -149,6 +166,9 @@ interface WireInput {
   readonly credentials: LocalCredentials;
   /** Filled with every function host created, so the caller can stop them on failure. */
   readonly hosts: FunctionHost[];
+  readonly scheduler: SchedulerEmulator;
+  /** Provisioning's warnings and the Scheduler's; the wiring adds its own. */
+  readonly warnings: string[];
 }
 
 /**
@@ -162,17 +182,17 @@ interface WireInput {
 function wire(input: WireInput): RunningLocalRuntime {
   const { options, env, projectRoot, stack, provisioned, emulators, boundary, synth, credentials, hosts } =
     input;
+  const { scheduler, warnings } = input;
   const region = provisioned.region;
   const defaultConcurrency = options.defaultMaximumConcurrency ?? DEFAULT_MAPPING_CONCURRENCY;
   if (!Number.isInteger(defaultConcurrency) || defaultConcurrency < 1) {
     throw new RangeError(`defaultMaximumConcurrency must be an integer >= 1, got ${defaultConcurrency}`);
   }
-  const warnings = [...provisioned.warnings];
   const queues = linkDeadLetterQueues(provisioned.queues);
   const functions = new MappedFunctions(stack, provisioned);
   const environments = functionEnvironments(functions, options, {
     region,
-    endpoints: boundary.endpoints,
+    endpoints: { ...boundary.endpoints, scheduler: scheduler.url },
     credentials,
     tracingEnvironment: boundary.tracing.functionEnvironment,
   });
@@ -214,6 +234,7 @@ function wire(input: WireInput): RunningLocalRuntime {
       lostResponses,
       hosts,
       pollers,
+      scheduler,
     },
     credentials,
   );

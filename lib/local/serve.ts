@@ -32,7 +32,8 @@ export interface ServedQueue {
 export interface LocalRuntimeDescription {
   readonly stackName: string;
   readonly region: string;
-  readonly endpoints: { readonly sqs: string; readonly dynamodb: string };
+  /** `scheduler`: the local EventBridge Scheduler (absent in descriptions from before it existed). */
+  readonly endpoints: { readonly sqs: string; readonly dynamodb: string; readonly scheduler?: string };
   /** Main queues (queues that are no other queue's DLQ), with their DLQ. */
   readonly queues: readonly ServedQueue[];
   readonly tables: readonly { readonly logicalId: string; readonly name: string }[];
@@ -52,7 +53,7 @@ export function describeLocalRuntime(rt: LocalRuntime): LocalRuntimeDescription 
   return {
     stackName: rt.stackName,
     region: rt.region,
-    endpoints: { sqs: rt.endpoints.sqs, dynamodb: rt.endpoints.dynamodb },
+    endpoints: { sqs: rt.endpoints.sqs, dynamodb: rt.endpoints.dynamodb, scheduler: rt.endpoints.scheduler },
     queues: rt.queues
       .filter((q) => !q.isDeadLetterQueue)
       .map((q) => ({
@@ -121,7 +122,9 @@ export function renderLocalRuntime(
     );
   }
   lines.push('');
-  lines.push(`SQS endpoint       ${d.endpoints.sqs}`, `DynamoDB endpoint  ${d.endpoints.dynamodb}`, '');
+  lines.push(`SQS endpoint       ${d.endpoints.sqs}`, `DynamoDB endpoint  ${d.endpoints.dynamodb}`);
+  if (d.endpoints.scheduler !== undefined) lines.push(`Scheduler endpoint ${d.endpoints.scheduler}`);
+  lines.push('');
   for (const q of d.queues) {
     const label = q.jobQueueName ?? q.logicalId;
     lines.push(`queue ${label}${q.fifo ? ' (FIFO)' : ''}`, `  url  ${q.url}`);
@@ -136,7 +139,7 @@ export function renderLocalRuntime(
     // service endpoints and credentials from these variables (the emulators take any keys).
     lines.push('', 'In another terminal (the emulators accept any credentials):');
     lines.push(
-      `  export AWS_ENDPOINT_URL_SQS=${shellWord(d.endpoints.sqs)} AWS_ENDPOINT_URL_DYNAMODB=${shellWord(d.endpoints.dynamodb)} AWS_REGION=${shellWord(d.region)} AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local`,
+      `  export AWS_ENDPOINT_URL_SQS=${shellWord(d.endpoints.sqs)} AWS_ENDPOINT_URL_DYNAMODB=${shellWord(d.endpoints.dynamodb)}${d.endpoints.scheduler === undefined ? '' : ` AWS_ENDPOINT_URL_SCHEDULER=${shellWord(d.endpoints.scheduler)}`} AWS_REGION=${shellWord(d.region)} AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local`,
     );
     const urls = d.queues.map((q) => `--queue-url ${shellWord(q.url)}`).join(' ');
     lines.push(`  ${cli} stats ${urls} --watch`);

@@ -82,6 +82,11 @@ export interface LocalRunOptions extends Omit<RunWorkloadOptions, 'faultsByRefer
   /** Probability that a successful invocation's response is lost (the batch comes back). @default 0 */
   readonly lostResponseRate?: number;
   /**
+   * Probability that a firing of the local EventBridge Scheduler is delivered twice (the same
+   * body, as Scheduler's at-least-once delivery may), seeded by `seed`. @default 0
+   */
+  readonly schedulerDuplicateDeliveryRate?: number;
+  /**
    * Visibility timeout of the main queues for this local run, in seconds, instead of the
    * deployed one (6 × the function timeout = 180 s): a lost response then comes back within the
    * run. Undefined keeps the deployed value.

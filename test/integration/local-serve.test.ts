@@ -60,6 +60,9 @@ describe('serveLocal', () => {
       }
     });
     expect(printed).toMatch(/DynamoDB endpoint\s+http:\/\/127\.0\.0\.1:\d+/);
+    // The local EventBridge Scheduler, for JobClient's one-time schedules from another terminal.
+    expect(printed).toMatch(/Scheduler endpoint http:\/\/127\.0\.0\.1:\d+/);
+    expect(printed).toMatch(/AWS_ENDPOINT_URL_SCHEDULER=http:\/\/127\.0\.0\.1:\d+ AWS_REGION=/);
     // Work and Ordered have a DLQ, Observations has none; the DLQs are not listed as main queues.
     expect(printed).toMatch(/queue \S+ \(FIFO\)\n {2}url {2}http\S+ordered\.fifo\n {2}dlq {2}http\S+\.fifo/);
     expect(printed).toContain('dlq  (none: no redrive policy)');

@@ -9,6 +9,8 @@
  * - tables.ts: `AWS::DynamoDB::Table` and `AWS::DynamoDB::GlobalTable`, created;
  * - functions.ts: `AWS::Lambda::Function`, recorded;
  * - mappings.ts: `AWS::Lambda::EventSourceMapping`, recorded when its source is a queue of the stack;
+ * - schedules.ts: `AWS::Scheduler::ScheduleGroup` and `AWS::Scheduler::Schedule`, resolved (the
+ *   local Scheduler emulator creates them when it starts);
  * - fake-values.ts: everything else (IAM, alarms, dashboards, SNS topics, log groups,
  *   policies...) has no local meaning and is skipped, but what refers to it resolves.
  *
@@ -30,6 +32,14 @@ import { type EventSourceMappingResource, resolveMapping } from './mappings.ts';
 import { dependencyOrder } from './order.ts';
 import { createQueue, type ProvisionedQueue, queueValue } from './queues.ts';
 import { StackResourceValues } from './resource-values.ts';
+import {
+  type ScheduleGroupResource,
+  type ScheduleResource,
+  scheduleGroupResource,
+  scheduleGroupValue,
+  scheduleResource,
+  scheduleValue,
+} from './schedules.ts';
 import { createTable, type ProvisionedTable, tableValue } from './tables.ts';
 
 /** Result of {@link provisionStack}. */
@@ -42,6 +52,9 @@ export interface ProvisionedStack {
   readonly tables: readonly ProvisionedTable[];
   readonly functions: readonly FunctionResource[];
   readonly eventSourceMappings: readonly EventSourceMappingResource[];
+  /** The template's schedule groups and schedules, resolved (created when the Scheduler emulator starts). */
+  readonly scheduleGroups: readonly ScheduleGroupResource[];
+  readonly schedules: readonly ScheduleResource[];
   /** Resolved `Outputs` by output logical id (outputs that cannot resolve locally are left out, see `warnings`). */
   readonly outputs: Readonly<Record<string, string>>;
   /** `logicalId (Type)` of every resource with no local meaning. */
@@ -100,6 +113,8 @@ export async function provisionStack(options: ProvisionOptions): Promise<Provisi
   const queues: ProvisionedQueue[] = [];
   const tables: ProvisionedTable[] = [];
   const functions: FunctionResource[] = [];
+  const scheduleGroups: ScheduleGroupResource[] = [];
+  const schedules: ScheduleResource[] = [];
   const skipped: string[] = [];
 
   for (const logicalId of dependencyOrder(template)) {
@@ -127,6 +142,18 @@ export async function provisionStack(options: ProvisionOptions): Promise<Provisi
         values.set(logicalId, functionValue(fn));
         break;
       }
+      case 'AWS::Scheduler::ScheduleGroup': {
+        const group = scheduleGroupResource(ctx, logicalId, resource, path);
+        scheduleGroups.push(group);
+        values.set(logicalId, scheduleGroupValue(group));
+        break;
+      }
+      case 'AWS::Scheduler::Schedule': {
+        const schedule = scheduleResource(ctx, logicalId, resource, path);
+        schedules.push(schedule);
+        values.set(logicalId, scheduleValue(schedule));
+        break;
+      }
       case 'AWS::Lambda::EventSourceMapping':
         break; // resolved below, once every queue and function is known
       default:
@@ -151,6 +178,8 @@ export async function provisionStack(options: ProvisionOptions): Promise<Provisi
     tables,
     functions,
     eventSourceMappings,
+    scheduleGroups,
+    schedules,
     outputs: resolveOutputs(template, ctx),
     skipped,
     warnings: ctx.warnings,

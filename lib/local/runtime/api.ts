@@ -12,6 +12,7 @@ import type { FaultProxyStats } from '../fault-proxy.ts';
 import type { LocalCredentials } from '../function-config.ts';
 import type { ProvisionedQueue } from '../provision/queues.ts';
 import type { ProvisionedTable } from '../provision/tables.ts';
+import type { LocalScheduler } from '../scheduler/index.ts';
 import type { SynthResult } from '../synth.ts';
 import type { XraySegmentDocument } from '../xray-daemon.ts';
 
@@ -98,9 +99,10 @@ export interface LocalRuntime {
   readonly accountId: string;
   /**
    * The endpoints the functions and the pollers use: the emulators', or with `awsFaults` the
-   * fault proxies' in front of them (a client on these meets the faults).
+   * fault proxies' in front of them (a client on these meets the faults); `scheduler` is the
+   * local EventBridge Scheduler's (`AWS_ENDPOINT_URL_SCHEDULER` of the functions).
    */
-  readonly endpoints: Endpoints;
+  readonly endpoints: Endpoints & { readonly scheduler: string };
   readonly credentials: LocalCredentials;
   /** Clients on the endpoints in use (destroyed by `stop`); exempt from `awsFaults`. */
   readonly sqs: SQSClient;
@@ -108,6 +110,12 @@ export interface LocalRuntime {
   readonly queues: readonly LocalQueue[];
   readonly tables: readonly ProvisionedTable[];
   readonly workers: readonly LocalWorker[];
+  /**
+   * The local EventBridge Scheduler (lib/local/scheduler/): fires the template's schedules and
+   * those created through its endpoint; fire a schedule now, inject duplicate deliveries, read
+   * its firings and counters.
+   */
+  readonly scheduler: LocalScheduler;
   /** Resolved stack outputs by output logical id. */
   readonly outputs: Readonly<Record<string, string>>;
   /** Differences from AWS met while starting (TTL unsupported, skipped mappings, outputs without value...). */

@@ -69,8 +69,8 @@ export class MappedFunctions {
 /** Where the functions' environments point. */
 export interface EnvironmentTarget {
   readonly region: string;
-  /** The endpoints in use (the proxies'). */
-  readonly endpoints: Endpoints;
+  /** The endpoints in use (the proxies'), and the local Scheduler's. */
+  readonly endpoints: Endpoints & { readonly scheduler?: string };
   readonly credentials: LocalCredentials;
   /** What the local tracing adds (the X-Ray daemon address). */
   readonly tracingEnvironment: Readonly<Record<string, string>>;

@@ -9,6 +9,7 @@ import type { InvocationReport } from '../event-source-mapping.ts';
 import type { LocalCredentials } from '../function-config.ts';
 import type { FunctionLogLine } from '../function-host.ts';
 import type { EnsureSynthesizedOptions } from '../synth.ts';
+import type { LocalSchedulerOptions } from './scheduler.ts';
 
 /** Default pollers (concurrent invocations) of a mapping without `ScalingConfig.MaximumConcurrency`. */
 export const DEFAULT_MAPPING_CONCURRENCY = 5;
@@ -124,4 +125,10 @@ export interface LocalRuntimeOptions {
    * would miss the first batches. Undefined keeps the template's. @default undefined
    */
   readonly visibilityTimeoutSeconds?: number;
+  /**
+   * The local EventBridge Scheduler: its clock (inject a `ManualClock` to move time in tests) and
+   * the duplicate-delivery fault (probability that a schedule's firing is delivered twice, seeded
+   * by `seed`). @default the system clock, no duplicates
+   */
+  readonly scheduler?: LocalSchedulerOptions;
 }

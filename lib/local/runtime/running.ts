@@ -13,6 +13,7 @@ import { type EventSourceMappingPoller, emptyStats, type FunctionStats } from '.
 import { type FaultProxyStats, sumFaultProxyStats } from '../fault-proxy.ts';
 import type { FunctionHost } from '../function-host.ts';
 import type { ProvisionedStack } from '../provision/stack.ts';
+import type { SchedulerEmulator } from '../scheduler/index.ts';
 import type { SynthResult } from '../synth.ts';
 import type { XraySegmentDocument } from '../xray-daemon.ts';
 import type { DrainOptions, LocalQueue, LocalRuntime, LocalWorker, QueueDepth, RuntimeStats } from './api.ts';
@@ -35,6 +36,7 @@ export interface RuntimeParts {
   readonly lostResponses: LostResponses;
   readonly hosts: readonly FunctionHost[];
   readonly pollers: readonly EventSourceMappingPoller[];
+  readonly scheduler: SchedulerEmulator;
 }
 
 /**
@@ -53,6 +55,7 @@ export class RunningLocalRuntime implements LocalRuntime {
   readonly queues: readonly LocalQueue[];
   readonly tables: LocalRuntime['tables'];
   readonly workers: readonly LocalWorker[];
+  readonly scheduler: LocalRuntime['scheduler'];
   readonly outputs: Readonly<Record<string, string>>;
   readonly warnings: readonly string[];
   readonly skippedResources: readonly string[];
@@ -66,13 +69,14 @@ export class RunningLocalRuntime implements LocalRuntime {
     this.stackName = provisioned.stackName;
     this.region = provisioned.region;
     this.accountId = provisioned.accountId;
-    this.endpoints = boundary.endpoints;
+    this.endpoints = { ...boundary.endpoints, scheduler: parts.scheduler.url };
     this.credentials = credentials;
     this.sqs = boundary.sqs;
     this.dynamodb = boundary.dynamodb;
     this.queues = parts.queues;
     this.tables = provisioned.tables;
     this.workers = parts.workers;
+    this.scheduler = parts.scheduler;
     this.outputs = provisioned.outputs;
     this.warnings = parts.warnings;
     this.skippedResources = provisioned.skipped;
@@ -187,6 +191,7 @@ export class RunningLocalRuntime implements LocalRuntime {
       clearTimeout(timer);
       await Promise.all(this.parts.hosts.map((h) => h.stop()));
       await pollersDone;
+      await this.parts.scheduler.stop();
       await this.parts.boundary.close();
       await this.parts.emulators.stop();
     })();

@@ -20,6 +20,7 @@ export type SampleStackOptions = Pick<
   | 'seed'
   | 'faults'
   | 'lostResponseRate'
+  | 'schedulerDuplicateDeliveryRate'
   | 'visibilityTimeoutSeconds'
   | 'endpointUrl'
   | 'projectRoot'
@@ -83,6 +84,7 @@ export async function startSampleStack(options: SampleStackOptions = {}): Promis
       ...(options.endpointUrl ? { endpoints: { endpointUrl: options.endpointUrl } } : {}),
       environment: { EXTERNAL_API_URL: service.url, EXTERNAL_API_TIMEOUT_MS: String(externalTimeoutMs) },
       lostResponseRate: options.lostResponseRate ?? 0,
+      scheduler: { duplicateDeliveryRate: options.schedulerDuplicateDeliveryRate ?? 0 },
       seed,
       // Execution environments initialised during boot, so cold starts do not stall the first jobs.
       prewarm: true,
