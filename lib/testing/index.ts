@@ -3,11 +3,14 @@
  * test context and reports what it did (result or classified error, children, steps, logs);
  * `jobRecord` / `sqsRecord` / `sqsEvent` / `lambdaContext` build what Lambda hands a worker's
  * handler; `MemoryIdempotencyStore` is the idempotency store in memory, for
- * `createWorker({ idempotency })`, so duplicates are absorbed as in production. Works under any
+ * `createWorker({ idempotency })`, so duplicates are absorbed as in production, and `MemorySqs`
+ * records what the worker sends (dead letters with their evidence, children, retries). Works under any
  * test runner (vitest, jest, node:test): examples/testing.
  *
  * The public API: test/unit/entry-points.test.ts pins this list.
  */
+
+export { type FailRule, MemorySqs, type SqsCall } from './memory-sqs.ts';
 export {
   MemoryIdempotencyStore,
   type MemoryIdempotencyStoreOptions,

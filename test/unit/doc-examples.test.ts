@@ -20,6 +20,7 @@ const DOCUMENTED = [
   { name: 'runJob', file: 'lib/testing/run-job.ts', declaration: 'export async function runJob' },
   { name: 'jobRecord', file: 'lib/testing/sqs-events.ts', declaration: 'export function jobRecord<Data>' },
   { name: 'sqsRecord', file: 'lib/testing/sqs-events.ts', declaration: 'export function sqsRecord' },
+  { name: 'MemorySqs', file: 'lib/testing/memory-sqs.ts', declaration: 'export class MemorySqs' },
   {
     name: 'MemoryIdempotencyStore',
     file: 'lib/testing/memory-store.ts',

@@ -162,6 +162,7 @@ const PUBLIC_API: Record<string, { values: string[]; types: string[] }> = {
   './testing': {
     values: [
       'MemoryIdempotencyStore',
+      'MemorySqs',
       'TEST_ACCOUNT',
       'TEST_REGION',
       'jobBody',
@@ -176,6 +177,7 @@ const PUBLIC_API: Record<string, { values: string[]; types: string[] }> = {
     types: [
       'CompletedRun',
       'EnqueuedChild',
+      'FailRule',
       'FailedRun',
       'JobBodyOptions',
       'JobRecordOptions',
@@ -186,6 +188,7 @@ const PUBLIC_API: Record<string, { values: string[]; types: string[] }> = {
       'RecordInput',
       'RecordedStep',
       'RunJobOptions',
+      'SqsCall',
       'TestLambdaContext',
     ],
   },
