@@ -52,6 +52,7 @@ function md5(text: string): string {
  *   jobs: [refund],
  *   idempotency: false,
  *   sqs,
+ *   queueName: 'payments',
  *   queueUrl: queueUrl('payments'),
  *   dlqUrl: queueUrl('payments-dlq'),
  * });

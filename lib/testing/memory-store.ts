@@ -90,6 +90,7 @@ export interface MemoryJobRecord {
  * const handler = createWorker({
  *   jobs: [sendEmail],
  *   idempotency: store,
+ *   queueName: 'emails',
  *   queueUrl: 'https://sqs.us-east-1.amazonaws.com/123456789012/emails',
  *   dlqUrl: 'https://sqs.us-east-1.amazonaws.com/123456789012/emails-dlq',
  * });

@@ -68,11 +68,18 @@ export default async function setup(project: TestProject): Promise<() => void> {
     const cdkApp = copyExample('cdk-app', root);
     const producerJs = copyExample('producer-js', root);
     const producerPython = copyExample('producer-python', root);
-    const [cdkMs, producerMs] = await Promise.all([install(cdkApp, tarball), install(producerJs, tarball)]);
-    report(`npm install <tgz>: cdk-app ${seconds(cdkMs)}, producer-js ${seconds(producerMs)} (concurrently)`);
+    const testing = copyExample('testing', root);
+    const [cdkMs, producerMs, testingMs] = await Promise.all([
+      install(cdkApp, tarball),
+      install(producerJs, tarball),
+      install(testing, tarball),
+    ]);
+    report(
+      `npm install <tgz>: cdk-app ${seconds(cdkMs)}, producer-js ${seconds(producerMs)}, testing ${seconds(testingMs)} (concurrently)`,
+    );
     report(`global setup: ${seconds(performance.now() - started)}`);
 
-    const consumers: Consumers = { root, tarball, unpacked, cdkApp, producerJs, producerPython };
+    const consumers: Consumers = { root, tarball, unpacked, cdkApp, producerJs, producerPython, testing };
     project.provide('consumers', consumers);
   } catch (error) {
     cleanup();

@@ -26,6 +26,8 @@ export interface Consumers {
   readonly producerJs: string;
   /** examples/producer-python, copied (it installs nothing from npm). */
   readonly producerPython: string;
+  /** examples/testing (a user's job tests under vitest and jest, with `sqs-jobs/testing`), copied and installed from the tarball. */
+  readonly testing: string;
 }
 
 declare module 'vitest' {
