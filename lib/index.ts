@@ -52,6 +52,7 @@ export {
   JobIdentityError,
   JobTimeoutError,
   LeaseExpiredError,
+  OrderedJobWithoutGroupError,
   UnknownJobTypeError,
   WorkerConfigError,
 } from './runtime/worker-errors.ts';

@@ -153,6 +153,17 @@ export interface JobSpec<Data, Result> {
    * there). @default the worker's `onDeadLetter`, which defaults to `'continue'`
    */
   readonly onDeadLetter?: DeadLetterPolicy;
+  /**
+   * The job needs order per key: its messages must come from a FIFO queue, grouped by their
+   * partition key (`MessageGroupId`), where SQS delivers one group's messages one at a time in the
+   * order they were sent ("Amazon SQS FIFO queue key terms",
+   * https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/FIFO-key-terms.html).
+   * Said here, it is checked where order would be lost: `JobQueue` refuses the job on a standard
+   * queue at synth (pass it in the queue's `jobs`), and the worker dead-letters a message of it
+   * that arrives without a FIFO message group (`OrderedJobWithoutGroupError`, permanent, never
+   * retried). @default false
+   */
+  readonly ordered?: boolean;
   /** The work. Throw {@link PermanentError} for failures a retry cannot fix. */
   run(data: Data, ctx: JobContext): Promise<Result>;
 }
@@ -171,6 +182,7 @@ const SPEC_FIELDS: ReadonlySet<string> = new Set([
   'timeoutSeconds',
   'idempotency',
   'onDeadLetter',
+  'ordered',
   'run',
 ]);
 const LEASE_EXPIRED_POLICIES: readonly LeaseExpiredPolicy[] = ['rerun', 'dead-letter'];
@@ -236,8 +248,8 @@ export const DEFAULT_JOB_TIMEOUT_SECONDS = 30;
  * ```
  *
  * @throws {JobError} when the spec is not an object, has an unknown field, or `type`, `queue`,
- *   `schema`, `run`, `timeoutSeconds`, `retry`, `idempotency` or `onDeadLetter` is invalid (all
- *   problems in one message).
+ *   `schema`, `run`, `timeoutSeconds`, `retry`, `idempotency`, `onDeadLetter` or `ordered` is
+ *   invalid (all problems in one message).
  */
 export function defineJob<Data, Result = void>(spec: JobSpec<Data, Result>): JobDefinition<Data, Result> {
   if (typeof spec !== 'object' || spec === null) {
@@ -253,6 +265,9 @@ export function defineJob<Data, Result = void>(spec: JobSpec<Data, Result>): Job
   if (onDeadLetter !== undefined) problems.push(onDeadLetter);
   if (typeof spec.type !== 'string' || spec.type.length === 0)
     problems.push('type must be a non-empty string');
+  if (spec.ordered !== undefined && typeof spec.ordered !== 'boolean') {
+    problems.push(`ordered must be a boolean, got ${JSON.stringify(spec.ordered)}`);
+  }
   if (typeof spec.queue !== 'string' || spec.queue.length === 0)
     problems.push('queue must be a non-empty string');
   const timeoutSeconds = spec.timeoutSeconds ?? DEFAULT_JOB_TIMEOUT_SECONDS;

@@ -79,6 +79,7 @@ const PUBLIC_API: Record<string, { values: string[]; types: string[] }> = {
       'JobIdentityError',
       'JobTimeoutError',
       'LeaseExpiredError',
+      'OrderedJobWithoutGroupError',
       'PayloadMismatchError',
       'PermanentError',
       'StepValueNotStoredError',

@@ -20,7 +20,7 @@ import { classifyError } from '../../core/errors.ts';
 import { jobIdentityPks } from '../group-park.ts';
 import type { Lease } from '../idempotency/guard.ts';
 import type { JobTracer } from '../tracing.ts';
-import { UnknownJobTypeError } from '../worker-errors.ts';
+import { OrderedJobWithoutGroupError, UnknownJobTypeError } from '../worker-errors.ts';
 import { deadLetter } from './dead-lettering.ts';
 import type { RecordDeps } from './deps.ts';
 import { failed } from './failed.ts';
@@ -88,6 +88,16 @@ async function runRecord(run: RecordRun): Promise<RecordOutcome> {
   }
 }
 
+/**
+ * The record came from a FIFO queue's message group: it has a `MessageGroupId` and, when the
+ * source queue is named, a `.fifo` one (a standard queue may carry a `MessageGroupId` for fair
+ * queuing, without any order).
+ */
+function fromFifoGroup(record: SQSRecord): boolean {
+  if (!record.attributes?.MessageGroupId) return false;
+  return !record.eventSourceARN || record.eventSourceARN.endsWith('.fifo');
+}
+
 /** The stages in order; each returns early with the record's outcome when the record stops there. */
 async function pipeline(run: RecordRun): Promise<RecordOutcome> {
   const { deps, record } = run;
@@ -114,6 +124,11 @@ async function pipeline(run: RecordRun): Promise<RecordOutcome> {
   if (!job) {
     const error = new UnknownJobTypeError(envelope.type, [...deps.jobs.keys()]);
     return deadLetter(run, { error, reason: error.name, attempts: run.receiveCount });
+  }
+  // 2b. A job that needs order per key runs only from a FIFO message group (job.ts, `ordered`).
+  if (job.ordered === true && !fromFifoGroup(record)) {
+    const error = new OrderedJobWithoutGroupError(job.type, record.eventSourceARN);
+    return deadLetter(run, { error, reason: error.name, attempts: run.receiveCount, job });
   }
 
   // 3. Validate `data` against the job's schema (validate.ts).
