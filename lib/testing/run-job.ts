@@ -18,7 +18,14 @@ import type { JobLogger } from '../core/logger.ts';
 import { ChildCollector } from '../runtime/children.ts';
 import { unfaithfulJsonReason } from '../runtime/idempotency/faithful-json.ts';
 import { deriveIdempotencyKey, jobRecordKey } from '../runtime/idempotency/keys.ts';
-import type { EnqueueOptions, JobContext, JobDefinition, JobLineage, StepValue } from '../runtime/job.ts';
+import {
+  type EnqueueOptions,
+  identityTypeOf,
+  type JobContext,
+  type JobDefinition,
+  type JobLineage,
+  type StepValue,
+} from '../runtime/job.ts';
 import { lineageOf } from '../runtime/lineage.ts';
 import { identify } from '../runtime/record/identify.ts';
 import { invalidDataError } from '../runtime/record/validate.ts';
@@ -281,7 +288,7 @@ class TestJobContext implements JobContext {
   readonly source: string;
   readonly partitionKey: string | undefined;
   readonly logger: JobLogger;
-  readonly #job: { readonly type: string };
+  readonly #job: { readonly type: string; readonly formerTypes?: readonly string[] };
   readonly #envelope: JobEnvelope;
   readonly #key: string;
   readonly #limit: RunLimit;
@@ -321,7 +328,7 @@ class TestJobContext implements JobContext {
       id: envelope.id,
       partitionKey: envelope.partitionkey,
       lineage: envelope,
-      job: jobRecordKey(job.type, key),
+      job: jobRecordKey(identityTypeOf(job), key),
     });
   }
 
@@ -355,7 +362,7 @@ class TestJobContext implements JobContext {
   }
 
   idempotencyKey(stepName: string): string {
-    return deriveIdempotencyKey(this.#job.type, this.#key, stepName);
+    return deriveIdempotencyKey(identityTypeOf(this.#job), this.#key, stepName);
   }
 
   /** The children enqueued so far, as the worker would send them. */

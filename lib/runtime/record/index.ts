@@ -19,6 +19,7 @@ import { type JobEnvelope, parseEnvelope } from '../../core/envelope.ts';
 import { classifyError } from '../../core/errors.ts';
 import { jobIdentityPks } from '../group-park.ts';
 import type { Lease } from '../idempotency/guard.ts';
+import { identityTypeOf } from '../job.ts';
 import type { JobTracer } from '../tracing.ts';
 import { OrderedJobWithoutGroupError, UnknownJobTypeError } from '../worker-errors.ts';
 import { deadLetter } from './dead-lettering.ts';
@@ -161,7 +162,10 @@ async function pipeline(run: RecordRun): Promise<RecordOutcome> {
   const { key } = identity;
   run.key = key;
   if (run.identity) {
-    run.identity = { ...run.identity, pks: jobIdentityPks(job.type, key, envelope.source, envelope.id) };
+    run.identity = {
+      ...run.identity,
+      pks: jobIdentityPks(identityTypeOf(job), key, envelope.source, envelope.id),
+    };
   }
 
   // 5. FIFO, parking worker: is the group parked behind another job? (parked-group.ts)
