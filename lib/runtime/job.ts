@@ -159,7 +159,8 @@ export interface JobSpec<Data, Result> {
    * order they were sent ("Amazon SQS FIFO queue key terms",
    * https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/FIFO-key-terms.html).
    * Said here, it is checked where order would be lost: `JobQueue` refuses the job on a standard
-   * queue at synth (pass it in the queue's `jobs`), and the worker dead-letters a message of it
+   * queue at synth (pass it in the queue's `jobs`), `JobClient` (and `ctx.enqueue`) refuses to send
+   * it to a standard queue's URL, and the worker dead-letters a message of it
    * that arrives without a FIFO message group (`OrderedJobWithoutGroupError`, permanent, never
    * retried). @default false
    */

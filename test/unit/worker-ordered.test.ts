@@ -4,7 +4,8 @@
  * delivery, never retried, never run.
  */
 import { defineJob } from 'sqs-jobs';
-import { jobRecord, sqsRecord } from 'sqs-jobs/testing';
+import { JobClient } from 'sqs-jobs/client';
+import { jobRecord, MemorySqs, queueUrl, sqsRecord } from 'sqs-jobs/testing';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { failedIds, workerHarness } from '../factories/worker.ts';
@@ -66,5 +67,22 @@ describe('an ordered job', () => {
         async run() {},
       }),
     ).toThrow(/ordered must be a boolean, got "yes"/);
+  });
+});
+
+describe('JobClient and an ordered job', () => {
+  it('refuses to send it to a standard queue, saying why, and sends nothing', async () => {
+    const sqs = new MemorySqs();
+    const standard = new JobClient({ source: '/shop', queueUrls: { booking: queueUrl('booking') }, sqs });
+    await expect(
+      standard.send(orderedJob([]), { bookingId: 'b-1' }, { partitionKey: 'user-7' }),
+    ).rejects.toThrow(
+      /queue "booking" resolves to a standard queue .* but booking\.confirm needs order per key \(ordered: true\), which only a FIFO queue keeps/,
+    );
+    expect(sqs.calls).toEqual([]);
+
+    const fifo = new JobClient({ source: '/shop', queueUrls: { booking: queueUrl('booking.fifo') }, sqs });
+    await fifo.send(orderedJob([]), { bookingId: 'b-1' }, { partitionKey: 'user-7' });
+    expect(sqs.batchEntries().map((entry) => entry.MessageGroupId)).toEqual(['user-7']);
   });
 });
