@@ -108,7 +108,10 @@ export interface LoggedLine {
 
 /** What every outcome of {@link runJob} tells. */
 interface RunReport {
-  /** The job's idempotency key (its `idempotency.key(data)`, else `<source>\n<id>`). */
+  /**
+   * The job's idempotency key (its `idempotency.key(data)`, else `<source>\n<id>`); empty when the
+   * run failed before it was known (invalid data, a key function that threw).
+   */
   readonly key: string;
   readonly attempt: number;
   /** Children enqueued, in order (on a failure the worker sends none of them). */
@@ -220,7 +223,13 @@ export async function runJob<Data, Result>(
     };
   };
 
-  const validated = await job.schema['~standard'].validate(data);
+  let validated: Awaited<ReturnType<(typeof job.schema)['~standard']['validate']>>;
+  try {
+    validated = await job.schema['~standard'].validate(data);
+  } catch (error) {
+    // A validator that throws is classified, as on the worker (not bad data: its own failure).
+    return failure(error, '', false, [], 0);
+  }
   if (validated.issues) {
     return failure(invalidDataError(job.type, validated.issues), '', false, [], 0);
   }
