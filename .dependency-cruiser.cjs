@@ -23,7 +23,9 @@ const LAYERS = [
   // operations on queues
   ['index.ts', 'constructs', 'local', 'ops'],
   ['console', 'sample'], // the web console; the sample app
-  ['cli', 'stacks', 'build'], // the sqs-jobs command; the deployable sample stack; the package build
+  // the sqs-jobs command; the deployable sample stack; the package build; the test kit
+  // (`sqs-jobs/testing`, for users' tests: nothing in lib/ imports it)
+  ['cli', 'stacks', 'build', 'testing'],
 ];
 
 /** `^lib/(a|b)(/|$)`: the modules of these folders of lib/ (or lib/index.ts). */

@@ -10,6 +10,7 @@ const SELF_ENTRIES: Record<string, string> = {
   'sqs-jobs/client': './lib/client/index.ts',
   'sqs-jobs/cdk': './lib/constructs/index.ts',
   'sqs-jobs/ops': './lib/ops/index.ts',
+  'sqs-jobs/testing': './lib/testing/index.ts',
 };
 const selfAlias = Object.entries(SELF_ENTRIES).map(([name, file]) => ({
   find: new RegExp(`^${name}$`),

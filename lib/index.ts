@@ -53,6 +53,7 @@ export {
   JobIdentityError,
   JobTimeoutError,
   LeaseExpiredError,
+  OrderedJobWithoutGroupError,
   RawMessageError,
   UnknownJobTypeError,
   WorkerConfigError,

@@ -70,8 +70,12 @@ def envelope(source: str, job_type: str, data: object, partition_key: str | None
 
 
 def deduplication_id(event: dict) -> str:
-    """FIFO MessageDeduplicationId: SHA-256 hex of the compact JSON array [source, id] (as JobClient)."""
-    text = json.dumps([event["source"], event["id"]], separators=(",", ":"), ensure_ascii=False)
+    """FIFO MessageDeduplicationId: SHA-256 hex of the compact JSON array [source, id, type, data] (as JobClient).
+
+    A resend of the same job is dropped by SQS within 5 minutes; another job under a reused id is not.
+    """
+    text = json.dumps([event["source"], event["id"], event["type"], event["data"]],
+                      separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 

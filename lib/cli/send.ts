@@ -161,8 +161,8 @@ id, source, type, time (RFC 3339), datacontenttype "application/json", data, and
 (the MessageGroupId on a FIFO queue). Before sending, the envelope rules and the queue's rules are
 checked: a FIFO queue (URL ending in .fifo) needs a partition key of 1-128 printable ASCII
 characters without space; the message must fit 1 MiB; --delay-seconds only on standard queues.
-On a FIFO queue the MessageDeduplicationId is derived from source + id: sending the same job
-again within 5 minutes is deduplicated by SQS.
+On a FIFO queue the MessageDeduplicationId is derived from source, id, type and data: sending the
+same job again within 5 minutes is deduplicated by SQS; another job under the same id is not.
 
 Examples:
   npx sqs-jobs send --queue-url $QUEUE --type payments.capture --data '{"bookingId":"b-42"}'

@@ -1,7 +1,7 @@
 /**
  * `JobClient`: how other services send jobs. Each job travels as a CloudEvents envelope
  * (lib/core/envelope.ts) in the SQS message body; FIFO queues get `MessageGroupId` from the
- * partition key and a `MessageDeduplicationId` derived from `source` + `id`.
+ * partition key and a `MessageDeduplicationId` derived from `source`, `id`, `type` and `data`.
  *
  * Rules and their sources:
  * - SendMessageBatch API reference: at most 10 entries per request; the sum of the message sizes
@@ -178,7 +178,7 @@ export interface CheckedEnvelope {
   readonly body: string;
   /** FIFO queues: the envelope's `partitionkey`. */
   readonly messageGroupId?: string;
-  /** FIFO queues: SHA-256 of `source` + `id` ({@link deduplicationIdOf}). */
+  /** FIFO queues: SHA-256 of `source`, `id`, `type` and `data` ({@link deduplicationIdOf}). */
   readonly messageDeduplicationId?: string;
   /** Standard queues, when given. */
   readonly delaySeconds?: number;

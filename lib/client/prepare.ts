@@ -38,6 +38,8 @@ export interface SendableJob<Data = unknown> {
   readonly queue: string;
   /** Standard Schema of the job's data; the data must pass it before it is sent. */
   readonly schema: StandardSchemaV1<unknown, Data>;
+  /** The job needs order per key (`defineJob({ ordered: true })`): refused for a standard queue's URL. */
+  readonly ordered?: boolean;
 }
 
 /** Options of one job sent. */
@@ -459,6 +461,12 @@ async function prepareOne(
     );
   }
   const runAtMs = due !== undefined && 'runAtMs' in due ? due.runAtMs : undefined;
+  if (queueUrl !== undefined && !fifo && job.ordered === true) {
+    // The worker would dead-letter it (OrderedJobWithoutGroupError): say so at the call site.
+    problems.push(
+      `queue "${job.queue}" resolves to a standard queue (${queueUrl}), but ${job.type} needs order per key (ordered: true), which only a FIFO queue keeps: point queueUrls.${job.queue} at the job's FIFO queue (its URL ends in .fifo)`,
+    );
+  }
   // The worker sees the JSON form of the data: refuse what JSON would change, check the rest as
   // the worker will (JSON.parse of the body, then the schema).
   let jsonData: unknown = null;

@@ -403,14 +403,21 @@ function lineageAttributes(lineage: EnvelopeLineage | undefined): EnvelopeLineag
 }
 
 /**
- * FIFO `MessageDeduplicationId` of a job: SHA-256 hex of `source` and `id` (64 chars, under the
- * 128-char limit of the SendMessage API), so the same job sent twice within the 5-minute
- * window is delivered once.
+ * FIFO `MessageDeduplicationId` of a job: SHA-256 hex (64 chars, under the 128-char limit of the
+ * SendMessage API) of the JSON text of `[source, id, type, data]`. The same job sent twice within
+ * SQS's 5-minute deduplication interval is delivered once ("Amazon SQS FIFO queue key terms",
+ * https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/FIFO-key-terms.html).
+ * A different job under a reused `id` (another `type` or other `data`) gets another dedup id, so
+ * SQS does not swallow it: it reaches the worker, where a job of the same type and key with other
+ * data is dead-lettered as `PayloadMismatchError` with evidence, and a job of another type runs
+ * under its own identity (the idempotency key is scoped by type). Deduplication by SQS saves a
+ * delivery; what keeps a job to one run is the worker's idempotency record, so two texts of the
+ * same data (another key order) only cost a delivery the worker absorbs.
  */
-export function deduplicationIdOf(envelope: Pick<JobEnvelope, 'source' | 'id'>): string {
+export function deduplicationIdOf(envelope: Pick<JobEnvelope, 'source' | 'id' | 'type' | 'data'>): string {
   // JSON array encoding keeps the parts apart ("a\nb" + "c" never hashes like "a" + "b\nc").
   return createHash('sha256')
-    .update(JSON.stringify([envelope.source, envelope.id]))
+    .update(JSON.stringify([envelope.source, envelope.id, envelope.type, envelope.data]))
     .digest('hex');
 }
 

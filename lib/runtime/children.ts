@@ -17,7 +17,7 @@ import { jsonFormOf, jsonValueProblems } from '../core/json-value.ts';
 import { isValidMessageGroupId } from '../core/message-parameters.ts';
 import { childTraceparent } from '../core/trace-context.ts';
 import { defaultJobKey, jobRecordKey } from './idempotency/keys.ts';
-import type { EnqueueOptions, JobDefinition } from './job.ts';
+import { type EnqueueOptions, identityTypeOf, type JobDefinition } from './job.ts';
 import { ChildEnqueueError, ChildRejectedError } from './worker-errors.ts';
 
 /** One entry of {@link ChildSender.sendBatch} (the `JobClient.sendBatch` entry shape). */
@@ -122,10 +122,12 @@ export class ChildCollector {
         context: { childType: job.type },
       });
     }
-    const index = this.#perType.get(job.type) ?? 0;
-    this.#perType.set(job.type, index + 1);
+    // The child's identity type: a renamed child job keeps the ids it had under its oldest name.
+    const identityType = identityTypeOf(job);
+    const index = this.#perType.get(identityType) ?? 0;
+    this.#perType.set(identityType, index + 1);
     const partitionKey = options?.partitionKey ?? this.#parent.partitionKey;
-    const child = childIdentity(this.#parent, job.type, index);
+    const child = childIdentity(this.#parent, identityType, index);
     this.#entries.push({
       job,
       data: jsonFormOf(data),
@@ -156,7 +158,9 @@ export function childRecordKeys(children: readonly ChildEntry[], source: string)
     if (id === undefined) continue;
     try {
       const keyOf = child.job.idempotency?.key;
-      keys.push(jobRecordKey(child.job.type, keyOf ? keyOf(child.data) : defaultJobKey(source, id)));
+      keys.push(
+        jobRecordKey(identityTypeOf(child.job), keyOf ? keyOf(child.data) : defaultJobKey(source, id)),
+      );
     } catch {
       // left out: the link is evidence, not a condition of the run
     }

@@ -165,6 +165,28 @@ export interface JobSpec<Data, Result> {
    * redrive keep its original body (docs/migrate-from-powertools.md). @default envelopes only
    */
   readonly raw?: RawMessageOptions;
+  /**
+   * The job needs order per key: its messages must come from a FIFO queue, grouped by their
+   * partition key (`MessageGroupId`), where SQS delivers one group's messages one at a time in the
+   * order they were sent ("Amazon SQS FIFO queue key terms",
+   * https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/FIFO-key-terms.html).
+   * Said here, it is checked where order would be lost: `JobQueue` refuses the job on a standard
+   * queue at synth (pass it in the queue's `jobs`), `JobClient` (and `ctx.enqueue`) refuses to send
+   * it to a standard queue's URL, and the worker dead-letters a message of it
+   * that arrives without a FIFO message group (`OrderedJobWithoutGroupError`, permanent, never
+   * retried). @default false
+   */
+  readonly ordered?: boolean;
+  /**
+   * The types this job had before it was renamed, oldest first, e.g. `['send-invoice']` for a job
+   * now typed `billing.send-invoice`. Messages of a former type (sent before the rename, still
+   * queued or redriven from the DLQ) route to this job, and the job keeps its identity: records,
+   * `ctx.idempotencyKey` values and child ids are made with its identity type, the oldest name
+   * (`formerTypes[0]`, see {@link identityTypeOf}), so a job that ran under its old name is not
+   * run again under the new one (docs/contracts.md, "A job's identity"). Append each rename's old
+   * name at the end; never drop or reorder entries. @default none
+   */
+  readonly formerTypes?: readonly string[];
   /** The work. Throw {@link PermanentError} for failures a retry cannot fix. */
   run(data: Data, ctx: JobContext): Promise<Result>;
 }
@@ -184,6 +206,8 @@ const SPEC_FIELDS: ReadonlySet<string> = new Set([
   'idempotency',
   'onDeadLetter',
   'raw',
+  'ordered',
+  'formerTypes',
   'run',
 ]);
 const LEASE_EXPIRED_POLICIES: readonly LeaseExpiredPolicy[] = ['rerun', 'dead-letter'];
@@ -223,6 +247,40 @@ function idempotencyProblems(options: unknown): string[] {
   return problems;
 }
 
+/** What is wrong with a job's `formerTypes`; empty when they are fine or absent. */
+function formerTypesProblems(formerTypes: unknown, type: unknown): string[] {
+  if (formerTypes === undefined) return [];
+  if (!Array.isArray(formerTypes))
+    return [`formerTypes must be an array of the job's earlier types, oldest first`];
+  const problems: string[] = [];
+  const seen = new Set<string>();
+  for (const [index, former] of formerTypes.entries()) {
+    if (typeof former !== 'string' || former.length === 0) {
+      problems.push(`formerTypes[${index}] must be a non-empty string`);
+    } else if (former === type) {
+      problems.push(
+        `formerTypes[${index}] is the job's own type ${JSON.stringify(type)}: list only earlier types`,
+      );
+    } else if (seen.has(former)) {
+      problems.push(`formerTypes[${index}] ${JSON.stringify(former)} is listed twice`);
+    }
+    if (typeof former === 'string') seen.add(former);
+  }
+  return problems;
+}
+
+/**
+ * The type a job's identity is made with: its oldest name (`formerTypes[0]`), else its `type`.
+ * Idempotency records (`<identityType>#<key>`), `ctx.idempotencyKey` and child ids use it, so a
+ * rename changes none of them (docs/contracts.md, "A job's identity").
+ */
+export function identityTypeOf(job: {
+  readonly type: string;
+  readonly formerTypes?: readonly string[];
+}): string {
+  return job.formerTypes?.[0] ?? job.type;
+}
+
 /** Default soft time limit of a job run, in seconds. */
 export const DEFAULT_JOB_TIMEOUT_SECONDS = 30;
 
@@ -249,8 +307,8 @@ export const DEFAULT_JOB_TIMEOUT_SECONDS = 30;
  * ```
  *
  * @throws {JobError} when the spec is not an object, has an unknown field, or `type`, `queue`,
- *   `schema`, `run`, `timeoutSeconds`, `retry`, `idempotency`, `onDeadLetter` or `raw` is invalid (all
- *   problems in one message).
+ *   `schema`, `run`, `timeoutSeconds`, `retry`, `idempotency`, `onDeadLetter`, `raw`, `ordered` or
+ *   `formerTypes` is invalid (all problems in one message).
  */
 export function defineJob<Data, Result = void>(spec: JobSpec<Data, Result>): JobDefinition<Data, Result> {
   if (typeof spec !== 'object' || spec === null) {
@@ -267,6 +325,10 @@ export function defineJob<Data, Result = void>(spec: JobSpec<Data, Result>): Job
   if (onDeadLetter !== undefined) problems.push(onDeadLetter);
   if (typeof spec.type !== 'string' || spec.type.length === 0)
     problems.push('type must be a non-empty string');
+  problems.push(...formerTypesProblems(spec.formerTypes, spec.type));
+  if (spec.ordered !== undefined && typeof spec.ordered !== 'boolean') {
+    problems.push(`ordered must be a boolean, got ${JSON.stringify(spec.ordered)}`);
+  }
   if (typeof spec.queue !== 'string' || spec.queue.length === 0)
     problems.push('queue must be a non-empty string');
   const timeoutSeconds = spec.timeoutSeconds ?? DEFAULT_JOB_TIMEOUT_SECONDS;

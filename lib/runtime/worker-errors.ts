@@ -119,3 +119,18 @@ export class RawMessageError extends PermanentError {
     this.field = field;
   }
 }
+
+/**
+ * A job that needs order per key (`ordered: true`) arrived without a FIFO message group: it was
+ * sent to a standard queue, where SQS keeps no order, so running it could apply it out of order.
+ * Permanent: dead-lettered with this evidence on its first delivery, never retried; send it to
+ * the job's FIFO queue with a partition key. `context` has `type` and `eventSourceARN`.
+ */
+export class OrderedJobWithoutGroupError extends PermanentError {
+  constructor(type: string, eventSourceARN: string | undefined) {
+    super(
+      `${type} needs order per key (ordered: true) but arrived without a FIFO message group${eventSourceARN === undefined ? '' : ` (from ${eventSourceARN})`}: SQS keeps no order on a standard queue, so it was not run. Send it to the job's FIFO queue with a partitionKey (its MessageGroupId), or drop ordered: true if the job does not depend on order`,
+      { context: { type, eventSourceARN } },
+    );
+  }
+}

@@ -169,7 +169,7 @@ interface WorkerSetup {
  *
  * @returns a Middy-wrapped `(event: SQSEvent, context: Context) => Promise<SQSBatchResponse>`.
  * @throws {WorkerConfigError} at once for mistakes in code: no options, `jobs` not made by
- *   `defineJob`, duplicate job types, more than one job with `raw`, a bad `maxConcurrency`, `deadlineMarginMs` or
+ *   `defineJob`, duplicate job types (former types included), more than one job with `raw`, a bad `maxConcurrency`, `deadlineMarginMs` or
  *   `onDeadLetter`, parking without an idempotency store that keeps parked groups. Mistakes in the environment (a missing queue URL,
  *   no idempotency table) do not throw here: they are logged on every invocation and every
  *   record of the event is reported failed, so nothing is deleted by accident (`BatchFailed`,
@@ -394,8 +394,18 @@ function indexJobs(options: WorkerOptions): ReadonlyMap<string, AnyJob> {
       problems.push(`jobs[${index}] is not a job made by defineJob(...)`);
       continue;
     }
-    if (jobs.has(job.type)) problems.push(`two jobs have the type ${JSON.stringify(job.type)}`);
-    jobs.set(job.type, job);
+    // A renamed job also takes the messages of its former types (job.ts, `formerTypes`).
+    for (const type of [job.type, ...(job.formerTypes ?? [])]) {
+      const other = jobs.get(type);
+      if (other === undefined) jobs.set(type, job);
+      else if (other.type === type && job.type === type)
+        problems.push(`two jobs have the type ${JSON.stringify(type)}`);
+      else {
+        problems.push(
+          `two jobs take the type ${JSON.stringify(type)} (${JSON.stringify(other.type)} and ${JSON.stringify(job.type)}, as a type or a former type)`,
+        );
+      }
+    }
   }
   const rawJobs = [...jobs.values()].filter((job) => job.raw !== undefined).map((job) => job.type);
   if (rawJobs.length > 1) {
@@ -422,7 +432,9 @@ function indexJobs(options: WorkerOptions): ReadonlyMap<string, AnyJob> {
 /** What parks, for messages: the worker's `onDeadLetter` when it is `park`, else the jobs that set it; empty when nothing does. */
 function parkingJobs(jobs: ReadonlyMap<string, AnyJob>, defaultPolicy: DeadLetterPolicy | string): string[] {
   if (defaultPolicy === 'park') return ['onDeadLetter'];
-  return [...jobs.values()].filter((job) => job.onDeadLetter === 'park').map((job) => `job ${job.type}`);
+  return [...new Set(jobs.values())]
+    .filter((job) => job.onDeadLetter === 'park')
+    .map((job) => `job ${job.type}`);
 }
 
 /** Parking keeps its state in the idempotency table: a worker without one cannot park. */
@@ -461,7 +473,7 @@ function resolveSetup(
   if (!read.ok) return { ok: false, error: new WorkerConfigError(read.problems) };
   const { config } = read;
   const limits = [
-    ...queueLimitProblems(jobs.values(), config.queueLimits, config.queueName),
+    ...queueLimitProblems(new Set(jobs.values()), config.queueLimits, config.queueName),
     ...groupParkingProblems(parks, config.queueLimits, config.queueName, isFifoQueueUrl(config.queueUrl)),
   ];
   if (limits.length > 0) return { ok: false, error: new WorkerConfigError(limits) };

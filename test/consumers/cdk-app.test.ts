@@ -292,7 +292,7 @@ describe('producers → the consumer stack on the local runtime', () => {
   it('producer-python sends with boto3, each envelope checked against the schema, FIFO dedup ids as JobClient makes them', async () => {
     const result = expectSuccess(
       'producer-python',
-      // A non-ASCII source: the dedup id must still be JobClient's (JSON text of [source, id]).
+      // A non-ASCII source: the dedup id must still be JobClient's (JSON text of [source, id, type, data]).
       await run(
         VENV_PYTHON,
         ['send_jobs.py', '--customers', '3', '--source', '/services/shop-python/zürich'],
@@ -308,7 +308,11 @@ describe('producers → the consumer stack on the local runtime', () => {
     const fifo = out.sent.filter((s) => s.queue === 'orders');
     expect(fifo).toHaveLength(9);
     expect(out.sent.filter((s) => s.queue === 'emails')).toHaveLength(3);
-    for (const s of fifo) expect(s.deduplicationId).toBe(deduplicationIdOf({ source: out.source, id: s.id }));
+    for (const s of fifo) {
+      expect(s.deduplicationId).toBe(
+        deduplicationIdOf({ source: out.source, id: s.id, type: s.type, data: s.data }),
+      );
+    }
     producers.push(out);
   });
 

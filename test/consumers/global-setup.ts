@@ -69,13 +69,15 @@ export default async function setup(project: TestProject): Promise<() => void> {
     const producerJs = copyExample('producer-js', root);
     const producerPython = copyExample('producer-python', root);
     const migrateFromPowertools = copyExample('migrate-from-powertools', root);
-    const [cdkMs, producerMs, migrateMs] = await Promise.all([
+    const testing = copyExample('testing', root);
+    const [cdkMs, producerMs, migrateMs, testingMs] = await Promise.all([
       install(cdkApp, tarball),
       install(producerJs, tarball),
       install(migrateFromPowertools, tarball),
+      install(testing, tarball),
     ]);
     report(
-      `npm install <tgz>: cdk-app ${seconds(cdkMs)}, producer-js ${seconds(producerMs)}, migrate-from-powertools ${seconds(migrateMs)} (concurrently)`,
+      `npm install <tgz>: cdk-app ${seconds(cdkMs)}, producer-js ${seconds(producerMs)}, migrate-from-powertools ${seconds(migrateMs)}, testing ${seconds(testingMs)} (concurrently)`,
     );
     report(`global setup: ${seconds(performance.now() - started)}`);
 
@@ -87,6 +89,7 @@ export default async function setup(project: TestProject): Promise<() => void> {
       producerJs,
       producerPython,
       migrateFromPowertools,
+      testing,
     };
     project.provide('consumers', consumers);
   } catch (error) {

@@ -28,6 +28,8 @@ export interface Consumers {
   readonly producerPython: string;
   /** examples/migrate-from-powertools, copied and installed from the tarball. */
   readonly migrateFromPowertools: string;
+  /** examples/testing (a user's job tests under vitest and jest, with `sqs-jobs/testing`), copied and installed from the tarball. */
+  readonly testing: string;
 }
 
 declare module 'vitest' {

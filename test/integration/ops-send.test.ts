@@ -170,7 +170,12 @@ describe('sqs-jobs send', () => {
     const [received] = await emulator.receive(queue);
     expect(received?.Attributes?.MessageGroupId).toBe('user-7');
     expect(received?.Attributes?.MessageDeduplicationId).toBe(
-      deduplicationIdOf({ source: DEFAULT_CLI_SOURCE, id: 'r-1' }),
+      deduplicationIdOf({
+        source: DEFAULT_CLI_SOURCE,
+        id: 'r-1',
+        type: 'booking.reserve-inventory',
+        data: { bookingId: 'b-1' },
+      }),
     );
     expect(parseEnvelope(received?.Body ?? '').partitionkey).toBe('user-7');
     expect(stdout).toMatch(
@@ -280,7 +285,7 @@ describe('sqs-jobs send', () => {
       id: 'job-7',
       type: 'payments.capture',
       messageGroupId: 'user-3',
-      messageDeduplicationId: deduplicationIdOf({ source: '/services/legacy', id: 'job-7' }),
+      messageDeduplicationId: deduplicationIdOf(parseEnvelope(envelope)),
       bytes: Buffer.byteLength(envelope),
       body: envelope,
     });

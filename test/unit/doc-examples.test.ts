@@ -1,5 +1,5 @@
 /**
- * The `@example` of each main API (`defineJob`, `createWorker`, `JobClient`, `JobQueue`) is code
+ * The `@example` of each main API (`defineJob`, `createWorker`, `JobClient`, `JobQueue`, the test kit) is code
  * that compiles: its ```ts blocks are written as files of a temporary project inside the repo
  * (importing the package by name, `sqs-jobs`, which tsconfig paths resolve to lib/) and checked
  * by the tsc binary (TypeScript 7 is native: no JS API). A failure names the example.
@@ -17,6 +17,15 @@ const DOCUMENTED = [
   { name: 'createWorker', file: 'lib/runtime/worker.ts', declaration: 'export function createWorker' },
   { name: 'JobClient', file: 'lib/client/job-client.ts', declaration: 'export class JobClient' },
   { name: 'JobQueue', file: 'lib/constructs/job-queue.ts', declaration: 'export class JobQueue' },
+  { name: 'runJob', file: 'lib/testing/run-job.ts', declaration: 'export async function runJob' },
+  { name: 'jobRecord', file: 'lib/testing/sqs-events.ts', declaration: 'export function jobRecord<Data>' },
+  { name: 'sqsRecord', file: 'lib/testing/sqs-events.ts', declaration: 'export function sqsRecord' },
+  { name: 'MemorySqs', file: 'lib/testing/memory-sqs.ts', declaration: 'export class MemorySqs' },
+  {
+    name: 'MemoryIdempotencyStore',
+    file: 'lib/testing/memory-store.ts',
+    declaration: 'export class MemoryIdempotencyStore',
+  },
 ] as const;
 
 /** The ```ts blocks after `@example` in the docstring right above `declaration`, without the ` * ` margin. */
@@ -44,7 +53,7 @@ function examplesOf(source: string, declaration: string): string[] {
 }
 
 describe('the @example of each main API type-checks', () => {
-  it('defineJob, createWorker, JobClient and JobQueue each have a ```ts @example that tsc accepts', () => {
+  it('defineJob, createWorker, JobClient, JobQueue and the test kit each have a ```ts @example that tsc accepts', () => {
     const dir = join(root, `.doc-examples-${process.pid}`);
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(dir);

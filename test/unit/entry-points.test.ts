@@ -79,6 +79,7 @@ const PUBLIC_API: Record<string, { values: string[]; types: string[] }> = {
       'JobIdentityError',
       'JobTimeoutError',
       'LeaseExpiredError',
+      'OrderedJobWithoutGroupError',
       'PayloadMismatchError',
       'PermanentError',
       'RawMessageError',
@@ -177,6 +178,39 @@ const PUBLIC_API: Record<string, { values: string[]; types: string[] }> = {
       'JobsNagOptions',
       'RecurringJob',
       'RunJobsAppOptions',
+    ],
+  },
+  './testing': {
+    values: [
+      'MemoryIdempotencyStore',
+      'MemorySqs',
+      'TEST_ACCOUNT',
+      'TEST_REGION',
+      'jobBody',
+      'jobRecord',
+      'lambdaContext',
+      'queueArn',
+      'queueUrl',
+      'runJob',
+      'sqsEvent',
+      'sqsRecord',
+    ],
+    types: [
+      'CompletedRun',
+      'EnqueuedChild',
+      'FailRule',
+      'FailedRun',
+      'JobBodyOptions',
+      'JobRecordOptions',
+      'JobRunOutcome',
+      'LoggedLine',
+      'MemoryIdempotencyStoreOptions',
+      'MemoryJobRecord',
+      'RecordInput',
+      'RecordedStep',
+      'RunJobOptions',
+      'SqsCall',
+      'TestLambdaContext',
     ],
   },
   './ops': {
@@ -345,8 +379,17 @@ describe('entry points', () => {
     expect(packages).toContain('aws-cdk-lib');
   });
 
-  it('every package the runtime, client and ops entry points import is a dependency of the package', async () => {
-    const reached = await Promise.all(['.', './client', './ops'].map((s) => reach(sourceOf(s))));
+  it('sqs-jobs/testing reaches the runtime and no CDK, CLI, local runtime or emulator', async () => {
+    const { files, packages } = await reach(sourceOf('./testing'));
+    expect(files).toContain('lib/runtime/idempotency/decide.ts');
+    expect(files.filter((f) => /^lib\/(constructs|stacks|local|ops|sample|cli)\//.test(f))).toEqual([]);
+    for (const forbidden of ['aws-cdk-lib', 'constructs', 'cdk-nag', 'commander', 'fauxqs', 'dynalite']) {
+      expect(packages).not.toContain(forbidden);
+    }
+  });
+
+  it('every package the runtime, client, ops and testing entry points import is a dependency of the package', async () => {
+    const reached = await Promise.all(['.', './client', './ops', './testing'].map((s) => reach(sourceOf(s))));
     const missing = reached.flatMap((r) => [...r.packages]).filter((name) => !(name in pkg.dependencies));
     expect(missing).toEqual([]);
   });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsPlugin from 'ajv-formats';
@@ -482,21 +483,34 @@ describe('createEnvelope', () => {
 });
 
 describe('deduplicationIdOf', () => {
-  const job: Pick<JobEnvelope, 'source' | 'id'> = { source: '/checkout', id: 'job-1' };
+  const job: Pick<JobEnvelope, 'source' | 'id' | 'type' | 'data'> = {
+    source: '/checkout',
+    id: 'job-1',
+    type: 'payments.capture',
+    data: { paymentId: 'p-1' },
+  };
 
   it('is 64 hex chars, within the 128-char MessageDeduplicationId limit', () => {
     expect(deduplicationIdOf(job)).toMatch(/^[0-9a-f]{64}$/);
   });
 
-  it('is the same for the same job and differs by source and by id', () => {
+  it('is the same for the same job and differs by source, by id, by type and by data', () => {
     expect(deduplicationIdOf({ ...job })).toBe(deduplicationIdOf(job));
     expect(deduplicationIdOf({ ...job, id: 'job-2' })).not.toBe(deduplicationIdOf(job));
     expect(deduplicationIdOf({ ...job, source: '/other' })).not.toBe(deduplicationIdOf(job));
+    // A reused id for a different job is not swallowed by SQS's deduplication.
+    expect(deduplicationIdOf({ ...job, type: 'payments.refund' })).not.toBe(deduplicationIdOf(job));
+    expect(deduplicationIdOf({ ...job, data: { paymentId: 'p-2' } })).not.toBe(deduplicationIdOf(job));
+  });
+
+  it('is the SHA-256 of the JSON text of [source, id, type, data] (docs/contracts.md, for other languages)', () => {
+    const text = '["/checkout","job-1","payments.capture",{"paymentId":"p-1"}]';
+    expect(deduplicationIdOf(job)).toBe(createHash('sha256').update(text, 'utf8').digest('hex'));
   });
 
   it('does not confuse jobs whose source and id only differ in where they are split', () => {
-    expect(deduplicationIdOf({ source: 'a\nb', id: 'c' })).not.toBe(
-      deduplicationIdOf({ source: 'a', id: 'b\nc' }),
+    expect(deduplicationIdOf({ ...job, source: 'a\nb', id: 'c' })).not.toBe(
+      deduplicationIdOf({ ...job, source: 'a', id: 'b\nc' }),
     );
   });
 });

@@ -97,7 +97,7 @@ describe('JobClient.sendEnvelope', () => {
     expect(entry.MessageDeduplicationId).toBeUndefined();
   });
 
-  it('on a FIFO queue: MessageGroupId from partitionkey, dedup id from the envelope source + id', async () => {
+  it('on a FIFO queue: MessageGroupId from partitionkey, dedup id from the envelope source, id, type and data', async () => {
     const sqs = new FakeSqs();
     const built = createEnvelope({
       type: 'booking.reserve',
@@ -110,7 +110,9 @@ describe('JobClient.sendEnvelope', () => {
     const entry = sqs.requests[0]!.Entries![0]!;
     expect(entry.MessageBody).toBe(JSON.stringify(built));
     expect(entry.MessageGroupId).toBe('user-9');
-    expect(entry.MessageDeduplicationId).toBe(deduplicationIdOf({ source: '/web', id: 'b-1' }));
+    expect(entry.MessageDeduplicationId).toBe(
+      deduplicationIdOf({ source: '/web', id: 'b-1', type: 'booking.reserve', data: {} }),
+    );
     expect(result.sequenceNumber).toBe('42');
   });
 
@@ -211,7 +213,7 @@ describe('JobClient.checkEnvelope', () => {
       queueUrl: URLS.booking,
       body: JSON.stringify(envelope({ partitionkey: 'user-9' })),
       messageGroupId: 'user-9',
-      messageDeduplicationId: deduplicationIdOf({ source: '/services/legacy-php', id: 'job-1' }),
+      messageDeduplicationId: deduplicationIdOf(envelope({ partitionkey: 'user-9' })),
       bytes: Buffer.byteLength(JSON.stringify(envelope({ partitionkey: 'user-9' }))),
     });
     expect(sqs.requests).toHaveLength(0);

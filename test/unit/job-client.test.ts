@@ -226,7 +226,7 @@ describe('JobClient.send', () => {
     expect(a.id).not.toBe(b.id);
   });
 
-  it('on a FIFO queue sets MessageGroupId from the partition key and a dedup id from source + id', async () => {
+  it('on a FIFO queue sets MessageGroupId from the partition key and a dedup id from source, id, type and data', async () => {
     const sqs = new FakeSqs();
     const result = await client(sqs).send(
       reserve,
@@ -238,7 +238,12 @@ describe('JobClient.send', () => {
     expect(sqs.requests[0]!.QueueUrl).toBe(URLS.booking);
     expect(entry.MessageGroupId).toBe('user-7');
     expect(entry.MessageDeduplicationId).toBe(
-      deduplicationIdOf({ source: '/services/checkout', id: 'job-9' }),
+      deduplicationIdOf({
+        source: '/services/checkout',
+        id: 'job-9',
+        type: 'booking.reserve-inventory',
+        data: { bookingId: 'b-1' },
+      }),
     );
     expect(parseEnvelope(entry.MessageBody!).partitionkey).toBe('user-7');
     expect(result.sequenceNumber).toBe('seq-0');

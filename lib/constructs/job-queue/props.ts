@@ -27,6 +27,8 @@ export interface JobDefinitionLike {
   readonly timeoutSeconds: number;
   /** What a dead letter does to the rest of its FIFO group: `'continue'` (default) or `'park'`. */
   readonly onDeadLetter?: string;
+  /** The job needs order per key (`defineJob({ ordered: true })`): refused on a standard queue. */
+  readonly ordered?: boolean;
 }
 
 /** Properties of a {@link JobQueue}. Durations are CDK `Duration`s; plain numbers carry their unit in the name. */

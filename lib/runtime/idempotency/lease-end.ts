@@ -106,7 +106,7 @@ function fencingCondition(expr: Expr, leaseToken: string): string {
 }
 
 /** `Name: message` of anything thrown. */
-function describeError(error: unknown): string {
+export function describeError(error: unknown): string {
   if (error instanceof Error) return `${error.name}: ${error.message}`;
   if (typeof error === 'string') return error;
   try {

@@ -19,8 +19,9 @@ import { type JobEnvelope, parseEnvelope } from '../../core/envelope.ts';
 import { classifyError } from '../../core/errors.ts';
 import { jobIdentityPks } from '../group-park.ts';
 import type { Lease } from '../idempotency/guard.ts';
+import { identityTypeOf } from '../job.ts';
 import type { JobTracer } from '../tracing.ts';
-import { UnknownJobTypeError } from '../worker-errors.ts';
+import { OrderedJobWithoutGroupError, UnknownJobTypeError } from '../worker-errors.ts';
 import { deadLetter } from './dead-lettering.ts';
 import type { AnyJob, RecordDeps } from './deps.ts';
 import { failed } from './failed.ts';
@@ -90,6 +91,16 @@ async function runRecord(run: RecordRun): Promise<RecordOutcome> {
   }
 }
 
+/**
+ * The record came from a FIFO queue's message group: it has a `MessageGroupId` and, when the
+ * source queue is named, a `.fifo` one (a standard queue may carry a `MessageGroupId` for fair
+ * queuing, without any order).
+ */
+function fromFifoGroup(record: SQSRecord): boolean {
+  if (!record.attributes?.MessageGroupId) return false;
+  return !record.eventSourceARN || record.eventSourceARN.endsWith('.fifo');
+}
+
 /** The stages in order; each returns early with the record's outcome when the record stops there. */
 async function pipeline(run: RecordRun): Promise<RecordOutcome> {
   const { deps, record } = run;
@@ -123,6 +134,11 @@ async function pipeline(run: RecordRun): Promise<RecordOutcome> {
   if (!job) {
     const error = new UnknownJobTypeError(envelope.type, [...deps.jobs.keys()]);
     return deadLetter(run, { error, reason: error.name, attempts: run.receiveCount });
+  }
+  // 2b. A job that needs order per key runs only from a FIFO message group (job.ts, `ordered`).
+  if (job.ordered === true && !fromFifoGroup(record)) {
+    const error = new OrderedJobWithoutGroupError(job.type, record.eventSourceARN);
+    return deadLetter(run, { error, reason: error.name, attempts: run.receiveCount, job });
   }
 
   // 2b. A job sent for later (`runat`): not early, not cancelled, not superseded (scheduled.ts).
@@ -161,7 +177,10 @@ async function pipeline(run: RecordRun): Promise<RecordOutcome> {
   const { key } = identity;
   run.key = key;
   if (run.identity) {
-    run.identity = { ...run.identity, pks: jobIdentityPks(job.type, key, envelope.source, envelope.id) };
+    run.identity = {
+      ...run.identity,
+      pks: jobIdentityPks(identityTypeOf(job), key, envelope.source, envelope.id),
+    };
   }
 
   // 5. FIFO, parking worker: is the group parked behind another job? (parked-group.ts)

@@ -6,6 +6,7 @@
  */
 import type { JobEnvelope } from '../../core/envelope.ts';
 import type { IdempotencyGuard, Lease } from '../idempotency/guard.ts';
+import { identityTypeOf } from '../job.ts';
 import { LeaseExpiredError } from '../worker-errors.ts';
 import { deadLetter } from './dead-lettering.ts';
 import type { AnyJob } from './deps.ts';
@@ -34,7 +35,8 @@ export async function beginLease(
   let begun: Awaited<ReturnType<IdempotencyGuard['begin']>>;
   try {
     begun = await guard.begin({
-      jobType: job.type,
+      // The identity type: a renamed job keeps the records of its oldest name (job.ts, formerTypes).
+      jobType: identityTypeOf(job),
       key,
       payloadHash: hash,
       // The run may take its budget, then children and completion need up to the margin again.

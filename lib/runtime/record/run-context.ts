@@ -4,7 +4,14 @@ import type { JobLogger } from '../../core/logger.ts';
 import { ChildCollector } from '../children.ts';
 import type { Lease } from '../idempotency/guard.ts';
 import { deriveIdempotencyKey, jobRecordKey } from '../idempotency/keys.ts';
-import type { EnqueueOptions, JobContext, JobDefinition, JobLineage, StepValue } from '../job.ts';
+import {
+  type EnqueueOptions,
+  identityTypeOf,
+  type JobContext,
+  type JobDefinition,
+  type JobLineage,
+  type StepValue,
+} from '../job.ts';
 import { lineageOf } from '../lineage.ts';
 import type { RunLimit } from '../timeout.ts';
 import type { AnyJob } from './deps.ts';
@@ -70,7 +77,7 @@ export class RunContext implements JobContext {
       id: this.#envelope.id,
       partitionKey: this.partitionKey,
       lineage: this.#envelope,
-      job: jobRecordKey(this.#job.type, this.#key),
+      job: jobRecordKey(identityTypeOf(this.#job), this.#key),
       awsTraceHeader: this.#run.deps.childTraceHeaderOf?.(this.#run.record),
     });
     this.children.add(child, childData, options);
@@ -83,6 +90,6 @@ export class RunContext implements JobContext {
   idempotencyKey(stepName: string): string {
     return this.#lease
       ? this.#lease.idempotencyKey(stepName)
-      : deriveIdempotencyKey(this.#job.type, this.#key, stepName);
+      : deriveIdempotencyKey(identityTypeOf(this.#job), this.#key, stepName);
   }
 }

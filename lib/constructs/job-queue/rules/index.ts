@@ -16,6 +16,7 @@ import { fifoRule } from './fifo.ts';
 import { idempotencyRule } from './idempotency.ts';
 import { jobsRule } from './jobs.ts';
 import { messageSizeRule } from './message-size.ts';
+import { orderedRule } from './ordered.ts';
 import { parkRule } from './park.ts';
 import { recurringJobsRule } from './recurring-jobs.ts';
 import { redriveRule } from './redrive.ts';
@@ -40,6 +41,7 @@ export const JOB_QUEUE_RULES: readonly JobQueueRule[] = [
   visibilityRule,
   messageSizeRule,
   fifoRule,
+  orderedRule,
   enqueueTargetsRule,
   idempotencyRule,
   parkRule,

@@ -1,0 +1,390 @@
+/**
+ * `runJob`: one job's `run` called the way the worker calls it, with a context made for a test,
+ * and what it did handed back: its result or thrown error (classified as the worker would), the
+ * children it enqueued (with the ids the worker would send them under), the `once` steps it ran or
+ * skipped, its log lines. No queue, no Lambda, no store: for unit tests of a job's own logic. To
+ * run a whole worker, call its handler with `jobRecord` / `sqsEvent` and a
+ * `MemoryIdempotencyStore`.
+ *
+ * The parts the worker uses are the same code here: schema validation and its error
+ * (`JobDataInvalidError`), the job's identity (idempotency key, `ctx.idempotencyKey`), the time
+ * limit (`ctx.signal`, `JobTimeoutError`), children (`ChildCollector`: derived ids, lineage,
+ * partition key), classification (`classifyError`) and the retry-or-dead-letter rule.
+ */
+import { randomUUID } from 'node:crypto';
+import { createEnvelope, type EnvelopeLineage, type JobEnvelope } from '../core/envelope.ts';
+import { classifyError, type ErrorClassification } from '../core/errors.ts';
+import type { JobLogger } from '../core/logger.ts';
+import { ChildCollector } from '../runtime/children.ts';
+import { unfaithfulJsonReason } from '../runtime/idempotency/faithful-json.ts';
+import { deriveIdempotencyKey, jobRecordKey } from '../runtime/idempotency/keys.ts';
+import {
+  type EnqueueOptions,
+  identityTypeOf,
+  type JobContext,
+  type JobDefinition,
+  type JobLineage,
+  type StepValue,
+} from '../runtime/job.ts';
+import { lineageOf } from '../runtime/lineage.ts';
+import { identify } from '../runtime/record/identify.ts';
+import { invalidDataError } from '../runtime/record/validate.ts';
+import { type RunLimit, startRunLimit } from '../runtime/timeout.ts';
+
+/** Options of {@link runJob}. */
+export interface RunJobOptions {
+  /** The envelope `id` (`ctx.jobId`). @default a random UUID */
+  readonly jobId?: string;
+  /** The envelope `source` (`ctx.source`). @default `/tests` */
+  readonly source?: string;
+  /** The partition key (FIFO `MessageGroupId`, `ctx.partitionKey`); children inherit it. */
+  readonly partitionKey?: string;
+  /** `ctx.attempt`, 1-based: decides with `retry.maxAttempts` whether a failure is retried. @default 1 */
+  readonly attempt?: number;
+  /** Where the job comes from (`ctx.lineage`): as a child of `parentJobId`, in a chain started by `rootJobId`. */
+  readonly lineage?: {
+    readonly parentJobId?: string;
+    readonly rootJobId?: string;
+    readonly correlationId?: string;
+    /** The parent's job reference `<type>#<key>`. */
+    readonly parentJob?: string;
+    /** W3C `traceparent`. */
+    readonly traceparent?: string;
+    readonly tracestate?: string;
+  };
+  /** The job's own time limit, in milliseconds: `ctx.signal` aborts then. @default the job's `timeoutSeconds` */
+  readonly timeoutMs?: number;
+  /**
+   * Time left in the Lambda invocation less the worker's margin, in milliseconds: `ctx.signal`
+   * aborts then when it comes before `timeoutMs`. @default no Lambda deadline
+   */
+  readonly remainingMs?: number;
+  /**
+   * `once` steps an earlier run of this job completed, name → value: `ctx.once` returns the value
+   * without running the step (as a retry of a half-done job does). @default none
+   */
+  readonly completedSteps?: Readonly<Record<string, unknown>>;
+}
+
+/** A child job `run` enqueued (`ctx.enqueue`): sent by the worker only if `run` succeeds. */
+export interface EnqueuedChild {
+  /** The child's job type. */
+  readonly type: string;
+  /** The child's logical queue (its job's `queue`). */
+  readonly queue: string;
+  /** The child's data in its JSON form, as its worker will see it. */
+  readonly data: unknown;
+  /** The child's envelope `id`, derived from the parent's identity: the same on every re-run. */
+  readonly id: string;
+  /** Its partition key (FIFO `MessageGroupId`): the one given to `enqueue`, else the parent's. */
+  readonly partitionKey: string | undefined;
+  readonly delaySeconds: number | undefined;
+  /** Its envelope's `causationid` (this job's id) and `rootid`. */
+  readonly parentJobId: string | undefined;
+  readonly rootJobId: string | undefined;
+}
+
+/** A `ctx.once` step of the run. */
+export interface RecordedStep {
+  readonly name: string;
+  /** The value the step returned (or the completed value it was given). */
+  readonly value: unknown;
+  /** `false` when the step was in `completedSteps` and did not run. */
+  readonly ran: boolean;
+  /**
+   * Set when the value is not a JSON value that reads back the same (a `Date`, a `Map`...): the
+   * worker's store would not keep it, and a retry reaching this step would be dead-lettered
+   * (`StepValueNotStoredError`). The sentence names the kind and the path.
+   */
+  readonly notStoredReason?: string;
+}
+
+/** One line `ctx.logger` wrote. */
+export interface LoggedLine {
+  readonly level: 'debug' | 'info' | 'warn' | 'error';
+  readonly message: string;
+  readonly extra: Record<string, unknown> | undefined;
+}
+
+/** What every outcome of {@link runJob} tells. */
+interface RunReport {
+  /**
+   * The job's idempotency key (its `idempotency.key(data)`, else `<source>\n<id>`); empty when the
+   * run failed before it was known (invalid data, a key function that threw).
+   */
+  readonly key: string;
+  readonly attempt: number;
+  /** Children enqueued, in order (on a failure the worker sends none of them). */
+  readonly children: readonly EnqueuedChild[];
+  /** `once` steps, in the order they were reached. */
+  readonly steps: readonly RecordedStep[];
+  readonly logs: readonly LoggedLine[];
+  /** How long `run` took, in milliseconds. */
+  readonly durationMs: number;
+}
+
+/** The job's `run` returned: the worker would send the children and complete the job. */
+export interface CompletedRun<Result> extends RunReport {
+  readonly status: 'completed';
+  readonly result: Result;
+}
+
+/**
+ * The job failed: its data did not match its schema, its identity could not be made, or `run`
+ * threw (or ran into its time limit: a `JobTimeoutError`).
+ */
+export interface FailedRun extends RunReport {
+  readonly status: 'failed';
+  readonly error: unknown;
+  /** As the worker classifies it: `permanent` (dead-lettered now) or `transient`, and its reason. */
+  readonly classification: ErrorClassification;
+  /**
+   * What the worker would do: `retry` (transient, attempts left under `retry.maxAttempts`) or
+   * `dead-letter` (permanent, or the last attempt).
+   */
+  readonly next: 'retry' | 'dead-letter';
+  /** Whether `run` was called (false for invalid data or an identity that could not be made). */
+  readonly ran: boolean;
+}
+
+/** Outcome of {@link runJob}. */
+export type JobRunOutcome<Result> = CompletedRun<Result> | FailedRun;
+
+/**
+ * Runs one job with a test context and reports what it did. Never throws for anything the job
+ * does: a thrown error is in the outcome, classified. `data` goes through the job's schema first,
+ * as on the worker (the job gets the schema's output); to see how invalid data is refused, pass it
+ * cast (`{ orderId: 42 } as never`): the outcome is a permanent `JobDataInvalidError`, not run.
+ *
+ * @example
+ * ```ts
+ * import { defineJob, PermanentError } from 'sqs-jobs';
+ * import { runJob } from 'sqs-jobs/testing';
+ * import { z } from 'zod';
+ *
+ * const issueInvoice = defineJob({
+ *   type: 'billing.issue-invoice',
+ *   queue: 'billing',
+ *   schema: z.object({ orderId: z.string() }),
+ *   async run({ orderId }, ctx) {
+ *     if (orderId === '') throw new PermanentError('no order id');
+ *     const invoiceId = await ctx.once('create', async () => `invoice-${orderId}`);
+ *     ctx.enqueue(issueInvoice, { orderId: `${orderId}-copy` });
+ *     return { invoiceId };
+ *   },
+ * });
+ *
+ * const done = await runJob(issueInvoice, { orderId: 'o-1' }, { partitionKey: 'user-7' });
+ * // done.status === 'completed', done.result.invoiceId === 'invoice-o-1'
+ * // done.children[0]?.partitionKey === 'user-7'; done.steps[0]?.ran === true
+ * const refused = await runJob(issueInvoice, { orderId: '' });
+ * // refused.status === 'failed', refused.classification.kind === 'permanent', refused.next === 'dead-letter'
+ * ```
+ * @throws {JobError} only for bad options (an invalid `jobId`, `source`, `partitionKey` or lineage field).
+ */
+export async function runJob<Data, Result>(
+  job: JobDefinition<Data, Result>,
+  data: NoInfer<Data>,
+  options: RunJobOptions = {},
+): Promise<JobRunOutcome<Result>> {
+  const envelope = createEnvelope({
+    type: job.type,
+    source: options.source ?? '/tests',
+    id: options.jobId ?? randomUUID(),
+    data,
+    ...(options.partitionKey === undefined ? {} : { partitionKey: options.partitionKey }),
+    lineage: envelopeLineage(options.lineage),
+  });
+  const attempt = options.attempt ?? 1;
+  const logs: LoggedLine[] = [];
+  const steps: RecordedStep[] = [];
+  const failure = (
+    error: unknown,
+    key: string,
+    ran: boolean,
+    children: readonly EnqueuedChild[],
+    durationMs: number,
+  ): FailedRun => {
+    const classification = classifyError(error);
+    const next =
+      classification.kind === 'permanent' || attempt >= job.retry.maxAttempts ? 'dead-letter' : 'retry';
+    return {
+      status: 'failed',
+      error,
+      classification,
+      next,
+      ran,
+      key,
+      attempt,
+      children,
+      steps,
+      logs,
+      durationMs,
+    };
+  };
+
+  let validated: Awaited<ReturnType<(typeof job.schema)['~standard']['validate']>>;
+  try {
+    validated = await job.schema['~standard'].validate(data);
+  } catch (error) {
+    // A validator that throws is classified, as on the worker (not bad data: its own failure).
+    return failure(error, '', false, [], 0);
+  }
+  if (validated.issues) {
+    return failure(invalidDataError(job.type, validated.issues), '', false, [], 0);
+  }
+  const value = validated.value;
+  let key: string;
+  try {
+    key = identify(job, envelope, value, false).key;
+  } catch (error) {
+    return failure(error, '', false, [], 0);
+  }
+
+  const limit = startRunLimit(
+    job.type,
+    options.timeoutMs ?? job.timeoutSeconds * 1000,
+    options.remainingMs ?? Number.POSITIVE_INFINITY,
+  );
+  const ctx = new TestJobContext(
+    job,
+    envelope,
+    key,
+    attempt,
+    limit,
+    options.completedSteps ?? {},
+    steps,
+    logs,
+  );
+  const startedAt = Date.now();
+  try {
+    const result = (await limit.race(Promise.resolve().then(() => job.run(value as Data, ctx)))) as Result;
+    return {
+      status: 'completed',
+      result,
+      key,
+      attempt,
+      children: ctx.enqueued(),
+      steps,
+      logs,
+      durationMs: Date.now() - startedAt,
+    };
+  } catch (error) {
+    // When the limit fired, its JobTimeoutError says more than the AbortError the job rethrew.
+    return failure(limit.reason ?? error, key, true, ctx.enqueued(), Date.now() - startedAt);
+  } finally {
+    limit.dispose();
+  }
+}
+
+/** The envelope attributes of the lineage option. */
+function envelopeLineage(lineage: RunJobOptions['lineage']): EnvelopeLineage {
+  if (lineage === undefined) return {};
+  const attributes: { -readonly [K in keyof EnvelopeLineage]: EnvelopeLineage[K] } = {};
+  if (lineage.parentJobId !== undefined) attributes.causationid = lineage.parentJobId;
+  if (lineage.rootJobId !== undefined) attributes.rootid = lineage.rootJobId;
+  if (lineage.correlationId !== undefined) attributes.correlationid = lineage.correlationId;
+  if (lineage.parentJob !== undefined) attributes.parentjob = lineage.parentJob;
+  if (lineage.traceparent !== undefined) attributes.traceparent = lineage.traceparent;
+  if (lineage.tracestate !== undefined) attributes.tracestate = lineage.tracestate;
+  return attributes;
+}
+
+/** The `ctx` of {@link runJob}: the worker's rules for children, keys and the signal; steps and logs recorded. */
+class TestJobContext implements JobContext {
+  readonly attempt: number;
+  readonly jobId: string;
+  readonly source: string;
+  readonly partitionKey: string | undefined;
+  readonly logger: JobLogger;
+  readonly #job: { readonly type: string; readonly formerTypes?: readonly string[] };
+  readonly #envelope: JobEnvelope;
+  readonly #key: string;
+  readonly #limit: RunLimit;
+  readonly #completedSteps: Readonly<Record<string, unknown>>;
+  readonly #steps: RecordedStep[];
+  readonly #children: ChildCollector;
+
+  constructor(
+    // biome-ignore lint/suspicious/noExplicitAny: any job's context; its data type is the job's business.
+    job: JobDefinition<any, unknown>,
+    envelope: JobEnvelope,
+    key: string,
+    attempt: number,
+    limit: RunLimit,
+    completedSteps: Readonly<Record<string, unknown>>,
+    steps: RecordedStep[],
+    logs: LoggedLine[],
+  ) {
+    this.#job = job;
+    this.#envelope = envelope;
+    this.#key = key;
+    this.#limit = limit;
+    this.#completedSteps = completedSteps;
+    this.#steps = steps;
+    this.attempt = attempt;
+    this.jobId = envelope.id;
+    this.source = envelope.source;
+    this.partitionKey = envelope.partitionkey;
+    const line =
+      (level: LoggedLine['level']) =>
+      (message: string, extra?: Record<string, unknown>): void => {
+        logs.push({ level, message, extra });
+      };
+    this.logger = { debug: line('debug'), info: line('info'), warn: line('warn'), error: line('error') };
+    this.#children = new ChildCollector({
+      source: envelope.source,
+      id: envelope.id,
+      partitionKey: envelope.partitionkey,
+      lineage: envelope,
+      job: jobRecordKey(identityTypeOf(job), key),
+    });
+  }
+
+  get signal(): AbortSignal {
+    return this.#limit.signal;
+  }
+
+  get lineage(): JobLineage {
+    return lineageOf(this.#envelope);
+  }
+
+  enqueue<D>(child: JobDefinition<D>, childData: NoInfer<D>, options?: EnqueueOptions): void {
+    this.#children.add(child, childData, options);
+  }
+
+  async once<T>(stepName: string, fn: () => Promise<T & StepValue<T>>): Promise<T> {
+    if (Object.hasOwn(this.#completedSteps, stepName)) {
+      const value = this.#completedSteps[stepName] as T;
+      this.#steps.push({ name: stepName, value, ran: false });
+      return value;
+    }
+    const value = await fn();
+    const notStoredReason = unfaithfulJsonReason(value, { kind: 'step', stepName });
+    this.#steps.push({
+      name: stepName,
+      value,
+      ran: true,
+      ...(notStoredReason === undefined ? {} : { notStoredReason }),
+    });
+    return value;
+  }
+
+  idempotencyKey(stepName: string): string {
+    return deriveIdempotencyKey(identityTypeOf(this.#job), this.#key, stepName);
+  }
+
+  /** The children enqueued so far, as the worker would send them. */
+  enqueued(): EnqueuedChild[] {
+    return this.#children.entries.map((entry) => ({
+      type: entry.job.type,
+      queue: entry.job.queue,
+      data: entry.data,
+      id: entry.options?.id ?? '',
+      partitionKey: entry.options?.partitionKey,
+      delaySeconds: entry.options?.delaySeconds,
+      parentJobId: entry.options?.parent?.id,
+      rootJobId: entry.options?.parent?.rootId,
+    }));
+  }
+}
