@@ -43,6 +43,10 @@ export type JobMetricName =
   | 'JobDuplicateAbsorbed'
   /** A completion or release refused because another run took the lease over (fencing). */
   | 'JobLeaseFenced'
+  /** A record over a flow-control limit (concurrency, rate) sent to wait outside the run (no attempt spent). */
+  | 'JobLimitDelayed'
+  /** Milliseconds a run spent waiting for a rate-limit token inside the run (summed per batch). */
+  | 'JobLimitWaitMs'
   | 'JobDuration';
 
 /** `JobType` dimension value of a record whose type could not be read (bad JSON). */
@@ -291,7 +295,7 @@ export class BatchMetrics {
             if (name === 'JobDuration') continue;
             let sum = 0;
             for (const v of list) sum += v;
-            values.push({ name, unit: UNIT.Count, value: sum });
+            values.push({ name, unit: name === 'JobLimitWaitMs' ? UNIT.Milliseconds : UNIT.Count, value: sum });
           }
         }
         const part =

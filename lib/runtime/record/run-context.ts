@@ -4,7 +4,17 @@ import type { JobLogger } from '../../core/logger.ts';
 import { ChildCollector } from '../children.ts';
 import type { Lease } from '../idempotency/guard.ts';
 import { deriveIdempotencyKey, jobRecordKey } from '../idempotency/keys.ts';
-import type { EnqueueOptions, JobContext, JobDefinition, JobLineage, StepValue } from '../job.ts';
+import type {
+  EnqueueOptions,
+  JobContext,
+  JobDefinition,
+  JobLineage,
+  RateLimitOptions,
+  RateLimitPermit,
+  StepValue,
+} from '../job.ts';
+import type { RateLimitDefinition } from '../limits/rate-limit.ts';
+import { takeRateLimit } from '../limits/take.ts';
 import { lineageOf } from '../lineage.ts';
 import type { RunLimit } from '../timeout.ts';
 import type { AnyJob } from './deps.ts';
@@ -29,6 +39,8 @@ export class RunContext implements JobContext {
   readonly #key: string;
   readonly #lease: Lease | undefined;
   readonly #limit: RunLimit;
+  /** When the run started, epoch ms (what `rateLimit` counts the run's remaining time from). */
+  readonly #startedAtMs: number;
 
   constructor(
     run: RecordRun,
@@ -50,6 +62,7 @@ export class RunContext implements JobContext {
     this.jobId = envelope.id;
     this.source = envelope.source;
     this.partitionKey = partitionKey;
+    this.#startedAtMs = run.deps.now();
   }
 
   get signal(): AbortSignal {
@@ -78,6 +91,25 @@ export class RunContext implements JobContext {
 
   once<T>(stepName: string, fn: () => Promise<T & StepValue<T>>): Promise<T> {
     return this.#lease ? onceUnderLease(this.#run, this.#lease, stepName, fn) : fn();
+  }
+
+  rateLimit(limit: RateLimitDefinition, options?: RateLimitOptions): Promise<RateLimitPermit> {
+    const run = this.#run;
+    const job = this.#job;
+    const runLimit = this.#limit;
+    const startedAtMs = this.#startedAtMs;
+    return takeRateLimit(
+      {
+        jobType: job.type,
+        declared: job.rateLimits,
+        buckets: run.deps.limits?.buckets,
+        remainingMs: () => runLimit.budgetMs - (run.deps.now() - startedAtMs),
+        signal: runLimit.signal,
+        onWaited: (ms) => run.deps.metrics.add(job.type, 'JobLimitWaitMs', ms),
+      },
+      limit,
+      options,
+    );
   }
 
   idempotencyKey(stepName: string): string {
