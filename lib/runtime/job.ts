@@ -296,7 +296,10 @@ export function defineJob<Data, Result = void>(spec: JobSpec<Data, Result>): Job
   }
   problems.push(...idempotencyProblems(spec.idempotency));
   problems.push(...concurrencyProblems(spec.concurrency));
-  if (spec.rateLimits !== undefined && (!Array.isArray(spec.rateLimits) || !spec.rateLimits.every(isRateLimit))) {
+  if (
+    spec.rateLimits !== undefined &&
+    (!Array.isArray(spec.rateLimits) || !spec.rateLimits.every(isRateLimit))
+  ) {
     problems.push('rateLimits must be an array of rate limits made by defineRateLimit');
   }
   const onDeadLetter = deadLetterPolicyProblem(spec.onDeadLetter, 'onDeadLetter');

@@ -295,7 +295,11 @@ export class BatchMetrics {
             if (name === 'JobDuration') continue;
             let sum = 0;
             for (const v of list) sum += v;
-            values.push({ name, unit: name === 'JobLimitWaitMs' ? UNIT.Milliseconds : UNIT.Count, value: sum });
+            values.push({
+              name,
+              unit: name === 'JobLimitWaitMs' ? UNIT.Milliseconds : UNIT.Count,
+              value: sum,
+            });
           }
         }
         const part =

@@ -231,6 +231,7 @@ export function createWorker(options: WorkerOptions): WorkerHandler {
       jobs,
       guard: setup.value.guard,
       limits: setup.value.limits,
+      fullConcurrencyKeys: setup.value.limits ? new Set() : undefined,
       parking: setup.value.parkStore
         ? new BatchParking(setup.value.parkStore, config.queueName, defaultDeadLetterPolicy)
         : undefined,
@@ -467,14 +468,19 @@ function resolveSetup(
   if (parkStore && !isFifoQueueUrl(config.queueUrl)) {
     logger.warn("onDeadLetter: 'park' has no effect on a standard queue (no order to keep)", { parks });
   }
-  const limited = [...jobs.values()].filter((job) => job.concurrency !== undefined || (job.rateLimits?.length ?? 0) > 0);
+  const limited = [...jobs.values()].filter(
+    (job) => job.concurrency !== undefined || (job.rateLimits?.length ?? 0) > 0,
+  );
   let limitStore: LimitStore | undefined;
   if (limited.length > 0 && options.limits !== false) {
     limitStore =
       options.limits ??
       (config.idempotencyTable === undefined
         ? undefined
-        : new LimitStore({ tableName: config.idempotencyTable, ...(options.now ? { now: options.now } : {}) }));
+        : new LimitStore({
+            tableName: config.idempotencyTable,
+            ...(options.now ? { now: options.now } : {}),
+          }));
   }
   if (limited.length > 0 && limitStore === undefined) {
     return {

@@ -144,7 +144,11 @@ export class RateBuckets {
   }
 }
 
-function stateOf(item: Record<string, AttributeValue> | undefined, limit: RateLimitDefinition, now: number): Cached {
+function stateOf(
+  item: Record<string, AttributeValue> | undefined,
+  limit: RateLimitDefinition,
+  now: number,
+): Cached {
   const version = readNum(item, 'version');
   const tokens = readNum(item, 'tokens');
   const rate = readNum(item, 'rate');

@@ -59,7 +59,11 @@ export function concurrencyProblems(options: unknown): string[] {
  * The concurrency key of one record.
  * @throws {ConcurrencyKeyError} when `key(data)` throws or returns no non-empty string.
  */
-export function concurrencyKeyOf<Data>(jobType: string, options: ConcurrencyOptions<Data>, data: Data): string {
+export function concurrencyKeyOf<Data>(
+  jobType: string,
+  options: ConcurrencyOptions<Data>,
+  data: Data,
+): string {
   const name = options.name ?? jobType;
   let key: unknown;
   try {

@@ -87,16 +87,21 @@ export function defineRateLimit(spec: RateLimitSpec): RateLimitDefinition {
     if (!known.has(field)) problems.push(`unknown field ${field} (known: ${[...known].join(', ')})`);
   }
   if (typeof spec.name !== 'string' || spec.name === '') problems.push('name must be a non-empty string');
-  const positive = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value) && value > 0;
-  if (!positive(spec.perSecond)) problems.push(`perSecond must be a number > 0, got ${JSON.stringify(spec.perSecond)}`);
+  const positive = (value: unknown): value is number =>
+    typeof value === 'number' && Number.isFinite(value) && value > 0;
+  if (!positive(spec.perSecond))
+    problems.push(`perSecond must be a number > 0, got ${JSON.stringify(spec.perSecond)}`);
   const perSecond = positive(spec.perSecond) ? spec.perSecond : 1;
   const burst = spec.burst ?? Math.max(1, perSecond);
-  if (!positive(burst) || burst < 1) problems.push(`burst must be a number >= 1, got ${JSON.stringify(spec.burst)}`);
+  if (!positive(burst) || burst < 1)
+    problems.push(`burst must be a number >= 1, got ${JSON.stringify(spec.burst)}`);
   let adaptive: Required<AdaptiveRateOptions> | undefined;
   if (spec.adaptive !== false) {
     const a = spec.adaptive === true || spec.adaptive === undefined ? {} : spec.adaptive;
     if (typeof a !== 'object' || a === null) {
-      problems.push(`adaptive must be a boolean or { minPerSecond?, decreaseFactor?, recoveryPerSecond?, decreaseIntervalMs? }`);
+      problems.push(
+        `adaptive must be a boolean or { minPerSecond?, decreaseFactor?, recoveryPerSecond?, decreaseIntervalMs? }`,
+      );
     } else {
       adaptive = {
         minPerSecond: a.minPerSecond ?? perSecond / 100,
@@ -114,7 +119,9 @@ export function defineRateLimit(spec: RateLimitSpec): RateLimitDefinition {
         problems.push(`adaptive.recoveryPerSecond must be > 0, got ${adaptive.recoveryPerSecond}`);
       }
       if (typeof adaptive.decreaseIntervalMs !== 'number' || !(adaptive.decreaseIntervalMs >= 0)) {
-        problems.push(`adaptive.decreaseIntervalMs must be a number >= 0, got ${adaptive.decreaseIntervalMs}`);
+        problems.push(
+          `adaptive.decreaseIntervalMs must be a number >= 0, got ${adaptive.decreaseIntervalMs}`,
+        );
       }
     }
   }

@@ -85,7 +85,12 @@ export class ConcurrencySlots {
       update: 'SET holders.#t = :exp, expiresAt = :ttl, slotLimit = :limit ADD version :one',
       condition: 'attribute_exists(holders) AND size(holders) < :limit',
       names: { '#t': token },
-      values: { ':exp': num(request.expiresAtMs), ':ttl': num(ttl), ':limit': num(request.limit), ':one': num(1) },
+      values: {
+        ':exp': num(request.expiresAtMs),
+        ':ttl': num(ttl),
+        ':limit': num(request.limit),
+        ':one': num(1),
+      },
     });
     if (added) return this.#acquired(pk, token);
 
@@ -104,10 +109,14 @@ export class ConcurrencySlots {
       // by another instance since the read is never overwritten.
       live.set(token, request.expiresAtMs);
       const version = readNum(item, 'version');
-      const written = await this.#table.put('acquire-slot', slotItem(pk, live, request.limit, ttl, (version ?? 0) + 1), {
-        condition: version === undefined ? 'attribute_not_exists(version)' : 'version = :v',
-        values: version === undefined ? {} : { ':v': num(version) },
-      });
+      const written = await this.#table.put(
+        'acquire-slot',
+        slotItem(pk, live, request.limit, ttl, (version ?? 0) + 1),
+        {
+          condition: version === undefined ? 'attribute_not_exists(version)' : 'version = :v',
+          values: version === undefined ? {} : { ':v': num(version) },
+        },
+      );
       if (written) return this.#acquired(pk, token);
       full = { status: 'full', holders: live.size, nextExpiryMs: undefined };
     }

@@ -47,7 +47,11 @@ export class LimitStore {
     const table = new LimitTable(options.client ?? new DynamoDBClient({}), options.tableName);
     const now = options.now ?? Date.now;
     this.tableName = options.tableName;
-    this.slots = new ConcurrencySlots(table, now, options.leaseMarginMs ?? IDEMPOTENCY_DEFAULTS.leaseMarginMs);
+    this.slots = new ConcurrencySlots(
+      table,
+      now,
+      options.leaseMarginMs ?? IDEMPOTENCY_DEFAULTS.leaseMarginMs,
+    );
     this.buckets = new RateBuckets(table, now);
   }
 }

@@ -38,7 +38,11 @@ export class LimitTable {
   }
 
   /** Conditional PutItem; false when the condition failed. */
-  put(operation: string, item: Record<string, AttributeValue>, expression: LimitExpression): Promise<boolean> {
+  put(
+    operation: string,
+    item: Record<string, AttributeValue>,
+    expression: LimitExpression,
+  ): Promise<boolean> {
     return this.#conditional(operation, item.pk?.S ?? '', () =>
       this.#client.send(
         new PutItemCommand({

@@ -53,7 +53,9 @@ export async function takeRateLimit(
   }
   const key = options?.key ?? SINGLE_BUCKET_KEY;
   if (typeof key !== 'string' || key === '') {
-    throw new RateLimitUsageError(`ctx.rateLimit(${limit.name}): key must be a non-empty string, got ${JSON.stringify(key)}`);
+    throw new RateLimitUsageError(
+      `ctx.rateLimit(${limit.name}): key must be a non-empty string, got ${JSON.stringify(key)}`,
+    );
   }
   const sleep = context.sleep ?? abortableSleep;
   for (;;) {

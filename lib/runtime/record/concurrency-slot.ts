@@ -47,15 +47,32 @@ export async function takeSlot(
       ),
     };
   }
+  const memoKey = `${name}\u0000${key}`;
+  if (deps.fullConcurrencyKeys?.has(memoKey)) {
+    // Found full earlier in this invocation: a slot freed since is taken by the next delivery.
+    return { outcome: await waitForLimit(run, job, { kind: 'concurrency', limit: name, key, minWaitMs: 0 }) };
+  }
   let taken: Awaited<ReturnType<typeof deps.limits.slots.acquire>>;
   try {
-    taken = await deps.limits.slots.acquire({ name, key, limit: concurrency.limit, expiresAtMs: slotExpiresAtMs });
+    taken = await deps.limits.slots.acquire({
+      name,
+      key,
+      limit: concurrency.limit,
+      expiresAtMs: slotExpiresAtMs,
+    });
   } catch (error) {
     return {
-      outcome: await storeUnavailable(run, job, error, 'concurrency slots unavailable; record will be retried', false),
+      outcome: await storeUnavailable(
+        run,
+        job,
+        error,
+        'concurrency slots unavailable; record will be retried',
+        false,
+      ),
     };
   }
   if (taken.status === 'acquired') return { slot: taken.slot };
+  deps.fullConcurrencyKeys?.add(memoKey);
   return { outcome: await waitForLimit(run, job, { kind: 'concurrency', limit: name, key, minWaitMs: 0 }) };
 }
 

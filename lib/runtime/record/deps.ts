@@ -23,6 +23,11 @@ export interface RecordDeps {
   readonly parking: BatchParking | undefined;
   /** Concurrency slots and rate buckets; undefined when the worker has no table for them. */
   readonly limits?: LimitStore | undefined;
+  /**
+   * Concurrency keys (`<name>\u0000<key>`) found full during this invocation: the batch's later
+   * records of such a key wait without asking DynamoDB again (made per invocation; undefined: no memo).
+   */
+  readonly fullConcurrencyKeys?: Set<string> | undefined;
   readonly sqs: SqsSender;
   /** Sends children; called only when a run enqueued some. */
   readonly childSender: () => ChildSender;

@@ -54,7 +54,11 @@ export interface LimitWaitFacts {
 }
 
 /** The record waits: re-sent with a delay (standard), or a visibility delay (FIFO). Never throws. */
-export async function waitForLimit(run: RecordRun, job: AnyJob, facts: LimitWaitFacts): Promise<RecordOutcome> {
+export async function waitForLimit(
+  run: RecordRun,
+  job: AnyJob,
+  facts: LimitWaitFacts,
+): Promise<RecordOutcome> {
   const { deps, record } = run;
   const waits = waitsOf(record);
   const floor = Math.ceil(facts.minWaitMs / 1000);
@@ -63,14 +67,24 @@ export async function waitForLimit(run: RecordRun, job: AnyJob, facts: LimitWait
     fullJitterDelay(waits + 1, LIMIT_WAIT_BASE_SECONDS, LIMIT_WAIT_CAP_SECONDS, floor, deps.random),
   );
   deps.metrics.add(job.type, 'JobLimitDelayed');
-  const fields = { outcome: 'waiting', limitKind: facts.kind, limit: facts.limit, limitKey: facts.key, delaySeconds, waits };
+  const fields = {
+    outcome: 'waiting',
+    limitKind: facts.kind,
+    limit: facts.limit,
+    limitKey: facts.key,
+    delaySeconds,
+    waits,
+  };
   if (!isFifoQueueUrl(deps.config.queueUrl)) {
     try {
       await resend(run, delaySeconds, waits + 1);
       run.logger.info('limit full; the job waits (re-sent with a delay, no attempt spent)', fields);
       return { status: 'resent', delaySeconds };
     } catch (error) {
-      run.logger.warn('limit full and the re-send failed; the job waits with a visibility delay', { ...fields, error });
+      run.logger.warn('limit full and the re-send failed; the job waits with a visibility delay', {
+        ...fields,
+        error,
+      });
     }
   } else {
     run.logger.info('limit full; the job waits in its group (visibility delay, no attempt spent)', fields);

@@ -46,7 +46,8 @@ export async function runJob(
   try {
     result = await limit.race(startRun(job, data, ctx));
   } catch (error) {
-    if (error instanceof LimitWait && limit.reason === undefined) return afterLimitWait(run, job, lease, error);
+    if (error instanceof LimitWait && limit.reason === undefined)
+      return afterLimitWait(run, job, lease, error);
     // When the limit fired, its JobTimeoutError says more than the AbortError the job rethrew.
     const failure = limit.reason ?? error;
     return failed(run, job, failure, lease, deps.now() - startedAt);
@@ -118,7 +119,9 @@ async function afterLimitWait(
       if (write === 'fenced') run.deps.metrics.add(job.type, 'JobLeaseFenced');
     } catch (error) {
       // The lease then ends at its expiry; the next delivery takes it over as an interrupted run.
-      run.logger.warn('could not hand the lease back after a rate-limit wait; it ends at its expiry', { error });
+      run.logger.warn('could not hand the lease back after a rate-limit wait; it ends at its expiry', {
+        error,
+      });
     }
   }
   return waitForLimit(run, job, {
