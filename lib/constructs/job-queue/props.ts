@@ -26,6 +26,10 @@ export interface JobDefinitionLike {
   readonly timeoutSeconds: number;
   /** What a dead letter does to the rest of its FIFO group: `'continue'` (default) or `'park'`. */
   readonly onDeadLetter?: string;
+  /** Per-key concurrency limit (`defineJob({ concurrency })`): a run over it waits by re-sending its message. */
+  readonly concurrency?: unknown;
+  /** Rate limits the job takes (`defineJob({ rateLimits })`): a long wait re-sends its message. */
+  readonly rateLimits?: readonly unknown[];
 }
 
 /** Properties of a {@link JobQueue}. Durations are CDK `Duration`s; plain numbers carry their unit in the name. */
