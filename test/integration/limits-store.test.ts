@@ -90,15 +90,23 @@ describe('rate buckets', () => {
   it('adaptive: under sustained 429s the effective rate falls; after they stop it rises back', async () => {
     const clock = { now: 7_000_000 };
     const { buckets } = store(clock);
-    const limit = defineRateLimit({ name: 'adaptive', perSecond: 20, burst: 20 });
-    /** Grants in one simulated second, taking every 10 ms; each grant calls a partner that answers 429 when `overloaded`. */
+    const limit = defineRateLimit({ name: 'adaptive', perSecond: 20, burst: 20, adaptive: { recoveryPerSecond: 2 } });
+    /**
+     * Grants in one simulated second of a taker that behaves as `ctx.rateLimit` does: takes, and
+     * when refused sleeps the wait it was told; each grant calls a partner that answers 429 when
+     * `overloaded` (then reports it). A call takes 10 ms.
+     */
     const second = async (overloaded: boolean): Promise<number> => {
+      const end = clock.now + 1000;
       let granted = 0;
-      for (let step = 0; step < 100; step++) {
-        clock.now += 10;
+      while (clock.now < end) {
         const taken = await buckets.take(limit, 'k');
-        if (!taken.granted) continue;
+        if (!taken.granted) {
+          clock.now += Math.max(1, Math.ceil(taken.waitMs));
+          continue;
+        }
         granted += 1;
+        clock.now += 10;
         if (overloaded) await buckets.throttled(limit, 'k');
       }
       return granted;
@@ -108,16 +116,16 @@ describe('rate buckets', () => {
     for (let s = 0; s < 5; s++) storm.push(await second(true));
     const lowest = (await buckets.read(limit, 'k')).rate;
     const recovery: number[] = [];
-    for (let s = 0; s < 25; s++) recovery.push(await second(false));
+    for (let s = 0; s < 12; s++) recovery.push(await second(false));
 
     expect(calm).toBeGreaterThanOrEqual(20);
-    // Each second of 429s halves the rate: 20 → 10 → 5 → 2.5 ...
+    // Each second of 429s halves the rate (20 → 10 → 5 ...), against a recovery of 2/s per second.
     expect(storm[4]).toBeLessThan(storm[0] as number);
-    expect(storm[4]).toBeLessThanOrEqual(3);
-    expect(lowest).toBeLessThan(20 / 8);
-    // Then it recovers additively (1 request/s per second by default) back to 20 within 20 s.
-    expect(recovery[24]).toBeGreaterThan((recovery[0] as number) + 10);
-    expect(recovery[24]).toBeGreaterThanOrEqual(19);
+    expect(storm[4]).toBeLessThanOrEqual(5);
+    expect(lowest).toBeLessThan(20 / 4);
+    // Then it recovers additively (2 requests/s per second) back to 20 within 10 s.
+    expect(recovery[11]).toBeGreaterThan((recovery[0] as number) + 10);
+    expect(recovery[11]).toBeGreaterThanOrEqual(19);
     for (let s = 1; s < recovery.length; s++) {
       expect(recovery[s]).toBeGreaterThanOrEqual((recovery[s - 1] as number) - 1);
     }

@@ -1,14 +1,21 @@
 /**
  * Rate-limit buckets in DynamoDB (one item per limit name and key, `pk` =
  * `limitRecordKey('rate', name, key)`): shared by every instance and queue that names the limit.
- * Every change is a read-modify-write conditioned on the item's `version`, so two instances never
- * both spend the same token and a decrease is never lost.
  *
- * Each instance keeps the last state it saw per bucket and writes from it directly: that state is
- * optimistic (another instance can only have taken tokens or lowered the rate since), so a take
- * computed from it either is right or fails its condition, and only then is the item read.
- * Cost per granted take: one conditional PutItem when this instance was the last writer, else one
- * failed PutItem, one consistent GetItem and one PutItem. A throttling report: the same.
+ * A lazy token bucket. Taking a token is one atomic UpdateItem, `tokens = tokens - 1` on
+ * condition `tokens >= 1`, with no read: DynamoDB applies concurrent takes one after the other,
+ * so many instances take from one bucket without losing races to each other. Only when the bucket
+ * is empty is it refilled: a consistent GetItem, then one UpdateItem that credits the time since
+ * the last refill at the current rate (rate-limit.ts, `refill`), conditioned on the refill time and
+ * the last decrease read, so of several instances refilling at once exactly one credits the time.
+ * A throttling report (adaptive limits) is a GetItem and one UpdateItem under the same condition:
+ * the rate falls once per `decreaseIntervalMs` for the whole fleet, and a refill computed before
+ * it can never write the old rate back.
+ *
+ * Cost per granted token: one UpdateItem; per refill (when the bucket ran dry) one GetItem and one
+ * UpdateItem more, and the first token of a new bucket one PutItem. DynamoDB's own per-item
+ * limit (about 1,000 writes per second per partition key) bounds one bucket's rate: see
+ * docs/cost.md.
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { limitRecordKey } from '../idempotency/keys.ts';
@@ -23,12 +30,10 @@ import {
 } from './rate-limit.ts';
 import { type LimitTable, num, readNum } from './table.ts';
 
-/** Rounds of conditional writes before a contended bucket answers "wait". */
-const MAX_WRITE_ROUNDS = 6;
+/** Rounds of (take, refill) before a contended bucket answers "wait". */
+const MAX_ROUNDS = 6;
 /** How long a bucket item lives after its latest write, in seconds (TTL `expiresAt`): 1 day. */
 export const BUCKET_RECORD_TTL_SECONDS = 24 * 60 * 60;
-/** Most buckets whose last state an instance keeps (LRU by insertion). */
-const CACHED_BUCKETS = 1000;
 
 /** Result of {@link RateBuckets.take}. */
 export type TakeOutcome = { readonly granted: true } | { readonly granted: false; readonly waitMs: number };
@@ -40,17 +45,10 @@ export interface BucketView extends BucketState {
   readonly capacity: number;
 }
 
-interface Cached {
-  readonly state: BucketState;
-  /** The item's version this state was read or written at; 0 = no item. */
-  readonly version: number;
-}
-
 /** Rate buckets on one table. */
 export class RateBuckets {
   readonly #table: LimitTable;
   readonly #now: () => number;
-  readonly #cache = new Map<string, Cached>();
 
   constructor(table: LimitTable, now: () => number) {
     this.#table = table;
@@ -61,11 +59,44 @@ export class RateBuckets {
    * Takes one token of `limit` for `key`, or says how long until one is expected.
    * @throws {LimitStoreError} when DynamoDB fails.
    */
-  take(limit: RateLimitDefinition, key: string): Promise<TakeOutcome> {
-    return this.#change(limit, key, (state) => {
-      if (state.tokens < 1) return { waitMs: msUntilToken(state) };
-      return { next: { ...state, tokens: state.tokens - 1 } };
-    });
+  async take(limit: RateLimitDefinition, key: string): Promise<TakeOutcome> {
+    const pk = limitRecordKey('rate', limit.name, key);
+    for (let round = 0; round < MAX_ROUNDS; round++) {
+      const ttl = this.#ttl();
+      // Race prevented: the test and the decrement are one atomic conditional update.
+      const taken = await this.#table.update('take', pk, {
+        update: 'SET tokens = tokens - :one, expiresAt = :ttl',
+        condition: 'tokens >= :one',
+        values: { ':one': num(1), ':ttl': num(ttl) },
+      });
+      if (taken) return { granted: true };
+      // Empty (or no bucket yet): refill from the time elapsed, taking this token with it.
+      const now = this.#now();
+      const item = await this.#table.get('take', pk);
+      const stored = stateOf(item);
+      if (stored === undefined) {
+        const fresh = freshBucket(limit, now);
+        const created = await this.#table.put(
+          'take',
+          bucketItem(pk, limit, { ...fresh, tokens: fresh.tokens - 1 }, ttl),
+          {
+            condition: 'attribute_not_exists(pk)',
+          },
+        );
+        if (created) return { granted: true };
+        continue;
+      }
+      const refilled = refill(limit, clampRate(limit, stored), now);
+      if (refilled.tokens < 1) return { granted: false, waitMs: msUntilToken(refilled) };
+      const written = await this.#writeAfterRead(pk, limit, stored, {
+        ...refilled,
+        tokens: refilled.tokens - 1,
+      });
+      if (written) return { granted: true };
+      // Another instance refilled (or decreased) first: its tokens are taken on the next round.
+    }
+    // Lost every round: others are draining the bucket right now.
+    return { granted: false, waitMs: 1000 / limit.perSecond };
   }
 
   /**
@@ -76,106 +107,102 @@ export class RateBuckets {
    */
   async throttled(limit: RateLimitDefinition, key: string): Promise<void> {
     if (limit.adaptive === undefined) return;
-    const now = this.#now();
-    await this.#change(limit, key, (state) => {
-      const next = decrease(limit, state, now);
-      return next === state ? { waitMs: 0 } : { next };
-    });
+    const pk = limitRecordKey('rate', limit.name, key);
+    for (let round = 0; round < MAX_ROUNDS; round++) {
+      const now = this.#now();
+      const stored = stateOf(await this.#table.get('throttled', pk));
+      if (stored === undefined) {
+        const lowered = decrease(limit, freshBucket(limit, now), now);
+        const created = await this.#table.put('throttled', bucketItem(pk, limit, lowered, this.#ttl()), {
+          condition: 'attribute_not_exists(pk)',
+        });
+        if (created) return;
+        continue;
+      }
+      const refilled = refill(limit, clampRate(limit, stored), now);
+      const lowered = decrease(limit, refilled, now);
+      // Decreased within the interval already (by any instance): this report is the same episode.
+      if (lowered === refilled) return;
+      if (await this.#writeAfterRead(pk, limit, stored, lowered)) return;
+    }
   }
 
   /** The bucket of a key refilled to now (one consistent GetItem). @throws {LimitStoreError} */
   async read(limit: RateLimitDefinition, key: string): Promise<BucketView> {
     const pk = limitRecordKey('rate', limit.name, key);
     const now = this.#now();
-    const read = stateOf(await this.#table.get('read-bucket', pk), limit, now);
-    const state = refill(limit, read.state, now);
+    const stored = stateOf(await this.#table.get('read-bucket', pk));
+    const state = refill(
+      limit,
+      stored === undefined ? freshBucket(limit, now) : clampRate(limit, stored),
+      now,
+    );
     return { pk, ...state, capacity: capacityAt(limit, state.rate) };
   }
 
   /**
-   * One read-modify-write of a bucket: `decide` gets the bucket refilled to now and answers the
-   * state to write, or a wait (nothing written). Conditioned on the version the state came from.
+   * Writes `next` over the bucket read as `read`. Race prevented: conditioned on the refill time
+   * and the last decrease that were read, so a refill is credited once, and a decrease is never
+   * overwritten by a refill computed before it (nor the other way round). Takes in between only
+   * lowered `tokens`, which `next` was computed without: at most the tokens they took are
+   * credited twice, never a rate.
    */
-  async #change(
+  #writeAfterRead(
+    pk: string,
     limit: RateLimitDefinition,
-    key: string,
-    decide: (state: BucketState) => { readonly next: BucketState } | { readonly waitMs: number },
-  ): Promise<TakeOutcome> {
-    const pk = limitRecordKey('rate', limit.name, key);
-    let known = this.#cache.get(pk);
-    let fromCache = known !== undefined;
-    let lastWaitMs = 0;
-    for (let round = 0; round < MAX_WRITE_ROUNDS; round++) {
-      const now = this.#now();
-      if (known === undefined) {
-        known = stateOf(await this.#table.get('take', pk), limit, now);
-        fromCache = false;
-      }
-      const decided = decide(refill(limit, known.state, now));
-      if ('waitMs' in decided) {
-        // A cached state is optimistic: "no token" from it is true of the item too.
-        this.#remember(pk, known);
-        return { granted: false, waitMs: decided.waitMs };
-      }
-      const version = known.version + 1;
-      const written = await this.#table.put('take', bucketItem(pk, limit, decided.next, version, now), {
-        condition: known.version === 0 ? 'attribute_not_exists(pk)' : 'version = :v',
-        values: known.version === 0 ? {} : { ':v': num(known.version) },
-      });
-      if (written) {
-        this.#remember(pk, { state: decided.next, version });
-        return { granted: true };
-      }
-      // Another instance wrote since: read the item and decide again.
-      known = undefined;
-      lastWaitMs = fromCache ? 0 : 1000 / Math.max(limit.perSecond, 1e-3);
-    }
-    // Lost every race: the bucket is being drained by others right now.
-    return { granted: false, waitMs: lastWaitMs };
+    read: BucketState,
+    next: BucketState,
+  ): Promise<boolean> {
+    return this.#table.update('refill', pk, {
+      update:
+        'SET tokens = :tokens, rate = :rate, updatedAtMs = :updated, decreasedAtMs = :decreased, perSecond = :perSecond, burst = :burst, expiresAt = :ttl',
+      condition: 'updatedAtMs = :readUpdated AND decreasedAtMs = :readDecreased',
+      values: {
+        ':tokens': num(next.tokens),
+        ':rate': num(next.rate),
+        ':updated': num(next.updatedAtMs),
+        ':decreased': num(next.decreasedAtMs),
+        ':perSecond': num(limit.perSecond),
+        ':burst': num(limit.burst),
+        ':ttl': num(this.#ttl()),
+        ':readUpdated': num(read.updatedAtMs),
+        ':readDecreased': num(read.decreasedAtMs),
+      },
+    });
   }
 
-  #remember(pk: string, cached: Cached): void {
-    this.#cache.delete(pk);
-    this.#cache.set(pk, cached);
-    if (this.#cache.size > CACHED_BUCKETS) {
-      const oldest = this.#cache.keys().next().value;
-      if (oldest !== undefined) this.#cache.delete(oldest);
-    }
+  #ttl(): number {
+    return Math.floor(this.#now() / 1000) + BUCKET_RECORD_TTL_SECONDS;
   }
 }
 
-function stateOf(
-  item: Record<string, AttributeValue> | undefined,
-  limit: RateLimitDefinition,
-  now: number,
-): Cached {
-  const version = readNum(item, 'version');
+/** The bucket an item holds; undefined when there is none (or it is not a bucket). */
+function stateOf(item: Record<string, AttributeValue> | undefined): BucketState | undefined {
   const tokens = readNum(item, 'tokens');
   const rate = readNum(item, 'rate');
   const updatedAtMs = readNum(item, 'updatedAtMs');
-  if (version === undefined || tokens === undefined || rate === undefined || updatedAtMs === undefined) {
-    // No item (or not one of ours): a full bucket. An unreadable item is overwritten only if
-    // it still has no version, by the `attribute_not_exists(pk)` of a first write: never.
-    return { state: freshBucket(limit, now), version: item === undefined ? 0 : (version ?? 0) };
+  const decreasedAtMs = readNum(item, 'decreasedAtMs');
+  if (
+    tokens === undefined ||
+    rate === undefined ||
+    updatedAtMs === undefined ||
+    decreasedAtMs === undefined
+  ) {
+    return undefined;
   }
-  // A rate above the declared one (the limit was redeclared lower) is cut to it.
-  return {
-    state: {
-      tokens,
-      rate: Math.min(rate, limit.perSecond),
-      updatedAtMs,
-      decreasedAtMs: readNum(item, 'decreasedAtMs') ?? 0,
-    },
-    version,
-  };
+  return { tokens, rate, updatedAtMs, decreasedAtMs };
+}
+
+/** A rate above the declared one (the limit was redeclared lower) is cut to it. */
+function clampRate(limit: RateLimitDefinition, state: BucketState): BucketState {
+  return state.rate > limit.perSecond ? { ...state, rate: limit.perSecond } : state;
 }
 
 function bucketItem(
   pk: string,
   limit: RateLimitDefinition,
   state: BucketState,
-  version: number,
-  now: number,
+  ttl: number,
 ): Record<string, AttributeValue> {
   return {
     pk: { S: pk },
@@ -187,7 +214,6 @@ function bucketItem(
     burst: num(limit.burst),
     updatedAtMs: num(state.updatedAtMs),
     decreasedAtMs: num(state.decreasedAtMs),
-    version: num(version),
-    expiresAt: num(Math.floor(now / 1000) + BUCKET_RECORD_TTL_SECONDS),
+    expiresAt: num(ttl),
   };
 }
