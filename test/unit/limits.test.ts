@@ -1,6 +1,6 @@
 /**
  * Flow-control declarations and arithmetic: what `defineJob({ concurrency, rateLimits })` and
- * `defineRateLimit` refuse, and the token bucket's refill, recovery and decrease (pure functions).
+ * `defineRateLimit` refuse, and the token bucket's refill, recovery and decrease (pure functions), and the metrics of a wait.
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -14,6 +14,7 @@ import {
   msUntilToken,
   refill,
 } from '../../lib/runtime/limits/rate-limit.ts';
+import { BatchMetrics, DirectEmf } from '../../lib/runtime/telemetry.ts';
 
 const base = { type: 'a.b', queue: 'q', schema: z.object({ tenantId: z.string() }), run: async () => {} };
 
@@ -96,5 +97,32 @@ describe('token bucket arithmetic', () => {
     expect(later.rate).toBeCloseTo(7);
     expect(later.tokens).toBeLessThanOrEqual(7);
     expect(refill(limit, once, 60_000).rate).toBe(10);
+  });
+});
+
+describe('flow-control metrics', () => {
+  it('JobLimitDelayed is a count and JobLimitWaitMs milliseconds summed per batch, per job type', () => {
+    const batch = new BatchMetrics();
+    batch.add('reports.build', 'JobLimitDelayed');
+    batch.add('reports.build', 'JobLimitDelayed');
+    batch.add('reports.build', 'JobLimitWaitMs', 40);
+    batch.add('reports.build', 'JobLimitWaitMs', 60);
+    const lines: string[] = [];
+    batch.flush(new DirectEmf({}, (line) => lines.push(line)), 'reports');
+    const blob = JSON.parse(lines[0] as string) as Record<string, unknown> & {
+      _aws: { CloudWatchMetrics: { Metrics: { Name: string; Unit: string }[] }[] };
+    };
+    expect(blob).toMatchObject({
+      Queue: 'reports',
+      JobType: 'reports.build',
+      JobLimitDelayed: 2,
+      JobLimitWaitMs: 100,
+    });
+    expect(blob._aws.CloudWatchMetrics[0]?.Metrics).toEqual(
+      expect.arrayContaining([
+        { Name: 'JobLimitDelayed', Unit: 'Count' },
+        { Name: 'JobLimitWaitMs', Unit: 'Milliseconds' },
+      ]),
+    );
   });
 });
