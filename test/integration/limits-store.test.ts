@@ -4,6 +4,7 @@
  * rate falling under sustained throttling and rising after, on an injected clock).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoIdempotencyStore } from '../../lib/runtime/idempotency/store.ts';
 import { defineRateLimit } from '../../lib/runtime/limits/rate-limit.ts';
 import { LimitStore } from '../../lib/runtime/limits/store.ts';
 import { type DynaliteHandle, startDynalite } from '../support/dynalite.ts';
@@ -90,7 +91,12 @@ describe('rate buckets', () => {
   it('adaptive: under sustained 429s the effective rate falls; after they stop it rises back', async () => {
     const clock = { now: 7_000_000 };
     const { buckets } = store(clock);
-    const limit = defineRateLimit({ name: 'adaptive', perSecond: 20, burst: 20, adaptive: { recoveryPerSecond: 2 } });
+    const limit = defineRateLimit({
+      name: 'adaptive',
+      perSecond: 20,
+      burst: 20,
+      adaptive: { recoveryPerSecond: 2 },
+    });
     /**
      * Grants in one simulated second of a taker that behaves as `ctx.rateLimit` does: takes, and
      * when refused sleeps the wait it was told; each grant calls a partner that answers 429 when
@@ -129,5 +135,34 @@ describe('rate buckets', () => {
     for (let s = 1; s < recovery.length; s++) {
       expect(recovery[s]).toBeGreaterThanOrEqual((recovery[s - 1] as number) - 1);
     }
+  });
+});
+
+describe('lease hand-back (a run that stopped to wait on a limit)', () => {
+  it('releases the lease without counting the run: the next delivery runs with the same attempt, and a fenced hand-back writes nothing', async () => {
+    const clock = { now: 9_000_000 };
+    const guard = new DynamoIdempotencyStore({ tableName, client: db.client, now: () => clock.now });
+    const request = {
+      jobType: 'reports.rate',
+      key: 'job-1',
+      payloadHash: 'a'.repeat(64),
+      leaseExpiresAtMs: clock.now + 30_000,
+      onLeaseExpired: 'rerun' as const,
+      messageId: 'm-1',
+    };
+    const first = await guard.begin(request);
+    if (first.status !== 'acquired') throw new Error('expected the lease');
+    expect(first.lease.attempt).toBe(1);
+    expect(await first.lease.handBack?.()).toBe('ok');
+    expect(await guard.readRecord('reports.rate', 'job-1')).toMatchObject({ status: 'RELEASED', attempt: 0 });
+    const second = await guard.begin({ ...request, messageId: 'm-2' });
+    if (second.status !== 'acquired') throw new Error('expected the lease');
+    expect(second.lease.attempt).toBe(1);
+    // The first run's lease was taken over: its hand-back is fenced and changes nothing.
+    expect(await first.lease.handBack?.()).toBe('fenced');
+    expect(await guard.readRecord('reports.rate', 'job-1')).toMatchObject({
+      status: 'IN_PROGRESS',
+      attempt: 1,
+    });
   });
 });
