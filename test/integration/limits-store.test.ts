@@ -1,7 +1,8 @@
 /**
  * The flow-control store on dynalite: concurrency slots (limit, release, expiry with the lease,
  * a holder's token fenced) and rate buckets (tokens, waits, shared by instances; the adaptive
- * rate falling under sustained throttling and rising after, on an injected clock).
+ * rate falling under sustained throttling and rising after, on an injected clock); and the
+ * idempotency lease's hand-back after such a wait.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoIdempotencyStore } from '../../lib/runtime/idempotency/store.ts';
