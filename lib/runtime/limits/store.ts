@@ -9,6 +9,7 @@
  * The records carry their own prefix (`%limit#...`), never equal to a job, step or group key.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { JobError } from '../../core/errors.ts';
 import { IDEMPOTENCY_DEFAULTS } from '../idempotency/options.ts';
 import { RateBuckets } from './buckets.ts';
 import { ConcurrencySlots } from './slots.ts';
@@ -43,7 +44,11 @@ export class LimitStore {
   readonly slots: ConcurrencySlots;
   readonly buckets: RateBuckets;
 
+  /** @throws {JobError} when `tableName` is not a non-empty string. */
   constructor(options: LimitStoreOptions) {
+    if (typeof options?.tableName !== 'string' || options.tableName === '') {
+      throw new JobError('LimitStore needs { tableName }: the idempotency table (JOBS_IDEMPOTENCY_TABLE)');
+    }
     const table = new LimitTable(options.client ?? new DynamoDBClient({}), options.tableName);
     const now = options.now ?? Date.now;
     this.tableName = options.tableName;
