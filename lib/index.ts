@@ -41,8 +41,24 @@ export {
   type JobLineage,
   type JobSpec,
   type LeaseExpiredPolicy,
+  type RateLimitOptions,
+  type RateLimitPermit,
   type StepValue,
 } from './runtime/job.ts';
+export type { ConcurrencyOptions } from './runtime/limits/concurrency.ts';
+export {
+  ConcurrencyKeyError,
+  LimitStoreError,
+  LimitWait,
+  RateLimitUsageError,
+} from './runtime/limits/errors.ts';
+export {
+  type AdaptiveRateOptions,
+  defineRateLimit,
+  type RateLimitDefinition,
+  type RateLimitSpec,
+} from './runtime/limits/rate-limit.ts';
+export { LimitStore, type LimitStoreOptions } from './runtime/limits/store.ts';
 export type { RawJobIdentity, RawMessageFormat, RawMessageOptions } from './runtime/raw-messages.ts';
 export type { SqsSender } from './runtime/sqs-port.ts';
 export { createWorker, type WorkerHandler, type WorkerOptions } from './runtime/worker.ts';

@@ -7,7 +7,8 @@
  * flags, invalid URL, missing queue, unreachable endpoint, credentials).
  */
 import type { Command } from 'commander';
-import { opsClientConfig } from '../ops/client.ts';
+import { dynamodbEndpointOf, opsClientConfig } from '../ops/client.ts';
+import { readLimits, renderLimits } from '../ops/limits.ts';
 import {
   cloudWatchOldestAges,
   loadCloudWatchReader,
@@ -26,6 +27,7 @@ import {
   collect,
   integer,
 } from './common.ts';
+import { createDynamodbClient } from './dynamodb.ts';
 import { CLI_EXIT, defaultSleep } from './io.ts';
 
 /** Seconds between refreshes of `--watch` without a value. */
@@ -36,6 +38,9 @@ interface StatsFlags extends ConnectionFlags {
   readonly queueNamePrefix?: string;
   /** `true` when given without a value. */
   readonly watch?: number | true;
+  /** The idempotency table whose flow-control limits to show. */
+  readonly limitsTable?: string;
+  readonly dynamodbEndpoint?: string;
 }
 
 const HELP_AFTER = `
@@ -43,6 +48,12 @@ Columns: visible = ApproximateNumberOfMessages (waiting), in flight = ...NotVisi
 deleted: running, or waiting out a retry backoff), delayed = ...Delayed, oldest = age of the oldest
 message, dead-letter queue = the DLQ of the queue's RedrivePolicy and its visible messages (what
 the DLQ depth alarm counts). Counts are approximate, as SQS reports them.
+
+With --limits-table <idempotency table>: each flow-control limit kept there (defineJob's
+concurrency, defineRateLimit): running jobs against the limit of each concurrency key, and each rate
+limit's current rate against its declared one (lower while throttling is reported) with its tokens.
+One Scan of the table per refresh (reads the whole table). A job waiting on a limit is a delayed
+message on a standard queue, in flight on a FIFO queue.
 
 Age of the oldest message: SQS publishes it only as the CloudWatch metric
 ${OLDEST_AGE_METRIC.metricName} (one datapoint a minute while the queue has messages). On AWS the
@@ -71,6 +82,11 @@ export function addStatsCommand(program: Command, runner: CommandRunner): Comman
           "queue's dead-letter queue. Reads only (GetQueueAttributes, GetQueueUrl, ListQueues, CloudWatch GetMetricData).",
       )
       .option('--queue-url <url>', 'a queue to show (stack output *QueueUrl); repeat for several', collect)
+      .option(
+        '--limits-table <name>',
+        'also show the flow-control limits kept in this idempotency table (one Scan per refresh)',
+      )
+      .option('--dynamodb-endpoint <url>', 'DynamoDB endpoint when it is not --endpoint (emulators)')
       .option(
         '--queue-name-prefix <prefix>',
         'also show every queue whose name starts with this (ListQueues; case-sensitive)',
@@ -115,6 +131,24 @@ export function addStatsCommand(program: Command, runner: CommandRunner): Comman
             oldestAge = unknownOldestAges(error instanceof Error ? error.message : String(error));
           }
         }
+        const dynamodbEndpoint =
+          flags.limitsTable === undefined ? undefined : dynamodbEndpointOf(flags, io.env);
+        const dynamodb =
+          flags.limitsTable === undefined
+            ? undefined
+            : createDynamodbClient(
+                {
+                  profile: flags.profile,
+                  region: flags.region ?? regions[0],
+                  endpoint: dynamodbEndpoint,
+                  emulator: endpoint !== undefined,
+                },
+                io,
+              );
+        const limitsOf = async () =>
+          dynamodb === undefined || flags.limitsTable === undefined
+            ? undefined
+            : readLimits(dynamodb, flags.limitsTable, nowMs());
         const watchSeconds = flags.watch === true ? DEFAULT_WATCH_SECONDS : flags.watch;
         const dlqUrls = new Map<string, string>();
         const redraw = watchSeconds !== undefined && !flags.json && io.stdout.isTTY === true;
@@ -130,19 +164,25 @@ export function addStatsCommand(program: Command, runner: CommandRunner): Comman
               nowMs,
               what: '--queue-url',
             });
+            const limits = await limitsOf();
             if (io.signal?.aborted) break;
+            const limitsText = limits === undefined ? '' : `\n${renderLimits(limits, nowMs())}`;
+            const json =
+              limits === undefined
+                ? statsJson(report)
+                : { ...(statsJson(report) as Record<string, unknown>), limits };
             if (flags.json) {
               out(
                 watchSeconds === undefined
-                  ? `${JSON.stringify(statsJson(report), null, 2)}\n`
-                  : `${JSON.stringify(statsJson(report))}\n`,
+                  ? `${JSON.stringify(json, null, 2)}\n`
+                  : `${JSON.stringify(json)}\n`,
               );
             } else if (redraw) {
               out(
-                `\x1b[H\x1b[2J${renderStats(report)}\nrefreshing every ${watchSeconds} s; Ctrl-C to stop\n`,
+                `\x1b[H\x1b[2J${renderStats(report)}${limitsText}\nrefreshing every ${watchSeconds} s; Ctrl-C to stop\n`,
               );
             } else {
-              out(`${refresh > 0 ? '\n' : ''}${renderStats(report)}`);
+              out(`${refresh > 0 ? '\n' : ''}${renderStats(report)}${limitsText}`);
             }
             if (watchSeconds === undefined)
               return report.queues.length === 0 ? CLI_EXIT.problems : CLI_EXIT.ok;
@@ -154,6 +194,7 @@ export function addStatsCommand(program: Command, runner: CommandRunner): Comman
           return watchSeconds === undefined ? CLI_EXIT.interrupted : CLI_EXIT.ok;
         } finally {
           metrics?.destroy?.();
+          dynamodb?.destroy();
         }
       });
     });

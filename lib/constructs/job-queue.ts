@@ -28,7 +28,13 @@ import {
   schedulerRoleArnVariable,
   XRAY_WRITE_ACTIONS,
 } from './job-queue/defaults.ts';
-import { CONSUME_QUEUE_ACTIONS, grantIdempotency, grantSend, mayParkGroups } from './job-queue/grants.ts';
+import {
+  CONSUME_QUEUE_ACTIONS,
+  grantIdempotency,
+  grantSend,
+  mayParkGroups,
+  mayWaitOnLimits,
+} from './job-queue/grants.ts';
 import type { JobQueueAlarms, JobQueueProps } from './job-queue/props.ts';
 import { type RecurringJob, recurringJobQueueOf, recurringJobsProblems } from './job-queue/recurring-jobs.ts';
 import { checkJobQueue } from './job-queue/rules/index.ts';
@@ -388,6 +394,8 @@ export class JobQueue extends Construct {
       },
     );
     this.queue.grant(role, ...CONSUME_QUEUE_ACTIONS);
+    // A job over a flow-control limit waits as a delayed copy of its message on a standard queue.
+    if (mayWaitOnLimits({ fifo: settings.fifo, jobs: props.jobs })) grantSend(role, this.queue);
 
     for (const [name, queue] of Object.entries(props.enqueueTargets ?? {}))
       this.addEnqueueTarget(name, queue);

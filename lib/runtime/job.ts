@@ -6,6 +6,8 @@ import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { type RetryPolicy, resolveRetryPolicy } from '../core/backoff.ts';
 import { JobError } from '../core/errors.ts';
 import type { JobLogger } from '../core/logger.ts';
+import { type ConcurrencyOptions, concurrencyProblems } from './limits/concurrency.ts';
+import { isRateLimit, type RateLimitDefinition } from './limits/rate-limit.ts';
 import { type RawMessageOptions, rawOptionsProblems } from './raw-messages.ts';
 
 /** Options of {@link JobContext.enqueue}. */
@@ -64,6 +66,23 @@ export interface JobLineage {
   readonly tracestate: string | undefined;
 }
 
+/** Options of {@link JobContext.rateLimit}. */
+export interface RateLimitOptions {
+  /** The bucket's key within the limit (a tenant, an account): one bucket per key. @default one bucket for the whole limit */
+  readonly key?: string;
+}
+
+/** A token taken from a rate limit ({@link JobContext.rateLimit}). */
+export interface RateLimitPermit {
+  /**
+   * Reports that the call this token paid for was answered with throttling or overload (HTTP 429
+   * or 503, a timeout): an adaptive limit lowers its rate for every instance (multiplicative
+   * decrease, at most once per `decreaseIntervalMs`) and recovers it gradually afterwards.
+   * Nothing for a fixed limit. @throws `LimitStoreError` (transient) when DynamoDB fails.
+   */
+  throttled(): Promise<void>;
+}
+
 /** What `run` gets besides its data. */
 export interface JobContext {
   /** Aborted when the job's `timeoutSeconds` or the Lambda deadline is reached: pass it to I/O. */
@@ -108,6 +127,19 @@ export interface JobContext {
   once<T>(stepName: string, fn: () => Promise<T & StepValue<T>>): Promise<T>;
   /** A stable key for an external API's `Idempotency-Key` header, per job and step. */
   idempotencyKey(stepName: string): string;
+  /**
+   * Takes one token of a shared rate limit (declared with `defineRateLimit` and listed in the
+   * job's `rateLimits`) before calling what it protects. When the bucket is empty: a short wait
+   * (at most a tenth of the run's remaining time, and `ctx.signal` aborts it) happens here;
+   * a longer one ends the run without spending an attempt (a `LimitWait` is thrown: let it
+   * through), and the job runs again after the wait, from the start (`ctx.once` steps done are
+   * kept). Costs one conditional PutItem per token when this instance wrote the bucket last
+   * (docs/cost.md).
+   * @throws `RateLimitUsageError` (permanent) when the limit is not in the job's `rateLimits`, or
+   *   the worker has no limit store (no idempotency table); `LimitWait` (see above);
+   *   `LimitStoreError` (transient) when DynamoDB fails.
+   */
+  rateLimit(limit: RateLimitDefinition, options?: RateLimitOptions): Promise<RateLimitPermit>;
 }
 
 /** What a job does when it finds its own earlier run's lease expired without completion. */
@@ -187,6 +219,18 @@ export interface JobSpec<Data, Result> {
    * name at the end; never drop or reorder entries. @default none
    */
   readonly formerTypes?: readonly string[];
+  /**
+   * At most `limit` runs at once per key (`key(data)`: tenant, account, partner), across every
+   * Lambda instance; a record over it waits without spending an attempt (docs/architecture.md,
+   * "Flow control"). Needs the worker's idempotency table (the slots are kept there).
+   * @default no limit
+   */
+  readonly concurrency?: ConcurrencyOptions<Data>;
+  /**
+   * The shared rate limits `run` takes with `ctx.rateLimit` (made by `defineRateLimit`). Listing
+   * them lets JobQueue grant what a wait needs and the worker check each call. @default none
+   */
+  readonly rateLimits?: readonly RateLimitDefinition[];
   /** The work. Throw {@link PermanentError} for failures a retry cannot fix. */
   run(data: Data, ctx: JobContext): Promise<Result>;
 }
@@ -208,6 +252,8 @@ const SPEC_FIELDS: ReadonlySet<string> = new Set([
   'raw',
   'ordered',
   'formerTypes',
+  'concurrency',
+  'rateLimits',
   'run',
 ]);
 const LEASE_EXPIRED_POLICIES: readonly LeaseExpiredPolicy[] = ['rerun', 'dead-letter'];
@@ -307,8 +353,8 @@ export const DEFAULT_JOB_TIMEOUT_SECONDS = 30;
  * ```
  *
  * @throws {JobError} when the spec is not an object, has an unknown field, or `type`, `queue`,
- *   `schema`, `run`, `timeoutSeconds`, `retry`, `idempotency`, `onDeadLetter`, `raw`, `ordered` or
- *   `formerTypes` is invalid (all problems in one message).
+ *   `schema`, `run`, `timeoutSeconds`, `retry`, `idempotency`, `onDeadLetter`, `raw`, `ordered`,
+ *   `formerTypes`, `concurrency` or `rateLimits` is invalid (all problems in one message).
  */
 export function defineJob<Data, Result = void>(spec: JobSpec<Data, Result>): JobDefinition<Data, Result> {
   if (typeof spec !== 'object' || spec === null) {
@@ -321,6 +367,13 @@ export function defineJob<Data, Result = void>(spec: JobSpec<Data, Result>): Job
   }
   problems.push(...idempotencyProblems(spec.idempotency));
   problems.push(...rawOptionsProblems(spec.raw));
+  problems.push(...concurrencyProblems(spec.concurrency));
+  if (
+    spec.rateLimits !== undefined &&
+    (!Array.isArray(spec.rateLimits) || !spec.rateLimits.every(isRateLimit))
+  ) {
+    problems.push('rateLimits must be an array of rate limits made by defineRateLimit');
+  }
   const onDeadLetter = deadLetterPolicyProblem(spec.onDeadLetter, 'onDeadLetter');
   if (onDeadLetter !== undefined) problems.push(onDeadLetter);
   if (typeof spec.type !== 'string' || spec.type.length === 0)

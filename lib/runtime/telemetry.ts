@@ -43,11 +43,15 @@ export type JobMetricName =
   | 'JobDuplicateAbsorbed'
   /** A completion or release refused because another run took the lease over (fencing). */
   | 'JobLeaseFenced'
-  | 'JobDuration'
   /** A job sent for later that was cancelled arrived and was deleted without running. */
   | 'JobCancelled'
   /** A message of an earlier generation of a rescheduled job arrived and was deleted without running. */
-  | 'JobSuperseded';
+  | 'JobSuperseded'
+  /** A record over a flow-control limit (concurrency, rate) sent to wait outside the run (no attempt spent). */
+  | 'JobLimitDelayed'
+  /** Milliseconds a run spent waiting for a rate-limit token inside the run (summed per batch). */
+  | 'JobLimitWaitMs'
+  | 'JobDuration';
 
 /** `JobType` dimension value of a record whose type could not be read (bad JSON). */
 export const UNKNOWN_JOB_TYPE = 'unknown';
@@ -295,7 +299,11 @@ export class BatchMetrics {
             if (name === 'JobDuration') continue;
             let sum = 0;
             for (const v of list) sum += v;
-            values.push({ name, unit: UNIT.Count, value: sum });
+            values.push({
+              name,
+              unit: name === 'JobLimitWaitMs' ? UNIT.Milliseconds : UNIT.Count,
+              value: sum,
+            });
           }
         }
         const part =

@@ -35,6 +35,7 @@ import {
   isScheduledJobStore,
 } from './idempotency/guard.ts';
 import { type DeadLetterPolicy, deadLetterPolicyProblem } from './job.ts';
+import { LimitStore } from './limits/store.ts';
 import { type AnyJob, processRecord, type RecordDeps, type RecordOutcome } from './record/index.ts';
 import { loadSqsModule, preloadSqsModule } from './sqs-module.ts';
 import type { SqsSender } from './sqs-port.ts';
@@ -90,6 +91,12 @@ export interface WorkerOptions {
    * On a standard queue it has no effect. @default 'continue'
    */
   readonly onDeadLetter?: DeadLetterPolicy;
+  /**
+   * Where per-key concurrency slots and rate-limit buckets are kept (jobs with `concurrency` or
+   * `rateLimits`), or `false` for none (such jobs then make the worker refuse to run).
+   * @default a `LimitStore` on env `JOBS_IDEMPOTENCY_TABLE`, made only when a job has limits
+   */
+  readonly limits?: LimitStore | false;
   /** SQS client for DLQ sends and visibility changes. @default `new SQSClient({})` (honours `AWS_ENDPOINT_URL`) */
   readonly sqs?: SqsSender;
   /**
@@ -143,6 +150,8 @@ interface WorkerSetup {
   readonly guard: IdempotencyGuard | undefined;
   /** Where parked groups are kept; undefined when no job of the worker parks (nothing is read). */
   readonly parkStore: GroupParkStore | undefined;
+  /** Concurrency slots and rate buckets; undefined when no job has limits. */
+  readonly limits: LimitStore | undefined;
   readonly childSender: () => ChildSender;
 }
 
@@ -230,6 +239,8 @@ export function createWorker(options: WorkerOptions): WorkerHandler {
       rawJob,
       guard: setup.value.guard,
       scheduledJobs: isScheduledJobStore(setup.value.guard) ? setup.value.guard : undefined,
+      limits: setup.value.limits,
+      fullConcurrencyKeys: setup.value.limits ? new Set() : undefined,
       parking: setup.value.parkStore
         ? new BatchParking(setup.value.parkStore, config.queueName, defaultDeadLetterPolicy)
         : undefined,
@@ -492,6 +503,28 @@ function resolveSetup(
   if (parkStore && !isFifoQueueUrl(config.queueUrl)) {
     logger.warn("onDeadLetter: 'park' has no effect on a standard queue (no order to keep)", { parks });
   }
+  const limited = [...jobs.values()].filter(
+    (job) => job.concurrency !== undefined || (job.rateLimits?.length ?? 0) > 0,
+  );
+  let limitStore: LimitStore | undefined;
+  if (limited.length > 0 && options.limits !== false) {
+    limitStore =
+      options.limits ??
+      (config.idempotencyTable === undefined
+        ? undefined
+        : new LimitStore({
+            tableName: config.idempotencyTable,
+            ...(options.now ? { now: options.now } : {}),
+          }));
+  }
+  if (limited.length > 0 && limitStore === undefined) {
+    return {
+      ok: false,
+      error: new WorkerConfigError([
+        `jobs ${limited.map((job) => job.type).join(', ')} declare concurrency or rate limits, kept in the idempotency table: set JOBS_IDEMPOTENCY_TABLE (JobQueue does) or pass a LimitStore as the worker's limits`,
+      ]),
+    };
+  }
   let childSender = options.childSender;
   const getChildSender = (): ChildSender => {
     // Built on first use: most jobs never enqueue, and a worker without child queues is fine.
@@ -504,5 +537,5 @@ function resolveSetup(
     });
     return childSender;
   };
-  return { ok: true, value: { config, guard, parkStore, childSender: getChildSender } };
+  return { ok: true, value: { config, guard, parkStore, limits: limitStore, childSender: getChildSender } };
 }

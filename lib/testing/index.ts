@@ -25,6 +25,7 @@ export {
   type RecordedStep,
   type RunJobOptions,
   runJob,
+  type TakenRateLimit,
 } from './run-job.ts';
 export {
   type JobBodyOptions,

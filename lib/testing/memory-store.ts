@@ -247,6 +247,19 @@ export class MemoryIdempotencyStore implements IdempotencyGuard, GroupParkStore 
       });
       return 'ok';
     },
+    // A run that waited on a flow-control limit gives its attempt back (lease-end.ts, handBackWrite).
+    handBack: async (record): Promise<LeaseWrite> => {
+      if (!this.#holds(record)) return 'fenced';
+      const now = this.#now();
+      this.#records.set(record.pk, {
+        ...record,
+        status: 'RELEASED',
+        attempt: Math.max(0, record.attempt - 1),
+        endedAtMs: now,
+        updatedAtMs: now,
+      });
+      return 'ok';
+    },
     once: async <T>(record: JobRecord, stepName: string, fn: () => Promise<T>): Promise<T> => {
       const pk = stepRecordKey(record.pk, stepName);
       const done = this.#doneStep(pk, record);

@@ -24,8 +24,12 @@ import {
   type JobContext,
   type JobDefinition,
   type JobLineage,
+  type RateLimitOptions,
+  type RateLimitPermit,
   type StepValue,
 } from '../runtime/job.ts';
+import type { RateLimitDefinition } from '../runtime/limits/rate-limit.ts';
+import { takeRateLimit } from '../runtime/limits/take.ts';
 import { lineageOf } from '../runtime/lineage.ts';
 import { identify } from '../runtime/record/identify.ts';
 import { invalidDataError } from '../runtime/record/validate.ts';
@@ -107,6 +111,15 @@ export interface LoggedLine {
 }
 
 /** What every outcome of {@link runJob} tells. */
+/** A token the job took with `ctx.rateLimit` (always granted in a test: no buckets are kept). */
+export interface TakenRateLimit {
+  readonly name: string;
+  /** The bucket key it gave, if any. */
+  readonly key: string | undefined;
+  /** Whether the job reported the call throttled (`permit.throttled()`). */
+  readonly throttled: boolean;
+}
+
 interface RunReport {
   /**
    * The job's idempotency key (its `idempotency.key(data)`, else `<source>\n<id>`); empty when the
@@ -118,6 +131,8 @@ interface RunReport {
   readonly children: readonly EnqueuedChild[];
   /** `once` steps, in the order they were reached. */
   readonly steps: readonly RecordedStep[];
+  /** Rate-limit tokens taken, in order; the same checks as the worker (declared in `rateLimits`). */
+  readonly rateLimits: readonly TakenRateLimit[];
   readonly logs: readonly LoggedLine[];
   /** How long `run` took, in milliseconds. */
   readonly durationMs: number;
@@ -198,6 +213,7 @@ export async function runJob<Data, Result>(
   const attempt = options.attempt ?? 1;
   const logs: LoggedLine[] = [];
   const steps: RecordedStep[] = [];
+  const rateLimits: { name: string; key: string | undefined; throttled: boolean }[] = [];
   const failure = (
     error: unknown,
     key: string,
@@ -218,6 +234,7 @@ export async function runJob<Data, Result>(
       attempt,
       children,
       steps,
+      rateLimits,
       logs,
       durationMs,
     };
@@ -255,6 +272,7 @@ export async function runJob<Data, Result>(
     options.completedSteps ?? {},
     steps,
     logs,
+    rateLimits,
   );
   const startedAt = Date.now();
   try {
@@ -266,6 +284,7 @@ export async function runJob<Data, Result>(
       attempt,
       children: ctx.enqueued(),
       steps,
+      rateLimits,
       logs,
       durationMs: Date.now() - startedAt,
     };
@@ -297,7 +316,12 @@ class TestJobContext implements JobContext {
   readonly source: string;
   readonly partitionKey: string | undefined;
   readonly logger: JobLogger;
-  readonly #job: { readonly type: string; readonly formerTypes?: readonly string[] };
+  readonly #job: {
+    readonly type: string;
+    readonly formerTypes?: readonly string[];
+    readonly rateLimits?: readonly RateLimitDefinition[];
+  };
+  readonly #rateLimits: { name: string; key: string | undefined; throttled: boolean }[];
   readonly #envelope: JobEnvelope;
   readonly #key: string;
   readonly #limit: RunLimit;
@@ -315,8 +339,10 @@ class TestJobContext implements JobContext {
     completedSteps: Readonly<Record<string, unknown>>,
     steps: RecordedStep[],
     logs: LoggedLine[],
+    rateLimits: { name: string; key: string | undefined; throttled: boolean }[],
   ) {
     this.#job = job;
+    this.#rateLimits = rateLimits;
     this.#envelope = envelope;
     this.#key = key;
     this.#limit = limit;
@@ -347,6 +373,30 @@ class TestJobContext implements JobContext {
 
   get lineage(): JobLineage {
     return lineageOf(this.#envelope);
+  }
+
+  async rateLimit(limit: RateLimitDefinition, options?: RateLimitOptions): Promise<RateLimitPermit> {
+    const taken = { name: limit?.name, key: options?.key, throttled: false };
+    // The worker's own take, with buckets that always grant: the same RateLimitUsageError checks.
+    const permit = await takeRateLimit(
+      {
+        jobType: this.#job.type,
+        declared: this.#job.rateLimits,
+        buckets: {
+          take: async () => ({ granted: true }),
+          throttled: async () => {
+            taken.throttled = true;
+          },
+        },
+        remainingMs: () => Number.POSITIVE_INFINITY,
+        signal: this.signal,
+        onWaited: () => {},
+      },
+      limit,
+      options,
+    );
+    this.#rateLimits.push(taken);
+    return permit;
   }
 
   enqueue<D>(child: JobDefinition<D>, childData: NoInfer<D>, options?: EnqueueOptions): void {

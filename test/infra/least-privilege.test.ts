@@ -95,6 +95,23 @@ describe('worker grants follow what the runtime does', () => {
     add('Unknown', { ...base('unknown'), fifo: true, maxAttempts: 3, jobTimeoutSeconds: 5 });
     // Standard: no groups to park, whatever the jobs say.
     add('Standard', { ...base('standard'), jobs: [job('f', 'standard', 'park')], onDeadLetter: 'park' });
+    // Standard, a job with a per-key concurrency limit: it waits by re-sending to its own queue.
+    add('Limited', {
+      ...base('limited'),
+      jobs: [{ ...job('g', 'limited'), concurrency: { key: () => 't', limit: 2 } }],
+    });
+    // Standard, a job taking a rate limit: the same.
+    add('RateLimited', {
+      ...base('rate-limited'),
+      jobs: [{ ...job('h', 'rate-limited'), rateLimits: [{}] }],
+    });
+    // FIFO with a limit: waits with a visibility delay, sends nothing to itself.
+    add('FifoLimited', {
+      ...base('fifo-limited'),
+      fifo: true,
+      onDeadLetter: 'continue',
+      jobs: [{ ...job('i', 'fifo-limited'), concurrency: { key: () => 't', limit: 1 } }],
+    });
     queues.standard!.addEnqueueTarget('standard', queues.standard!.queue);
     template = Template.fromStack(stack);
     json = template.toJSON() as TemplateJson;
@@ -109,12 +126,19 @@ describe('worker grants follow what the runtime does', () => {
     expect(onTable('unknown')).toEqual(WITH_UNPARK);
     expect(onTable('no-park')).toEqual(ITEM_ACTIONS);
     expect(onTable('standard')).toEqual(ITEM_ACTIONS);
+    // Concurrency slots and rate buckets are items of the same table: no action beyond these.
+    expect(onTable('limited')).toEqual(ITEM_ACTIONS);
+    expect(onTable('rate-limited')).toEqual(ITEM_ACTIONS);
+    expect(onTable('fifo-limited')).toEqual(ITEM_ACTIONS);
     expect(Object.values(queues).map((q) => [q.name, q.mayParkGroups])).toEqual([
       ['job-parks', true],
       ['default-parks', true],
       ['no-park', false],
       ['unknown', true],
       ['standard', false],
+      ['limited', false],
+      ['rate-limited', false],
+      ['fifo-limited', false],
     ]);
     // The worker is told, and refuses to park where its role could not clear a park.
     const parkingEnv = (q: JobQueue) => {
@@ -129,6 +153,9 @@ describe('worker grants follow what the runtime does', () => {
       ['no-park', 'false'],
       ['unknown', 'true'],
       ['standard', 'false'],
+      ['limited', 'false'],
+      ['rate-limited', 'false'],
+      ['fifo-limited', 'false'],
     ]);
   });
 
@@ -142,7 +169,8 @@ describe('worker grants follow what the runtime does', () => {
           'sqs:DeleteMessage',
           'sqs:GetQueueAttributes',
           'sqs:ReceiveMessage',
-          ...(q.name === 'standard' ? ['sqs:SendMessage'] : []), // it enqueues to itself
+          // It enqueues to itself; or a job over a limit waits as a delayed copy (standard only).
+          ...(['standard', 'limited', 'rate-limited'].includes(q.name) ? ['sqs:SendMessage'] : []),
         ].sort(),
       );
       expect(actionsOn(statements, logicalId(q.deadLetterQueue)), q.name).toEqual(['sqs:SendMessage']);

@@ -58,6 +58,10 @@ function context(jobId: string, attempt = 1): TestContext {
         ...(options?.partitionKey === undefined ? {} : { partitionKey: options.partitionKey }),
       });
     },
+    // The sample's jobs take no rate limit: a token is always granted.
+    async rateLimit() {
+      return { async throttled() {} };
+    },
     async once<T>(step: string, fn: () => Promise<T>): Promise<T> {
       const key = `${jobId}/${step}`;
       if (onceStore.has(key)) return onceStore.get(key) as T;

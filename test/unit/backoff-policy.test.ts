@@ -143,7 +143,7 @@ describe('defineJob', () => {
     [
       'a misspelt field',
       { timeOutSeconds: 5 } as unknown as Partial<JobSpec<unknown, void>>,
-      'unknown field timeOutSeconds (known: type, queue, schema, retry, timeoutSeconds, idempotency, onDeadLetter, raw, ordered, formerTypes, run)',
+      'unknown field timeOutSeconds (known: type, queue, schema, retry, timeoutSeconds, idempotency, onDeadLetter, raw, ordered, formerTypes, concurrency, rateLimits, run)',
     ],
     [
       'a misspelt retry field',

@@ -3,7 +3,7 @@
  * would see it; `jobRecord` builds the records Lambda delivers; `MemoryIdempotencyStore` makes a
  * real worker absorb duplicates, refuse a reused key with other data, retry and skip done steps.
  */
-import { defineJob, PermanentError, TransientError } from 'sqs-jobs';
+import { defineJob, defineRateLimit, PermanentError, TransientError } from 'sqs-jobs';
 import { jobRecord, MemoryIdempotencyStore, runJob } from 'sqs-jobs/testing';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -241,5 +241,39 @@ describe('MemoryIdempotencyStore with createWorker', () => {
       attempt: 2,
       result: 2,
     });
+  });
+});
+
+describe('runJob and rate limits', () => {
+  it('records the tokens a job takes and a throttled call, with the worker checks', async () => {
+    const partner = defineRateLimit({ name: 'partner-api', perSecond: 5 });
+    const job = defineJob({
+      type: 'kit.rate-limited',
+      queue: 'jobs',
+      schema: z.object({ tenant: z.string() }),
+      rateLimits: [partner],
+      async run(data, ctx) {
+        const permit = await ctx.rateLimit(partner, { key: data.tenant });
+        await permit.throttled();
+      },
+    });
+    const done = await runJob(job, { tenant: 't-1' });
+    expect(done.status).toBe('completed');
+    expect(done.rateLimits).toEqual([{ name: 'partner-api', key: 't-1', throttled: true }]);
+
+    const undeclared = defineJob({
+      type: 'kit.undeclared-limit',
+      queue: 'jobs',
+      schema: z.object({}),
+      async run(_data, ctx) {
+        await ctx.rateLimit(partner);
+      },
+    });
+    const failed = await runJob(undeclared, {});
+    expect(failed.status).toBe('failed');
+    if (failed.status === 'failed') {
+      expect(failed.classification.kind).toBe('permanent');
+      expect(String(failed.error)).toContain('not in its rateLimits');
+    }
   });
 });

@@ -67,6 +67,24 @@ export function mayParkGroups(options: {
 }
 
 /**
+ * Whether the worker of a queue may re-send a message to its own queue to wait on a flow-control
+ * limit (lib/runtime/record/limit-wait.ts): on a standard queue, when a job declares
+ * `concurrency` or `rateLimits`. A FIFO queue waits with a visibility delay instead (no send).
+ * Without `jobs` the jobs are unknown, so the worker is taken to wait. The limits' records are
+ * items of the idempotency table, covered by its GetItem, PutItem and UpdateItem.
+ */
+export function mayWaitOnLimits(options: {
+  readonly fifo: boolean;
+  readonly jobs: readonly JobDefinitionLike[] | undefined;
+}): boolean {
+  if (options.fifo) return false;
+  if (!Array.isArray(options.jobs)) return true;
+  return options.jobs.some(
+    (job) => job?.concurrency !== undefined || (Array.isArray(job?.rateLimits) && job.rateLimits.length > 0),
+  );
+}
+
+/**
  * Grants `role` the idempotency table's item commands the worker sends: all of
  * {@link IDEMPOTENCY_TABLE_ACTIONS}, without DeleteItem when the worker cannot park a group.
  */

@@ -29,6 +29,10 @@ export interface JobDefinitionLike {
   readonly onDeadLetter?: string;
   /** The job needs order per key (`defineJob({ ordered: true })`): refused on a standard queue. */
   readonly ordered?: boolean;
+  /** Per-key concurrency limit (`defineJob({ concurrency })`): a run over it waits by re-sending its message. */
+  readonly concurrency?: unknown;
+  /** Rate limits the job takes (`defineJob({ rateLimits })`): a long wait re-sends its message. */
+  readonly rateLimits?: readonly unknown[];
 }
 
 /** Properties of a {@link JobQueue}. Durations are CDK `Duration`s; plain numbers carry their unit in the name. */

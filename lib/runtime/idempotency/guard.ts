@@ -67,6 +67,12 @@ export interface Lease {
    * message run again.
    */
   fail(error: unknown, kind: 'transient' | 'permanent'): Promise<LeaseWrite>;
+  /**
+   * Ends the run without counting it as an attempt: the run stopped to wait on a flow-control
+   * limit, not because it failed. The next delivery runs with this same attempt number. Optional:
+   * a guard without it has the run released with `fail(error, 'transient')` (an attempt spent).
+   */
+  handBack?(): Promise<LeaseWrite>;
   /** Runs `fn` once per step under this key; a completed step returns its stored value. */
   once<T>(stepName: string, fn: () => Promise<T>): Promise<T>;
   /** Stable key for external APIs, per job key and step. */

@@ -197,6 +197,29 @@ export function groupRecordKey(queueName: string, messageGroupId: string): strin
   ].join(SEPARATOR);
 }
 
+/** First part of a limit record key (concurrency slots, rate buckets): never an escaped or hashed part. */
+const LIMIT_MARKER = '%limit';
+/** Longest escaped limit name or limit key kept verbatim in a limit record key; longer ones are hashed. */
+export const MAX_VERBATIM_LIMIT_PART_BYTES = 512;
+
+/**
+ * The `pk` of a limit record (lib/runtime/limits/): `%limit#<kind>#<name>#<key>`, name and key
+ * escaped ({@link escapeKeyPart}), each hashed when over {@link MAX_VERBATIM_LIMIT_PART_BYTES}.
+ * Never equal to a job, step or group record key (its first part is `%limit`).
+ * @example limitRecordKey('concurrency', 'report.build', 'tenant-7') === '%limit#concurrency#report.build#tenant-7'
+ * @throws {JobError} when `name` or `key` is empty.
+ */
+export function limitRecordKey(kind: 'concurrency' | 'rate', name: string, key: string): string {
+  requireText(name, 'limit name');
+  requireText(key, `key of limit ${name}`);
+  return [
+    LIMIT_MARKER,
+    kind,
+    boundedPart(name, MAX_VERBATIM_LIMIT_PART_BYTES),
+    boundedPart(key, MAX_VERBATIM_LIMIT_PART_BYTES),
+  ].join(SEPARATOR);
+}
+
 /** A decoded part of a record key: its text, or only the SHA-256 hex of its escaped text when it was hashed. */
 export type RecordKeyPart = { readonly text: string } | { readonly sha256: string };
 

@@ -95,6 +95,22 @@ export function failureWrite(
 }
 
 /**
+ * The hand-back of the lease of `record` at `now` (epoch ms): RELEASED with the attempt set back
+ * by one (`attempt - 1`, 0 after a first run), no failure evidence written: the run waited on a
+ * flow-control limit, it did not fail. The takeover of a RELEASED record adds one again.
+ */
+export function handBackWrite(record: JobRecord, now: number): FencedUpdate {
+  const expr = new Expr();
+  const sets = [
+    `${expr.n('status')} = ${expr.v(S('RELEASED'))}`,
+    `attempt = ${expr.v(N(Math.max(0, record.attempt - 1)))}`,
+    `endedAtMs = ${expr.v(N(now))}`,
+  ];
+  const condition = fencingCondition(expr, record.leaseToken);
+  return { update: `SET ${sets.join(', ')}`, expr, condition };
+}
+
+/**
  * The fencing condition of complete and release. Race prevented: a slow run whose lease expired
  * and was taken over (new token) must not complete or release the newer run's record; and a
  * record this lease already ended (status no longer IN_PROGRESS) is not written twice.

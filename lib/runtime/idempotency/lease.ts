@@ -12,6 +12,7 @@ export interface LeaseOps {
   complete(record: JobRecord, result: unknown, children?: readonly string[]): Promise<LeaseWrite>;
   fail(record: JobRecord, error: unknown, kind: 'transient' | 'permanent'): Promise<LeaseWrite>;
   once<T>(record: JobRecord, stepName: string, fn: () => Promise<T>): Promise<T>;
+  handBack(record: JobRecord): Promise<LeaseWrite>;
 }
 
 /** The lease of one run on a {@link DynamoIdempotencyStore}. */
@@ -78,6 +79,17 @@ export class DynamoLease implements Lease {
    */
   once<T>(stepName: string, fn: () => Promise<T>): Promise<T> {
     return this.#ops.once(this.#record, stepName, fn);
+  }
+
+  /**
+   * Ends the run without counting it (conditional UpdateItem on this lease's token): RELEASED with
+   * `attempt` set back by one, so the takeover by the next delivery (attempt + 1) runs with this
+   * run's attempt number again. For a run that stopped to wait on a flow-control limit.
+   * @returns `ok`, or `fenced` when another run took the lease over (nothing was written).
+   * @throws {IdempotencyStoreError} when DynamoDB fails.
+   */
+  handBack(): Promise<LeaseWrite> {
+    return this.#ops.handBack(this.#record);
   }
 
   /** SHA-256 hex of job type, key and step: see {@link deriveIdempotencyKey}. */

@@ -34,7 +34,7 @@ import type {
 } from './guard.ts';
 import { jobRecordKey, stepRecordKey } from './keys.ts';
 import { DynamoLease, type LeaseOps } from './lease.ts';
-import { completionWrite, failureStatus, failureWrite } from './lease-end.ts';
+import { completionWrite, failureStatus, failureWrite, handBackWrite } from './lease-end.ts';
 import {
   type DynamoIdempotencyStoreOptions,
   type ResolvedStoreLimits,
@@ -222,7 +222,15 @@ export class DynamoIdempotencyStore implements IdempotencyGuard, GroupParkStore,
     complete: (record, result, children) => this.#completeLease(record, result, children),
     fail: (record, error, kind) => this.#failLease(record, error, kind),
     once: (record, stepName, fn) => this.#runOnce(record, stepName, fn),
+    handBack: (record) => this.#handBackLease(record),
   };
+
+  /** Hands a lease back without counting the run (a flow-control wait): fenced UpdateItem. */
+  async #handBackLease(record: JobRecord): Promise<LeaseWrite> {
+    const { update, expr, condition } = handBackWrite(record, this.#now());
+    const written = await this.#table.update('hand-back', record.pk, update, expr, condition);
+    return written.ok ? 'ok' : this.#afterFencedWrite(record, written, 'RELEASED');
+  }
 
   /** Completes a lease: conditional UpdateItem, fenced by the lease token. */
   async #completeLease(

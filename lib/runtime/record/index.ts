@@ -22,6 +22,7 @@ import type { Lease } from '../idempotency/guard.ts';
 import { identityTypeOf } from '../job.ts';
 import type { JobTracer } from '../tracing.ts';
 import { OrderedJobWithoutGroupError, UnknownJobTypeError } from '../worker-errors.ts';
+import { releaseSlot, takeSlot } from './concurrency-slot.ts';
 import { deadLetter } from './dead-lettering.ts';
 import type { AnyJob, RecordDeps } from './deps.ts';
 import { failed } from './failed.ts';
@@ -187,14 +188,44 @@ async function pipeline(run: RecordRun): Promise<RecordOutcome> {
   const parked = await checkParkedGroup(run, job);
   if (parked) return parked;
 
-  // 6. Take the idempotency lease (lease.ts).
+  // 6. Per-key concurrency: a slot, or wait without spending an attempt (concurrency-slot.ts).
+  // Before the lease, so a wait never counts as an attempt; the slot ends when the lease would.
+  // Jobs without a limit skip the stage without an await (the hot path).
+  if (job.concurrency === undefined) {
+    return leaseAndRun(run, job, envelope, data, identity, jobTimeoutMs, lambdaBudgetMs);
+  }
+  const slotted = await takeSlot(
+    run,
+    job,
+    data,
+    deps.now() + Math.max(0, Math.min(jobTimeoutMs, lambdaBudgetMs)) + deps.deadlineMarginMs,
+  );
+  if ('outcome' in slotted) return slotted.outcome;
+  try {
+    return await leaseAndRun(run, job, envelope, data, identity, jobTimeoutMs, lambdaBudgetMs);
+  } finally {
+    await releaseSlot(run, slotted.slot);
+  }
+}
+
+/** Takes the idempotency lease (lease.ts), then runs, sends children, completes (run-job.ts). */
+async function leaseAndRun(
+  run: RecordRun,
+  job: AnyJob,
+  envelope: JobEnvelope,
+  data: unknown,
+  identity: RecordIdentity,
+  jobTimeoutMs: number,
+  lambdaBudgetMs: number,
+): Promise<RecordOutcome> {
+  // 7. Take the idempotency lease (lease.ts).
   let lease: Lease | undefined;
   if (identity.payloadHash !== undefined) {
     const begun = await beginLease(
       run,
       job,
       envelope,
-      key,
+      identity.key,
       identity.payloadHash,
       jobTimeoutMs,
       lambdaBudgetMs,
@@ -203,8 +234,8 @@ async function pipeline(run: RecordRun): Promise<RecordOutcome> {
     lease = begun.lease;
   }
 
-  // 7. Run, send children, complete (run-job.ts); a failure goes to failed.ts.
-  return runJob(run, job, envelope, data, key, lease, jobTimeoutMs, lambdaBudgetMs);
+  // 8. Run, send children, complete (run-job.ts); a failure goes to failed.ts.
+  return runJob(run, job, envelope, data, identity.key, lease, jobTimeoutMs, lambdaBudgetMs);
 }
 
 /**

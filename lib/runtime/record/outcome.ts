@@ -27,6 +27,8 @@ export type RetryReason =
   | 'park-failed'
   /** FIFO, `park`: the blocking job completed but its group's park could not be cleared; its next delivery is absorbed and clears it. */
   | 'unpark-failed'
+  /** A flow-control limit (concurrency, rate) is full; no attempt spent (limit-wait.ts). */
+  | 'limited'
   /** A bug in the worker itself. */
   | 'internal'
   /** A job sent for later arrived before its `runat` (clock skew): it waits, no attempt spent. */
@@ -41,6 +43,11 @@ export type RecordOutcome =
   | { readonly status: 'cancelled' }
   /** A message of an earlier generation of a rescheduled job: not run, acknowledged; the new generation runs. */
   | { readonly status: 'superseded' }
+  /**
+   * A flow-control limit was full: a copy of the message was sent back to the queue, visible after
+   * `delaySeconds`, and this delivery is acknowledged (limit-wait.ts). Not an attempt.
+   */
+  | { readonly status: 'resent'; readonly delaySeconds: number }
   | { readonly status: 'retry'; readonly delaySeconds: number; readonly reason: RetryReason };
 
 /** The outcome of a record left on the queue, visible again after `delaySeconds`. */

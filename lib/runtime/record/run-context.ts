@@ -10,8 +10,12 @@ import {
   type JobContext,
   type JobDefinition,
   type JobLineage,
+  type RateLimitOptions,
+  type RateLimitPermit,
   type StepValue,
 } from '../job.ts';
+import type { RateLimitDefinition } from '../limits/rate-limit.ts';
+import { takeRateLimit } from '../limits/take.ts';
 import { lineageOf } from '../lineage.ts';
 import type { RunLimit } from '../timeout.ts';
 import type { AnyJob } from './deps.ts';
@@ -36,6 +40,8 @@ export class RunContext implements JobContext {
   readonly #key: string;
   readonly #lease: Lease | undefined;
   readonly #limit: RunLimit;
+  /** When the run started, epoch ms (what `rateLimit` counts the run's remaining time from). */
+  readonly #startedAtMs: number;
 
   constructor(
     run: RecordRun,
@@ -57,6 +63,7 @@ export class RunContext implements JobContext {
     this.jobId = envelope.id;
     this.source = envelope.source;
     this.partitionKey = partitionKey;
+    this.#startedAtMs = run.deps.now();
   }
 
   get signal(): AbortSignal {
@@ -85,6 +92,25 @@ export class RunContext implements JobContext {
 
   once<T>(stepName: string, fn: () => Promise<T & StepValue<T>>): Promise<T> {
     return this.#lease ? onceUnderLease(this.#run, this.#lease, stepName, fn) : fn();
+  }
+
+  rateLimit(limit: RateLimitDefinition, options?: RateLimitOptions): Promise<RateLimitPermit> {
+    const run = this.#run;
+    const job = this.#job;
+    const runLimit = this.#limit;
+    const startedAtMs = this.#startedAtMs;
+    return takeRateLimit(
+      {
+        jobType: job.type,
+        declared: job.rateLimits,
+        buckets: run.deps.limits?.buckets,
+        remainingMs: () => runLimit.budgetMs - (run.deps.now() - startedAtMs),
+        signal: runLimit.signal,
+        onWaited: (ms) => run.deps.metrics.add(job.type, 'JobLimitWaitMs', ms),
+      },
+      limit,
+      options,
+    );
   }
 
   idempotencyKey(stepName: string): string {

@@ -7,8 +7,10 @@ import type { JobEnvelope } from '../../core/envelope.ts';
 import { childRecordKeys, sendChildren } from '../children.ts';
 import type { Lease } from '../idempotency/guard.ts';
 import type { JobContext } from '../job.ts';
+import { LimitWait } from '../limits/errors.ts';
 import type { AnyJob } from './deps.ts';
 import { failed } from './failed.ts';
+import { waitForLimit } from './limit-wait.ts';
 import { COMPLETED, type RecordOutcome } from './outcome.ts';
 import { unparkAfterCompletion } from './parked-group.ts';
 import type { RecordRun } from './record-run.ts';
@@ -44,6 +46,8 @@ export async function runJob(
   try {
     result = await limit.race(startRun(job, data, ctx));
   } catch (error) {
+    if (error instanceof LimitWait && limit.reason === undefined)
+      return afterLimitWait(run, job, lease, error);
     // When the limit fired, its JobTimeoutError says more than the AbortError the job rethrew.
     const failure = limit.reason ?? error;
     return failed(run, job, failure, lease, deps.now() - startedAt);
@@ -96,6 +100,36 @@ export async function runJob(
   // Only the blocker of a parked group has anything to unpark: no await for the others.
   if (run.blocker === undefined) return COMPLETED;
   return (await unparkAfterCompletion(run, job)) ?? COMPLETED;
+}
+
+/**
+ * The run stopped on a full rate limit (`ctx.rateLimit` threw {@link LimitWait}): hand the lease
+ * back without counting the attempt, then wait outside the run (limit-wait.ts).
+ */
+async function afterLimitWait(
+  run: RecordRun,
+  job: AnyJob,
+  lease: Lease | undefined,
+  wait: LimitWait,
+): Promise<RecordOutcome> {
+  if (lease) {
+    try {
+      // A guard without handBack releases it as a transient failure (an attempt spent).
+      const write = await (lease.handBack ? lease.handBack() : lease.fail(wait, 'transient'));
+      if (write === 'fenced') run.deps.metrics.add(job.type, 'JobLeaseFenced');
+    } catch (error) {
+      // The lease then ends at its expiry; the next delivery takes it over as an interrupted run.
+      run.logger.warn('could not hand the lease back after a rate-limit wait; it ends at its expiry', {
+        error,
+      });
+    }
+  }
+  return waitForLimit(run, job, {
+    kind: 'rate',
+    limit: wait.limitName,
+    key: wait.key,
+    minWaitMs: wait.waitMs,
+  });
 }
 
 /** Starts a job's run; a synchronous throw inside `run` becomes a rejection. */

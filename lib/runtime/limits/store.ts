@@ -1,0 +1,62 @@
+/**
+ * The flow-control store a worker uses: concurrency slots and rate buckets on one DynamoDB table.
+ *
+ * Why the idempotency table and not one of its own: the limits' records are small items keyed by
+ * `pk` with a TTL, exactly the table's shape; every JobQueue with limits already has that table
+ * and its role already holds the item actions the limits send (GetItem, PutItem, UpdateItem), so
+ * no new resource, grant or variable is needed, and a rate limit named on several queues is shared
+ * as long as they share the table (the sample and the recommended setup use one table per app).
+ * The records carry their own prefix (`%limit#...`), never equal to a job, step or group key.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { JobError } from '../../core/errors.ts';
+import { IDEMPOTENCY_DEFAULTS } from '../idempotency/options.ts';
+import { RateBuckets } from './buckets.ts';
+import { ConcurrencySlots } from './slots.ts';
+import { LimitTable } from './table.ts';
+
+/** Options of {@link LimitStore}. */
+export interface LimitStoreOptions {
+  /** The table (the idempotency table: partition key `pk` String, TTL on `expiresAt`). Required. */
+  readonly tableName: string;
+  /** DynamoDB client. @default `new DynamoDBClient({})` */
+  readonly client?: DynamoDBClient;
+  /** Clock, epoch ms. @default `Date.now` */
+  readonly now?: () => number;
+  /** Clock-skew allowance before a slot holder counts as expired, ms. @default the idempotency store's `leaseMarginMs` (1000) */
+  readonly leaseMarginMs?: number;
+}
+
+/**
+ * Concurrency slots and rate buckets on one table.
+ *
+ * @example
+ * ```ts
+ * import { LimitStore, defineRateLimit } from 'sqs-jobs';
+ *
+ * const partnerApi = defineRateLimit({ name: 'partner-api', perSecond: 20 });
+ * const limits = new LimitStore({ tableName: 'jobs-idempotency' });
+ * const taken = await limits.buckets.take(partnerApi, 'tenant-7'); // { granted: true } or { granted: false, waitMs }
+ * ```
+ */
+export class LimitStore {
+  readonly tableName: string;
+  readonly slots: ConcurrencySlots;
+  readonly buckets: RateBuckets;
+
+  /** @throws {JobError} when `tableName` is not a non-empty string. */
+  constructor(options: LimitStoreOptions) {
+    if (typeof options?.tableName !== 'string' || options.tableName === '') {
+      throw new JobError('LimitStore needs { tableName }: the idempotency table (JOBS_IDEMPOTENCY_TABLE)');
+    }
+    const table = new LimitTable(options.client ?? new DynamoDBClient({}), options.tableName);
+    const now = options.now ?? Date.now;
+    this.tableName = options.tableName;
+    this.slots = new ConcurrencySlots(
+      table,
+      now,
+      options.leaseMarginMs ?? IDEMPOTENCY_DEFAULTS.leaseMarginMs,
+    );
+    this.buckets = new RateBuckets(table, now);
+  }
+}

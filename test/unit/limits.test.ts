@@ -1,0 +1,128 @@
+/**
+ * Flow-control declarations and arithmetic: what `defineJob({ concurrency, rateLimits })` and
+ * `defineRateLimit` refuse, and the token bucket's refill, recovery and decrease (pure functions), and the metrics of a wait.
+ */
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { defineJob } from '../../lib/runtime/job.ts';
+import { concurrencyKeyOf } from '../../lib/runtime/limits/concurrency.ts';
+import { ConcurrencyKeyError } from '../../lib/runtime/limits/errors.ts';
+import {
+  decrease,
+  defineRateLimit,
+  freshBucket,
+  msUntilToken,
+  refill,
+} from '../../lib/runtime/limits/rate-limit.ts';
+import { BatchMetrics, DirectEmf } from '../../lib/runtime/telemetry.ts';
+
+const base = { type: 'a.b', queue: 'q', schema: z.object({ tenantId: z.string() }), run: async () => {} };
+
+describe('defineJob concurrency and rateLimits', () => {
+  it('accepts a key function and a limit, and names every problem of a bad one', () => {
+    expect(defineJob({ ...base, concurrency: { key: (d) => d.tenantId, limit: 2 } }).concurrency?.limit).toBe(
+      2,
+    );
+    expect(() =>
+      defineJob({ ...base, concurrency: { key: 'tenantId' as never, limit: 0, extra: 1 } as never }),
+    ).toThrow(
+      /unknown field concurrency.extra.*concurrency.key must be a function.*concurrency.limit must be an integer from 1 to 1000, got 0/,
+    );
+    expect(() => defineJob({ ...base, rateLimits: [{ name: 'x' }] as never })).toThrow(
+      /rateLimits must be an array of rate limits made by defineRateLimit/,
+    );
+  });
+
+  it('a key function that throws or returns no string is a ConcurrencyKeyError (permanent)', () => {
+    const options = { key: (d: { tenantId: string }) => d.tenantId, limit: 1 };
+    expect(concurrencyKeyOf('a.b', options, { tenantId: 't' })).toBe('t');
+    expect(() => concurrencyKeyOf('a.b', options, { tenantId: '' })).toThrow(ConcurrencyKeyError);
+    const throwing = {
+      key: () => {
+        throw new TypeError('no tenant');
+      },
+      limit: 1,
+      name: 'tenants',
+    };
+    expect(() => concurrencyKeyOf('a.b', throwing, {})).toThrow(
+      'the concurrency key of a.b (limit tenants) could not be computed: concurrency.key(data) threw TypeError: no tenant',
+    );
+  });
+});
+
+describe('defineRateLimit', () => {
+  it('fills the defaults: burst = perSecond, adaptive on (min 1 %, halve, recover 5 % of the rate per second)', () => {
+    expect(defineRateLimit({ name: 'p', perSecond: 20 })).toEqual({
+      kind: 'rate-limit',
+      name: 'p',
+      perSecond: 20,
+      burst: 20,
+      adaptive: { minPerSecond: 0.2, decreaseFactor: 0.5, recoveryPerSecond: 1, decreaseIntervalMs: 1000 },
+    });
+    expect(defineRateLimit({ name: 'p', perSecond: 0.5, adaptive: false })).toMatchObject({
+      burst: 1,
+      adaptive: undefined,
+    });
+  });
+
+  it('refuses bad values, every problem in one message', () => {
+    expect(() =>
+      defineRateLimit({ name: '', perSecond: 0, burst: 0.5, adaptive: { decreaseFactor: 1 } }),
+    ).toThrow(
+      /name must be a non-empty string; perSecond must be a number > 0, got 0; burst must be a number >= 1, got 0.5; adaptive.decreaseFactor must be > 0 and < 1, got 1/,
+    );
+  });
+});
+
+describe('token bucket arithmetic', () => {
+  const limit = defineRateLimit({ name: 'p', perSecond: 10, burst: 10 });
+
+  it('refills at the rate up to the burst, and tells the wait for the next token', () => {
+    const empty = { ...freshBucket(limit, 0), tokens: 0 };
+    expect(refill(limit, empty, 250).tokens).toBeCloseTo(2.5);
+    expect(refill(limit, empty, 60_000).tokens).toBe(10);
+    expect(msUntilToken(refill(limit, empty, 50))).toBeCloseTo(50);
+    // A clock behind the bucket's counts as no time passed.
+    expect(refill(limit, { ...empty, updatedAtMs: 1000 }, 0)).toMatchObject({ tokens: 0, updatedAtMs: 1000 });
+  });
+
+  it('decreases once per interval and empties the bucket; recovers additively, with a smaller burst while low', () => {
+    const full = freshBucket(limit, 0);
+    const once = decrease(limit, refill(limit, full, 1000), 1000);
+    expect(once).toMatchObject({ rate: 5, tokens: 0, decreasedAtMs: 1000 });
+    expect(decrease(limit, once, 1500)).toBe(once); // same overload episode
+    expect(decrease(limit, once, 2000).rate).toBe(2.5);
+    // 0.5 request/s regained per second: after 4 s the rate is 7; the capacity follows the rate.
+    const later = refill(limit, once, 5000);
+    expect(later.rate).toBeCloseTo(7);
+    expect(later.tokens).toBeLessThanOrEqual(7);
+    expect(refill(limit, once, 60_000).rate).toBe(10);
+  });
+});
+
+describe('flow-control metrics', () => {
+  it('JobLimitDelayed is a count and JobLimitWaitMs milliseconds summed per batch, per job type', () => {
+    const batch = new BatchMetrics();
+    batch.add('reports.build', 'JobLimitDelayed');
+    batch.add('reports.build', 'JobLimitDelayed');
+    batch.add('reports.build', 'JobLimitWaitMs', 40);
+    batch.add('reports.build', 'JobLimitWaitMs', 60);
+    const lines: string[] = [];
+    batch.flush(new DirectEmf({}, (line) => lines.push(line)), 'reports');
+    const blob = JSON.parse(lines[0] as string) as Record<string, unknown> & {
+      _aws: { CloudWatchMetrics: { Metrics: { Name: string; Unit: string }[] }[] };
+    };
+    expect(blob).toMatchObject({
+      Queue: 'reports',
+      JobType: 'reports.build',
+      JobLimitDelayed: 2,
+      JobLimitWaitMs: 100,
+    });
+    expect(blob._aws.CloudWatchMetrics[0]?.Metrics).toEqual(
+      expect.arrayContaining([
+        { Name: 'JobLimitDelayed', Unit: 'Count' },
+        { Name: 'JobLimitWaitMs', Unit: 'Milliseconds' },
+      ]),
+    );
+  });
+});
