@@ -16,6 +16,10 @@
  *   bench/workers/); and the sample's deployed workers' bundle and source-map sizes.
  * - X-Ray tracing: CPU per record off / unsampled / sampled, the first sampled invocation, and
  *   what the tracer adds to a bundle and its import (bench/tracing.ts).
+ * - wide standard batches: wall time of one batch of 100 and of 1,000 records whose job waits
+ *   20 ms, against Powertools' BatchProcessor, without a store and with idempotency on dynalite,
+ *   each side in fresh processes, alternated (bench/wide-batch.ts; also alone:
+ *   `node --import tsx bench/wide-batch.ts [rounds]`).
  *
  * `npm run bench -- --local-scaling`: only `npm start` at 100, 1,000 and 5,000 users and the
  * emulators' ceiling (bench/local-scaling.ts; heavy, minutes, not in the short mode).
@@ -59,6 +63,7 @@ import {
   printComparison,
   silenced,
 } from './vs-powertools.ts';
+import { wideBatchRows } from './wide-batch.ts';
 
 const BATCH_SIZE = 10;
 const noop = defineJob({
@@ -118,6 +123,8 @@ interface SideBySideOptions extends ComparisonOptions, ColdStartOptions {
   readonly motoBatches: number;
   /** Batches of 10 per side and queue kind for the wall-time rows with I/O. */
   readonly ioBatches: number;
+  /** Rounds of the wide-batch rows (bench/wide-batch.ts), each side a fresh process per round. */
+  readonly wideRounds: number;
 }
 
 const FULL: SideBySideOptions = {
@@ -129,6 +136,7 @@ const FULL: SideBySideOptions = {
   heapRounds: 3,
   motoBatches: 30,
   ioBatches: 30,
+  wideRounds: 7,
 };
 const SHORT: SideBySideOptions = {
   rounds: 5,
@@ -139,6 +147,7 @@ const SHORT: SideBySideOptions = {
   heapRounds: 1,
   motoBatches: 20,
   ioBatches: 10,
+  wideRounds: 5,
 };
 
 /** Every side-by-side row (issue 10), and the figures of ours alone (deployed workers). */
@@ -146,6 +155,7 @@ async function sideBySide(options: SideBySideOptions): Promise<{ rows: Compariso
   const rows = [
     ...(await compareWithPowertools(options)),
     ...(await ioRows(options.ioBatches)),
+    ...(await wideBatchRows({ rounds: options.wideRounds })),
     // Both workers log and write EMF to stdout: dropped, so `--json` stays one object.
     ...(await silenced(() => motoRows(options.motoBatches))),
     ...(await coldStartRows(options)),

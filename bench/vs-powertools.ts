@@ -91,10 +91,10 @@ const job = defineJob({
 });
 
 /** Events of one round: bodies are CloudEvents envelopes, as both sides receive them. */
-function events(count: number, queue: string, groups: number): SQSEvent[] {
+function events(count: number, queue: string, groups: number, records = BATCH_SIZE): SQSEvent[] {
   return Array.from({ length: count }, () =>
     sqsEvent(
-      Array.from({ length: BATCH_SIZE }, (_, i) => {
+      Array.from({ length: records }, (_, i) => {
         const userId = `user-${i % groups}`;
         const data: OrderData = { orderId: `order-${randomUUID()}`, userId, amountCents: 1000 + i };
         return sqsRecord({
@@ -332,6 +332,61 @@ export function storeHandlers(
   );
   const theirs = powertoolsHandler(false, idempotentRun, (context) => config.registerLambdaContext(context));
   return { ours, theirs };
+}
+
+/** Where each side of {@link waitingJobHandlers} keeps its idempotency records (as {@link storeHandlers}). */
+export interface SideStores {
+  readonly oursClient: DynamoDBClient;
+  /** Partition key `pk`. */
+  readonly oursTable: string;
+  readonly theirsClient: DynamoDBClient;
+  /** Partition key `id`. */
+  readonly theirsTable: string;
+}
+
+/**
+ * Both sides on a standard queue, default settings, running a job that waits `waitMs` (an API
+ * call) and then computes: ours `createWorker` (a standard batch at its full width), theirs
+ * `BatchProcessor`. With `stores`, idempotency on DynamoDB as {@link storeHandlers} sets it up
+ * (ours the DynamoDB store, theirs `makeIdempotent`); without, none on either side.
+ * For bench/wide-batch.ts.
+ */
+export function waitingJobHandlers(waitMs: number, stores?: SideStores): { ours: Handler; theirs: Handler } {
+  const work = async (data: OrderData) => {
+    await wait(waitMs);
+    return compute(data);
+  };
+  const waitingJob = defineJob({ type: job.type, queue: 'bench', schema, run: work });
+  if (stores === undefined) {
+    return {
+      ours: oursHandler('bench', false, [waitingJob]),
+      theirs: powertoolsHandler(false, async ({ data }) => work(data)),
+    };
+  }
+  const ours = oursHandler(
+    'bench',
+    new DynamoIdempotencyStore({ tableName: stores.oursTable, client: stores.oursClient }),
+    [waitingJob],
+  );
+  const config = new IdempotencyConfig({
+    eventKeyJmesPath: '[source, id]',
+    payloadValidationJmesPath: 'data',
+  });
+  const persistenceStore = new DynamoDBPersistenceLayer({
+    tableName: stores.theirsTable,
+    awsSdkV3Client: stores.theirsClient,
+  });
+  const idempotentRun = makeIdempotent(
+    async (envelope: { source: string; id: string; data: OrderData }) => work(envelope.data),
+    { persistenceStore, config },
+  );
+  const theirs = powertoolsHandler(false, idempotentRun, (context) => config.registerLambdaContext(context));
+  return { ours, theirs };
+}
+
+/** One standard-queue event of `records` new records (fresh ids), as both sides receive it. */
+export function standardEventOf(records: number): SQSEvent {
+  return events(1, 'bench', BATCH_SIZE, records)[0] as SQSEvent;
 }
 
 /** Batches of 10 new records (fresh ids) of the standard queue, as both sides receive them. */

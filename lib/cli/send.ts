@@ -1,8 +1,8 @@
 /**
  * `sqs-jobs send`: sends one job to a queue, from a ready envelope (`--envelope <json|->`) or from
  * `--type` and `--data`, through `JobClient.sendEnvelope` (lib/client): the envelope rules
- * (`parseEnvelope` = envelope.schema.json) and the producer rules of the queue (FIFO partition key
- * as `MessageGroupId`, delay, size, body characters) are checked before anything is sent. The body
+ * (`parseEnvelope` = envelope.schema.json) and the producer rules of the queue (partition key as
+ * `MessageGroupId`, required on FIFO, a fair queue's tenant on standard; delay, size, body characters) are checked before anything is sent. The body
  * goes out exactly as given: `--data` is placed into the envelope as written, so numbers keep their
  * spelling and precision.
  *
@@ -158,7 +158,8 @@ function stderrLogger(io: CliIo): JobLogger {
 const HELP_AFTER = `
 The job envelope is a CloudEvents 1.0 event (lib/core/envelope.schema.json): specversion "1.0",
 id, source, type, time (RFC 3339), datacontenttype "application/json", data, and partitionkey
-(the MessageGroupId on a FIFO queue). Before sending, the envelope rules and the queue's rules are
+(sent as the MessageGroupId: the order key on a FIFO queue, a fair queue's tenant on a standard
+queue). Before sending, the envelope rules and the queue's rules are
 checked: a FIFO queue (URL ending in .fifo) needs a partition key of 1-128 printable ASCII
 characters without space; the message must fit 1 MiB; --delay-seconds only on standard queues.
 On a FIFO queue the MessageDeduplicationId is derived from source, id, type and data: sending the
@@ -204,7 +205,7 @@ export function addSendCommand(program: Command, runner: CommandRunner): Command
       .option('--source <uri>', `envelope source of a new envelope (default: ${DEFAULT_CLI_SOURCE})`)
       .option(
         '--partition-key <key>',
-        'partitionkey of a new envelope: the MessageGroupId on a FIFO queue (required there), e.g. the user id',
+        'partitionkey of a new envelope, sent as the MessageGroupId: on a FIFO queue the order key (required there), on a standard queue the tenant of a fair queue; e.g. the user id',
       )
       .option('--id <id>', 'id of a new envelope (default: a random UUID); with source, the job identity')
       .option(

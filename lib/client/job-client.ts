@@ -1,7 +1,8 @@
 /**
  * `JobClient`: how other services send jobs. Each job travels as a CloudEvents envelope
- * (lib/core/envelope.ts) in the SQS message body; FIFO queues get `MessageGroupId` from the
- * partition key and a `MessageDeduplicationId` derived from `source`, `id`, `type` and `data`.
+ * (lib/core/envelope.ts) in the SQS message body; the partition key becomes the `MessageGroupId`
+ * (FIFO: order per key; standard: the tenant of a fair queue, Amazon SQS fair queues) and FIFO
+ * queues get a `MessageDeduplicationId` derived from `source`, `id`, `type` and `data`.
  *
  * Rules and their sources:
  * - SendMessageBatch API reference: at most 10 entries per request; the sum of the message sizes
@@ -176,7 +177,7 @@ export interface CheckedEnvelope {
   readonly queueUrl: string;
   /** `MessageBody`: exactly the text given (or `JSON.stringify` of the object given). */
   readonly body: string;
-  /** FIFO queues: the envelope's `partitionkey`. */
+  /** The envelope's `partitionkey`, when it has one (FIFO: required; standard: a fair queue's tenant). */
   readonly messageGroupId?: string;
   /** FIFO queues: SHA-256 of `source`, `id`, `type` and `data` ({@link deduplicationIdOf}). */
   readonly messageDeduplicationId?: string;
@@ -659,7 +660,8 @@ export class JobClient {
    *
    * @param job a job definition (`defineJob`); its `queue` picks the URL from `queueUrls`.
    * @param data the job's input, checked against `job.schema` before sending; ids only.
-   * @param options `partitionKey` (required on FIFO queues), `id`, `delaySeconds` (standard queues),
+   * @param options `partitionKey` (the `MessageGroupId`: required on FIFO queues, a fair queue's
+   *   tenant on standard queues), `id`, `delaySeconds` (standard queues),
    *   `correlationId` (kept by every job the chain enqueues), `traceparent`/`tracestate` (the trace
    *   to continue; by default the job starts a new trace), `parent` (the job it follows from),
    *   `runAt` (a Date or RFC 3339 time) or `delayMs` (milliseconds, any length up to 366 days): a
@@ -690,7 +692,7 @@ export class JobClient {
    * @param options `delaySeconds` (standard queues only, 0–900).
    * @throws {JobClientError} `InvalidEntries` naming every problem: envelope rules of
    *   {@link parseEnvelope} (= envelope.schema.json; the first problem only), unknown queue,
-   *   FIFO queue without a `partitionkey` or with one that is not a valid `MessageGroupId`
+   *   FIFO queue without a `partitionkey`, a `partitionkey` that is not a valid `MessageGroupId`
    *   (SendMessage API), delay on a FIFO queue, a character SQS refuses in a body, a number in a
    *   text body that JavaScript would not read as written (`1e400` → Infinity; an integer beyond
    *   `Number.MAX_SAFE_INTEGER` that would lose precision: send it as a string), a message
@@ -720,8 +722,9 @@ export class JobClient {
   /**
    * Sends a job envelope that is already built, body unchanged: for forwarding jobs, jobs from
    * other languages (by envelope.schema.json) and the `sqs-jobs send` command. The envelope keeps
-   * its own `source`, `id`, `time` and `partitionkey` (the client's `source` is not used); on a
-   * FIFO queue `partitionkey` becomes the `MessageGroupId` and `source` + `id` the
+   * its own `source`, `id`, `time` and `partitionkey` (the client's `source` is not used);
+   * `partitionkey` becomes the `MessageGroupId` (on a standard queue, a fair queue's tenant) and
+   * on a FIFO queue `source` + `id` the
    * `MessageDeduplicationId`, as for {@link send}. Sent and retried like {@link send}.
    *
    * @param queue logical queue name, resolved through `queueUrls`.

@@ -45,8 +45,11 @@ export interface SendableJob<Data = unknown> {
 /** Options of one job sent. */
 export interface SendOptions {
   /**
-   * Partitioning key: the envelope `partitionkey` and, on a FIFO queue, the `MessageGroupId`
-   * (e.g. the user id). Required on FIFO queues; 1–128 printable ASCII characters, no space.
+   * Partitioning key (e.g. the user or tenant id): the envelope `partitionkey` and the message's
+   * `MessageGroupId`. On a FIFO queue it is required and orders the key's jobs; on a standard
+   * queue it is optional and makes a fair queue (the key is the tenant: no order, but one busy
+   * tenant does not hold the others back; Amazon SQS fair queues). 1–128 printable ASCII
+   * characters, no space (SendMessage API, MessageGroupId).
    */
   readonly partitionKey?: string;
   /** The envelope `id` (1–256 characters); with the client's `source` the job's identity. @default a random UUID */
@@ -319,6 +322,8 @@ function optionProblems(
       );
     }
   }
+  // On a standard queue the key obeys the same MessageGroupId rule (it is a fair queue's tenant):
+  // createEnvelope / parseEnvelope check it there, with the length named when that is what is wrong.
   if (fifo) {
     if (partitionKey === undefined) {
       problems.push(
@@ -365,9 +370,10 @@ function encodeEntry(
   const request: SendMessageBatchRequestEntry = {
     Id: String(index),
     MessageBody: body,
-    ...(fifo
-      ? { MessageGroupId: envelope.partitionkey, MessageDeduplicationId: deduplicationIdOf(envelope) }
-      : {}),
+    // A partition key is the MessageGroupId on both kinds: FIFO order per key, or the tenant of a
+    // fair standard queue (no order promised; Amazon SQS fair queues).
+    ...(envelope.partitionkey === undefined ? {} : { MessageGroupId: envelope.partitionkey }),
+    ...(fifo ? { MessageDeduplicationId: deduplicationIdOf(envelope) } : {}),
     ...(!fifo && delaySeconds !== undefined ? { DelaySeconds: delaySeconds } : {}),
     // System attributes do not count towards the message size (SendMessage API).
     ...(input.awsTraceHeader === undefined

@@ -1,19 +1,46 @@
 /**
  * Scheduling of one SQS batch: FIFO records one at a time per `MessageGroupId`, in event order,
- * groups concurrently; standard records concurrently up to a limit. Everything lives in the call:
- * nothing carries over to the next invocation on a warm instance.
+ * groups concurrently; standard records all at once (the batch's full width) up to a cap.
+ * Everything lives in the call: nothing carries over to the next invocation on a warm instance.
  */
 import type { SQSRecord } from 'aws-lambda';
 import pLimit from 'p-limit';
 import type { RecordOutcome } from './record/index.ts';
 
-/** Default number of records (standard) or groups (FIFO) in flight at once. */
+/**
+ * Default number of message groups of a FIFO batch in flight at once. A FIFO batch holds at most
+ * 10 records (services-sqs-parameters), so this is every group of the batch.
+ */
 export const DEFAULT_MAX_CONCURRENCY = 10;
+
+/**
+ * Most records of a standard batch in flight at once when no `maxConcurrency` is given: 500.
+ * Below it a standard batch runs all its records at once, so the records in flight follow the
+ * event source's `batchSize` (Lambda never delivers more records than that; up to 10,000 on a
+ * standard queue, services-sqs-parameters) with no setting to keep in step. Why a cap: a Lambda
+ * execution environment has 1,024 file descriptors (Lambda quotas, gettingstarted-limits), and a
+ * job waiting on a partner's API usually holds a socket of its own; 500 leaves the other half to
+ * the runtime, the AWS SDK's connection pools (50 sockets per client) and jobs that open two.
+ * Memory is not what binds: a batch's bodies are at most the 6 MB invocation payload.
+ */
+export const MAX_DEFAULT_STANDARD_CONCURRENCY = 500;
+
+/**
+ * Records of a standard batch of `batchRecords` records in flight at once: `maxConcurrency` when
+ * given, else every record of the batch up to {@link MAX_DEFAULT_STANDARD_CONCURRENCY}.
+ */
+export function standardConcurrency(batchRecords: number, maxConcurrency: number | undefined): number {
+  return maxConcurrency ?? Math.max(1, Math.min(batchRecords, MAX_DEFAULT_STANDARD_CONCURRENCY));
+}
 
 /** How a batch is run. */
 export interface BatchSchedule {
-  /** Records (standard) or message groups (FIFO) in flight at once, >= 1. */
-  readonly maxConcurrency: number;
+  /**
+   * Records (standard) or message groups (FIFO) in flight at once, >= 1. When undefined: every
+   * record of a standard batch up to {@link MAX_DEFAULT_STANDARD_CONCURRENCY}
+   * ({@link standardConcurrency}); {@link DEFAULT_MAX_CONCURRENCY} groups of a FIFO batch.
+   */
+  readonly maxConcurrency: number | undefined;
   /** Runs one record; must not throw. */
   readonly process: (record: SQSRecord) => Promise<RecordOutcome>;
   /**
@@ -66,7 +93,9 @@ export async function runBatch(
       const retrying = settle(index, await schedule.process(record));
       if (retrying) await retrying;
     };
-    await Promise.all(withinLimit(records, schedule.maxConcurrency, one));
+    await Promise.all(
+      withinLimit(records, standardConcurrency(records.length, schedule.maxConcurrency), one),
+    );
     return outcomes;
   }
 
@@ -92,13 +121,15 @@ export async function runBatch(
       if (retrying) await retrying;
     }
   };
-  await Promise.all(withinLimit([...groups.values()], schedule.maxConcurrency, runGroup));
+  await Promise.all(
+    withinLimit([...groups.values()], schedule.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY, runGroup),
+  );
   return outcomes;
 }
 
 /**
- * Starts `run` for every item, at most `maxConcurrency` at once. When every item fits (a batch
- * of 10 under the default limit of 10, the usual case) they all start at once without a queue.
+ * Starts `run` for every item, at most `maxConcurrency` at once. When every item fits (the
+ * default on a standard batch below the cap, the usual case) they all start at once without a queue.
  */
 function withinLimit<T>(
   items: readonly T[],

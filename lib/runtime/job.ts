@@ -12,7 +12,10 @@ import { type RawMessageOptions, rawOptionsProblems } from './raw-messages.ts';
 
 /** Options of {@link JobContext.enqueue}. */
 export interface EnqueueOptions {
-  /** FIFO `MessageGroupId` of the child. @default the parent's partition key */
+  /**
+   * Partition key of the child, sent as its `MessageGroupId`: on a FIFO queue its order key, on a
+   * standard queue its fair-queue tenant. @default the parent's partition key
+   */
   readonly partitionKey?: string;
   /** Delay before the child is visible, 0–900 s (standard queues only). @default 0 */
   readonly delaySeconds?: number;
@@ -93,7 +96,7 @@ export interface JobContext {
   readonly jobId: string;
   /** The envelope `source`. */
   readonly source: string;
-  /** FIFO `MessageGroupId` (the envelope `partitionkey`), if any. */
+  /** The envelope `partitionkey` (else the record's `MessageGroupId`: FIFO order key or fair-queue tenant), if any. */
   readonly partitionKey: string | undefined;
   /** Logger with the job's type, id and attempt attached, and its lineage (`parentJobId`, `rootJobId`, `correlationId`, `traceId`). */
   readonly logger: JobLogger;

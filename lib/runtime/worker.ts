@@ -21,7 +21,7 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { isFifoQueueUrl } from '../core/queue-urls.ts';
-import { DEFAULT_MAX_CONCURRENCY, runBatch } from './batch.ts';
+import { runBatch } from './batch.ts';
 import { ChainTraceHeaders } from './chain-trace.ts';
 import { createJobClientChildSender } from './child-sender.ts';
 import type { ChildSender } from './children.ts';
@@ -72,8 +72,13 @@ export interface WorkerOptions {
    */
   readonly handlerVersion?: string;
   /**
-   * Records in flight at once on a standard queue (message groups at once on a FIFO queue).
-   * Integer >= 1. @default 10
+   * Records in flight at once on a standard queue (message groups at once on a FIFO queue, where
+   * a group still runs one record at a time, in order). Integer >= 1; set it to hold a standard
+   * batch below its full width (a partner that takes few calls at once, a job that needs much
+   * memory). @default standard: every record of the batch, so it follows the event source's
+   * `batchSize`, up to 500 (`MAX_DEFAULT_STANDARD_CONCURRENCY`, lib/runtime/batch.ts: half of
+   * Lambda's 1,024 file descriptors, one socket per waiting job); FIFO: 10 groups (a FIFO batch
+   * has at most 10 records)
    */
   readonly maxConcurrency?: number;
   /**
@@ -192,7 +197,8 @@ export function createWorker(options: WorkerOptions): WorkerHandler {
   const jobs = indexJobs(options);
   // The job that takes bodies that are not envelopes (`defineJob({ raw })`); indexJobs allows one.
   const rawJob = [...jobs.values()].find((job) => job.raw !== undefined);
-  const maxConcurrency = options.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY;
+  // Undefined: the batch's full width (standard) or every group (FIFO), decided per batch (batch.ts).
+  const maxConcurrency = options.maxConcurrency;
   const deadlineMarginMs = options.deadlineMarginMs ?? DEFAULT_DEADLINE_MARGIN_MS;
   const defaultDeadLetterPolicy: DeadLetterPolicy = options.onDeadLetter ?? 'continue';
   const parks = parkingJobs(jobs, defaultDeadLetterPolicy);

@@ -9,6 +9,12 @@
  * - `POST /invoices` `{ bookingId, userId, sku, quantity }` → `201 { invoiceId }`
  * - `GET /stats` → {@link ExternalServiceStats}
  *
+ * Rate limit per tenant (opt-in, `tenantRateLimit`), as a partner API enforces one: each tenant
+ * (the `userId` of a payment or invoice, the `to` of an email) has a token bucket of `burst`
+ * requests refilled at `requestsPerSecond`; a request finding it empty gets 429 with
+ * `Retry-After` (the seconds until a token is back, at least 1) and performs nothing. It is not an
+ * injected fault: it answers how hard the callers push, and is counted apart (`rateLimited`).
+ *
  * Idempotency (after the IETF draft "The Idempotency-Key HTTP Header Field", and what payment
  * APIs such as Stripe do): the first request with a key performs the side effect and stores the
  * response; a later request with the same key and payload gets the stored response again
@@ -116,6 +122,20 @@ export interface ExternalServiceOptions {
    * the report catches a duplicate side effect. @default true
    */
   readonly honourIdempotencyKey?: boolean;
+  /**
+   * A rate limit per tenant: `requestsPerSecond` > 0, `burst` an integer >= 1 (the requests a
+   * tenant may make at once after a quiet spell). Above it: 429 with `Retry-After`, nothing done.
+   * @default none (no limit); `burst` defaults to `requestsPerSecond` rounded up
+   */
+  readonly tenantRateLimit?: TenantRateLimit;
+}
+
+/** A partner's rate limit per tenant (see {@link ExternalServiceOptions.tenantRateLimit}). */
+export interface TenantRateLimit {
+  /** Requests per second per tenant, > 0. */
+  readonly requestsPerSecond: number;
+  /** Bucket size, integer >= 1. @default `requestsPerSecond` rounded up */
+  readonly burst?: number;
 }
 
 /** Counters of a running service; plain JSON. */
@@ -140,6 +160,10 @@ export interface ExternalServiceStats {
   readonly sideEffectsByKey: Readonly<Record<string, number>>;
   /** Side effects per business reference: more than 1 means a duplicate the key did not catch. */
   readonly sideEffectsByReference: Readonly<Record<string, number>>;
+  /** 429 answers of the tenant rate limit (`tenantRateLimit`); 0 without one. Not in `faults`. */
+  readonly rateLimited: number;
+  /** Those 429s per tenant. */
+  readonly rateLimitedByTenant: Readonly<Record<string, number>>;
 }
 
 /** A running fake service. */
@@ -235,6 +259,54 @@ async function readBody(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/**
+ * Checks a tenant rate limit and fills in its burst.
+ * @throws {ExternalServiceError} when `requestsPerSecond` is not > 0 or `burst` not an integer >= 1.
+ */
+export function resolveTenantRateLimit(limit: TenantRateLimit): Required<TenantRateLimit> {
+  const { requestsPerSecond } = limit;
+  if (!Number.isFinite(requestsPerSecond) || requestsPerSecond <= 0) {
+    throw new ExternalServiceError(
+      `tenantRateLimit.requestsPerSecond must be a number > 0, got ${requestsPerSecond}`,
+    );
+  }
+  const burst = limit.burst ?? Math.ceil(requestsPerSecond);
+  if (!Number.isInteger(burst) || burst < 1) {
+    throw new ExternalServiceError(`tenantRateLimit.burst must be an integer >= 1, got ${burst}`);
+  }
+  return { requestsPerSecond, burst };
+}
+
+/**
+ * Token buckets per tenant. `take` answers undefined when a token was taken, else the seconds
+ * until one is back (the `Retry-After`, at least 1).
+ */
+function tenantBuckets(limit: Required<TenantRateLimit>, now: () => number) {
+  const buckets = new Map<string, { tokens: number; atMs: number }>();
+  return {
+    take(tenant: string): number | undefined {
+      const at = now();
+      const bucket = buckets.get(tenant) ?? { tokens: limit.burst, atMs: at };
+      bucket.tokens = Math.min(
+        limit.burst,
+        bucket.tokens + ((at - bucket.atMs) / 1000) * limit.requestsPerSecond,
+      );
+      bucket.atMs = at;
+      buckets.set(tenant, bucket);
+      if (bucket.tokens >= 1) {
+        bucket.tokens -= 1;
+        return undefined;
+      }
+      return Math.max(1, Math.ceil((1 - bucket.tokens) / limit.requestsPerSecond));
+    },
+  };
+}
+
+/** The tenant of a request: the user of a payment or invoice, the recipient of an email. */
+function tenantOf(operation: Operation, body: Record<string, unknown>): string {
+  return String(operation === 'email' ? body.to : body.userId);
+}
+
 function referenceOf(operation: Operation, body: Record<string, unknown>): string {
   const base = `${operation}:${String(body.bookingId)}`;
   return operation === 'email' ? `${base}:${String(body.template)}` : base;
@@ -259,6 +331,10 @@ export async function startExternalService(options: ExternalServiceOptions = {})
   const overrunMs = options.overrunMs ?? 12_000;
   const retryAfterSeconds = options.retryAfterSeconds ?? 1;
   const honourKeys = options.honourIdempotencyKey ?? true;
+  const limiter =
+    options.tenantRateLimit === undefined
+      ? undefined
+      : tenantBuckets(resolveTenantRateLimit(options.tenantRateLimit), () => performance.now());
 
   const store = new Map<string, StoredResponse>();
   const requestsPerKey = new Map<string, number>();
@@ -276,6 +352,8 @@ export async function startExternalService(options: ExternalServiceOptions = {})
     sideEffects: 0,
     sideEffectsByKey: new Map<string, number>(),
     sideEffectsByReference: new Map<string, number>(),
+    rateLimited: 0,
+    rateLimitedByTenant: new Map<string, number>(),
   };
 
   const sleep = (ms: number): Promise<void> =>
@@ -302,6 +380,8 @@ export async function startExternalService(options: ExternalServiceOptions = {})
     sideEffects: counters.sideEffects,
     sideEffectsByKey: Object.fromEntries(counters.sideEffectsByKey),
     sideEffectsByReference: Object.fromEntries(counters.sideEffectsByReference),
+    rateLimited: counters.rateLimited,
+    rateLimitedByTenant: Object.fromEntries(counters.rateLimitedByTenant),
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -339,6 +419,21 @@ export async function startExternalService(options: ExternalServiceOptions = {})
     counters.requests += 1;
     counters.requestsByOperation[operation] += 1;
     const reference = referenceOf(operation, body);
+    // The tenant's rate limit, before anything else: a refused request does nothing and does not
+    // count as a try of its key in the fault schedule (the same seed injects the same faults).
+    const retryAfter = limiter?.take(tenantOf(operation, body));
+    if (retryAfter !== undefined) {
+      const tenant = tenantOf(operation, body);
+      counters.rateLimited += 1;
+      counters.rateLimitedByTenant.set(tenant, (counters.rateLimitedByTenant.get(tenant) ?? 0) + 1);
+      sendJson(
+        res,
+        429,
+        { error: 'rate limit exceeded for this tenant' },
+        { 'retry-after': String(retryAfter) },
+      );
+      return;
+    }
     const headerKey = req.headers['idempotency-key'];
     const key = typeof headerKey === 'string' && headerKey !== '' ? `${operation}:${headerKey}` : undefined;
 

@@ -20,7 +20,12 @@ import { AWS_FAULT_KINDS, AWS_FAULT_LABELS, type AwsFaultRates } from '../local/
 import type { FaultProxyStats } from '../local/fault-proxy.ts';
 import type { FunctionLogLine } from '../local/function-host.ts';
 import type { RuntimeStats, startLocalRuntime } from '../local/runtime.ts';
-import type { ExternalServiceOptions, ExternalServiceStats, FaultRates } from './external-service.ts';
+import {
+  type ExternalServiceOptions,
+  type ExternalServiceStats,
+  type FaultRates,
+  resolveTenantRateLimit,
+} from './external-service.ts';
 import { buildReport, type ReportFacts, type RunReport } from './report/index.ts';
 import { type RunWorkloadOptions, runWorkload, type WorkloadResult } from './workload/run.ts';
 import { type SampleStack, startSampleStack } from './workload/stack.ts';
@@ -222,6 +227,15 @@ async function runOn(stack: SampleStack, options: LocalRunOptions, bootMs: numbe
     requireDeadLetterEvidence: true,
     ...(workload.idempotency ? { idempotency: workload.idempotency } : {}),
     producerRetries: workload.producerRetries,
+    ...(options.externalService?.tenantRateLimit === undefined
+      ? {}
+      : {
+          partnerRateLimit: {
+            ...resolveTenantRateLimit(options.externalService.tenantRateLimit),
+            rejected: serviceStats.rateLimited,
+            tenantsLimited: Object.keys(serviceStats.rateLimitedByTenant).length,
+          },
+        }),
     deadLetterMessages: workload.deadLetters,
   };
   return {

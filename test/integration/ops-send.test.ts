@@ -267,6 +267,31 @@ describe('sqs-jobs send', () => {
     expect(await depth(fifo)).toBe(0);
   });
 
+  it("standard queue: the partition key is sent as the MessageGroupId (a fair queue's tenant), without a dedup id", async () => {
+    const queue = await emulator.createQueue('send-fair', false);
+    const args = [
+      '--queue-url',
+      queue.url,
+      '--type',
+      'mail.send',
+      '--data',
+      '{}',
+      '--partition-key',
+      'tenant-7',
+    ];
+    const dry = await send([...args, '--id', 'm-1', '--dry-run', '--json']);
+    expect(dry.code).toBe(0);
+    const checked = JSON.parse(dry.stdout) as Record<string, unknown>;
+    expect(checked.messageGroupId).toBe('tenant-7');
+    expect(checked).not.toHaveProperty('messageDeduplicationId');
+    // fauxqs takes a MessageGroupId on a standard queue but does not hand it back on receive (AWS
+    // does, moto does): the message arrives, its envelope keeps the key.
+    const sent = await send([...args, '--id', 'm-2']);
+    expect(sent.code).toBe(0);
+    const [received] = await emulator.receive(queue);
+    expect(parseEnvelope(received?.Body ?? '').partitionkey).toBe('tenant-7');
+  });
+
   it('--dry-run checks and shows what would be sent, and sends nothing', async () => {
     const queue = await emulator.createQueue('send-dry', true);
     const envelope = ENVELOPE_TEXT.replace('"data":', '"partitionkey": "user-3",\n  "data":');

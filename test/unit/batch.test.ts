@@ -1,13 +1,14 @@
 /**
  * Batch scheduling through createWorker: FIFO groups one at a time and in order, groups in
- * parallel, a failure holding back the rest of its group only; standard queues concurrent up
- * to the limit; nothing carried from one invocation to the next.
+ * parallel, a failure holding back the rest of its group only; standard batches at full width
+ * (every record at once, capped) or up to the `maxConcurrency` override; nothing carried from one
+ * invocation to the next.
  */
 import type { SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { PermanentError, TransientError } from '../../lib/core/errors.ts';
-import { isFifoRecord } from '../../lib/runtime/batch.ts';
+import { isFifoRecord, MAX_DEFAULT_STANDARD_CONCURRENCY } from '../../lib/runtime/batch.ts';
 import { defineJob } from '../../lib/runtime/job.ts';
 import { jobBody, sqsRecord } from '../factories/sqs.ts';
 import { failedIds, workerHarness } from '../factories/worker.ts';
@@ -62,6 +63,42 @@ function stepJob(onRun: (data: Data, partitionKey: string | undefined) => Promis
     },
   });
 }
+
+/**
+ * A gate every job waits at: `allStarted` resolves once `expected` jobs have started, and no job
+ * gets past the gate before `open()`. Counts starts, finishes and the most jobs in flight.
+ */
+function gate(expected: number) {
+  let opened!: () => void;
+  const gateOpen = new Promise<void>((resolve) => {
+    opened = resolve;
+  });
+  let reached!: () => void;
+  const allStarted = new Promise<void>((resolve) => {
+    reached = resolve;
+  });
+  const state = {
+    started: 0,
+    finished: 0,
+    inFlight: 0,
+    maxInFlight: 0,
+    allStarted,
+    open: () => opened(),
+    async run(_step: string) {
+      state.started += 1;
+      state.inFlight += 1;
+      state.maxInFlight = Math.max(state.maxInFlight, state.inFlight);
+      if (state.started === expected) reached();
+      await gateOpen;
+      state.inFlight -= 1;
+      state.finished += 1;
+    },
+  };
+  return state;
+}
+
+const standardRecords = (count: number) =>
+  Array.from({ length: count }, (_, i) => sqsRecord({ body: jobBody('booking.step', { step: `s${i}` }) }));
 
 const fifoRecord = (group: string, step: string, mode: Data['mode'] = 'ok') =>
   sqsRecord({ body: jobBody('booking.step', { step, mode }, { partitionKey: group }), groupId: group });
@@ -211,14 +248,58 @@ describe('standard batches', () => {
     },
   );
 
-  it('defaults to 10 records in flight', async () => {
-    const t = tracker();
-    const h = workerHarness({ jobs: [stepJob((data) => t.around('all', data.step, () => sleep(10)))] });
-    const records = Array.from({ length: 25 }, (_, i) =>
-      sqsRecord({ body: jobBody('booking.step', { step: `s${i}` }) }),
+  it('runs all 100 records of a standard batch at once by default: every job starts before any finishes', async () => {
+    const g = gate(100);
+    const h = workerHarness({ jobs: [stepJob((data) => g.run(data.step))] });
+    const records = standardRecords(100);
+    const invocation = h.invoke(records);
+    await g.allStarted;
+    expect(g.started).toBe(100);
+    expect(g.finished).toBe(0);
+    g.open();
+    const { response } = await invocation;
+    expect(response.batchItemFailures).toEqual([]);
+    expect(g.finished).toBe(100);
+    expect(g.maxInFlight).toBe(100);
+  });
+
+  it('runs fair-queue records (a MessageGroupId on a standard queue) all at once, not one per group', async () => {
+    const g = gate(100);
+    const h = workerHarness({ jobs: [stepJob((data) => g.run(data.step))] });
+    const records = Array.from({ length: 100 }, (_, i) =>
+      sqsRecord({
+        body: jobBody('booking.step', { step: `s${i}` }, { partitionKey: `tenant-${i % 2}` }),
+        groupId: `tenant-${i % 2}`,
+        queue: 'jobs',
+      }),
     );
-    await h.invoke(records);
-    expect(t.maxTotal).toBe(10);
+    const invocation = h.invoke(records);
+    await g.allStarted;
+    expect(g.finished).toBe(0);
+    g.open();
+    expect((await invocation).response.batchItemFailures).toEqual([]);
+  });
+
+  it('holds a standard batch to maxConcurrency when given (the override)', async () => {
+    const g = gate(7);
+    const h = workerHarness({ maxConcurrency: 7, jobs: [stepJob((data) => g.run(data.step))] });
+    const invocation = h.invoke(standardRecords(100));
+    await g.allStarted;
+    g.open();
+    expect((await invocation).response.batchItemFailures).toEqual([]);
+    expect(g.finished).toBe(100);
+    expect(g.maxInFlight).toBe(7);
+  });
+
+  it(`caps the default width at MAX_DEFAULT_STANDARD_CONCURRENCY (${MAX_DEFAULT_STANDARD_CONCURRENCY})`, async () => {
+    const g = gate(MAX_DEFAULT_STANDARD_CONCURRENCY);
+    const h = workerHarness({ jobs: [stepJob((data) => g.run(data.step))] });
+    const invocation = h.invoke(standardRecords(MAX_DEFAULT_STANDARD_CONCURRENCY + 100));
+    await g.allStarted;
+    g.open();
+    expect((await invocation).response.batchItemFailures).toEqual([]);
+    expect(g.finished).toBe(MAX_DEFAULT_STANDARD_CONCURRENCY + 100);
+    expect(g.maxInFlight).toBe(MAX_DEFAULT_STANDARD_CONCURRENCY);
   });
 
   it('does not serialize a fair (standard) queue by MessageGroupId', async () => {

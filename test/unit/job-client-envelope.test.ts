@@ -116,6 +116,22 @@ describe('JobClient.sendEnvelope', () => {
     expect(result.sequenceNumber).toBe('42');
   });
 
+  it("on a standard queue: MessageGroupId from partitionkey (a fair queue's tenant), no dedup id", async () => {
+    const sqs = new FakeSqs();
+    const built = createEnvelope({
+      type: 'payments.capture',
+      source: '/web',
+      id: 'p-1',
+      data: {},
+      partitionKey: 'tenant-9',
+    });
+    await client(sqs).sendEnvelope('payments', built);
+    const entry = sqs.requests[0]!.Entries![0]!;
+    expect(sqs.requests[0]!.QueueUrl).toBe(URLS.payments);
+    expect(entry.MessageGroupId).toBe('tenant-9');
+    expect(entry.MessageDeduplicationId).toBeUndefined();
+  });
+
   it('passes delaySeconds on a standard queue and refuses it on a FIFO queue', async () => {
     const sqs = new FakeSqs();
     await client(sqs).sendEnvelope('payments', envelope(), { delaySeconds: 30 });

@@ -61,7 +61,8 @@ function accepted(
     Id: entry.Id,
     MessageId: `msg-${entry.Id}-${entry.MessageBody?.length}`,
     MD5OfMessageBody: 'md5',
-    ...(entry.MessageGroupId === undefined ? {} : { SequenceNumber: `seq-${entry.Id}` }),
+    // As SQS: a sequence number on FIFO queues only (a fair standard queue's group gets none).
+    ...(entry.MessageDeduplicationId === undefined ? {} : { SequenceNumber: `seq-${entry.Id}` }),
   };
 }
 
@@ -249,12 +250,28 @@ describe('JobClient.send', () => {
     expect(result.sequenceNumber).toBe('seq-0');
   });
 
-  it('keeps the partition key in the envelope on a standard queue without making it a MessageGroupId', async () => {
+  it('on a standard queue sends the partition key as the MessageGroupId (a fair queue tenant), without a dedup id', async () => {
     const sqs = new FakeSqs();
-    await client(sqs).send(capture, { paymentId: 'p-1' }, { partitionKey: 'user-7' });
+    const result = await client(sqs).send(capture, { paymentId: 'p-1' }, { partitionKey: 'tenant-7' });
     const entry = sqs.requests[0]!.Entries![0]!;
-    expect(entry.MessageGroupId).toBeUndefined();
-    expect(parseEnvelope(entry.MessageBody!).partitionkey).toBe('user-7');
+    expect(sqs.requests[0]!.QueueUrl).toBe(URLS.payments);
+    expect(entry.MessageGroupId).toBe('tenant-7');
+    expect(entry.MessageDeduplicationId).toBeUndefined();
+    expect(parseEnvelope(entry.MessageBody!).partitionkey).toBe('tenant-7');
+    expect(result.sequenceNumber).toBeUndefined();
+  });
+
+  it('sends each entry of a standard-queue batch with its own MessageGroupId, and none without a partition key', async () => {
+    const sqs = new FakeSqs();
+    await client(sqs).sendBatch([
+      batchEntry(capture, { paymentId: 'p-1' }, { partitionKey: 'tenant-a' }),
+      batchEntry(capture, { paymentId: 'p-2' }),
+      batchEntry(capture, { paymentId: 'p-3' }, { partitionKey: 'tenant-b', delaySeconds: 5 }),
+    ]);
+    const entries = sqs.requests[0]!.Entries!;
+    expect(entries.map((entry) => entry.MessageGroupId)).toEqual(['tenant-a', undefined, 'tenant-b']);
+    expect(entries.map((entry) => entry.MessageDeduplicationId)).toEqual([undefined, undefined, undefined]);
+    expect(entries[2]!.DelaySeconds).toBe(5);
   });
 
   it.each([0, 1, 900])('passes delaySeconds %i on a standard queue', async (delaySeconds) => {
@@ -370,6 +387,11 @@ describe('refused before anything is sent', () => {
       'an empty partition key on a FIFO queue: one line, not two',
       { job: reserve, data: { bookingId: 'b' }, options: { partitionKey: '' } },
       /^options\.partitionKey must be 1-128 characters of a-z, A-Z, 0-9 and punctuation \(printable ASCII, no space\) on a FIFO queue: it becomes the MessageGroupId$/,
+    ],
+    [
+      'a partition key with a space on a standard queue (the same rule: it becomes a fair queue MessageGroupId)',
+      { job: capture, data: { paymentId: 'p' }, options: { partitionKey: 'tenant 7' } },
+      /^options\.partitionKey must be 1-128 characters of a-z, A-Z, 0-9 and punctuation \(printable ASCII, no space\): it becomes the MessageGroupId \(SendMessage API\)$/,
     ],
     [
       'a partition key over 128 characters',

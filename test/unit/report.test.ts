@@ -296,6 +296,24 @@ describe('renderReport', () => {
     expect(text).not.toContain('Worker metrics');
   });
 
+  it("shows the partner's per-tenant rate limit and its 429s when it had one, and keeps every invariant", () => {
+    const report = buildReport(
+      facts({ partnerRateLimit: { requestsPerSecond: 5, burst: 5, rejected: 42, tenantsLimited: 7 } }),
+    );
+    expect(report.partnerRateLimit).toEqual({
+      requestsPerSecond: 5,
+      burst: 5,
+      rejected: 42,
+      tenantsLimited: 7,
+    });
+    expect(report.ok).toBe(true);
+    const text = renderReport(report);
+    expect(text).toContain(
+      'Partner API rate limit (5/s per tenant, burst 5): 42 requests answered 429 and retried, from 7 tenants',
+    );
+    expect(renderReport(buildReport(facts()))).not.toContain('Partner API rate limit');
+  });
+
   it("shows the workers' metric sums next to the evidence when given", () => {
     const text = renderReport(buildReport(facts({ workerMetrics: { JobCompleted: 2, JobRetried: 2 } })));
     expect(text).toContain(

@@ -94,6 +94,24 @@ describe('ExternalApi against the fake service', () => {
     expect(reused).toBeInstanceOf(PermanentError);
   });
 
+  it("reads the partner's per-tenant rate limit (429) as transient, retried after its Retry-After", async () => {
+    service = await startExternalService({
+      latencyMs: { min: 0, max: 0 },
+      tenantRateLimit: { requestsPerSecond: 0.001, burst: 1 },
+    });
+    const api = new ExternalApi({ baseUrl: service.url });
+    await api.capturePayment(capture, { idempotencyKey: 'k1' });
+    const limited = await failureOf(
+      api.capturePayment({ ...capture, bookingId: 'b2' }, { idempotencyKey: 'k2' }),
+    );
+    expect(limited).toBeInstanceOf(ExternalApiError);
+    expect((limited as ExternalApiError).status).toBe(429);
+    const classified = classifyError(limited);
+    // One token per 1,000 s: the partner says to come back in 1,000 s, the retry waits at least that.
+    expect(classified).toEqual({ kind: 'transient', reason: 'HTTP 429', minDelayMs: 1_000_000 });
+    expect(service.stats().rateLimited).toBe(1);
+  });
+
   it('a refused connection is transient', async () => {
     service = await startExternalService();
     const url = service.url;

@@ -5,6 +5,7 @@ import {
   NO_FAULTS,
   pickFault,
   resolveFaultRates,
+  resolveTenantRateLimit,
   seededUniform,
   startExternalService,
 } from '../../lib/sample/external-service.ts';
@@ -156,5 +157,57 @@ describe('fake external service: fault injection', () => {
     expect(() => resolveFaultRates({ timeout: -0.1 })).toThrow(/timeout rate/);
     expect(() => resolveFaultRates({ throttle: 0.7, unavailable: 0.6 })).toThrow(/add up to 1.3/);
     expect(resolveFaultRates({ slow: 0.2 })).toEqual({ ...NO_FAULTS, slow: 0.2 });
+  });
+});
+
+describe('fake external service: rate limit per tenant (opt-in)', () => {
+  const paymentOf = (userId: string, bookingId: string) => ({ bookingId, userId, amountCents: 100 });
+
+  it('answers 429 with Retry-After above the burst of one tenant, does nothing for it, and counts it apart from faults', async () => {
+    // A refill so slow that no token comes back during the test: the third request finds none.
+    const svc = await start({ tenantRateLimit: { requestsPerSecond: 0.001, burst: 2 } });
+    const answers = [
+      await post(svc, '/payments', paymentOf('u1', 'b1'), 'k1'),
+      await post(svc, '/payments', paymentOf('u1', 'b2'), 'k2'),
+      await post(svc, '/payments', paymentOf('u1', 'b3'), 'k3'),
+    ];
+    expect(answers.map((a) => a.status)).toEqual([201, 201, 429]);
+    expect(Number(answers[2]?.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    const stats = svc.stats();
+    expect(stats.sideEffectsByReference).toEqual({ 'payment:b1': 1, 'payment:b2': 1 });
+    expect(stats.rateLimited).toBe(1);
+    expect(stats.rateLimitedByTenant).toEqual({ u1: 1 });
+    expect(stats.faults).toEqual(NO_FAULTS);
+  });
+
+  it('keeps tenants apart: one tenant over its limit does not hold back another (emails by recipient)', async () => {
+    const svc = await start({ tenantRateLimit: { requestsPerSecond: 0.001, burst: 1 } });
+    const email = (to: string, bookingId: string) => ({ bookingId, to, template: 'confirmed' });
+    expect((await post(svc, '/emails', email('a@example.com', 'b1'), 'e1')).status).toBe(201);
+    expect((await post(svc, '/emails', email('a@example.com', 'b2'), 'e2')).status).toBe(429);
+    expect((await post(svc, '/emails', email('b@example.com', 'b3'), 'e3')).status).toBe(201);
+    expect(
+      (await post(svc, '/invoices', { bookingId: 'b4', userId: 'u9', sku: 's', quantity: 1 }, 'i1')).status,
+    ).toBe(201);
+    expect(svc.stats().rateLimitedByTenant).toEqual({ 'a@example.com': 1 });
+  });
+
+  it('has no limit by default', async () => {
+    const svc = await start();
+    for (let i = 0; i < 20; i++)
+      expect((await post(svc, '/payments', paymentOf('u1', `b${i}`), `k${i}`)).status).toBe(201);
+    expect(svc.stats().rateLimited).toBe(0);
+  });
+
+  it.each([
+    [{ requestsPerSecond: 0 }, /requestsPerSecond must be a number > 0, got 0/],
+    [{ requestsPerSecond: 5, burst: 0 }, /burst must be an integer >= 1, got 0/],
+    [{ requestsPerSecond: 5, burst: 1.5 }, /burst must be an integer >= 1, got 1.5/],
+  ])('refuses the limit %o', (tenantRateLimit, message) => {
+    expect(() => resolveTenantRateLimit(tenantRateLimit)).toThrow(message);
+  });
+
+  it('defaults the burst to the rate rounded up', () => {
+    expect(resolveTenantRateLimit({ requestsPerSecond: 2.5 })).toEqual({ requestsPerSecond: 2.5, burst: 3 });
   });
 });

@@ -115,6 +115,16 @@ describe('npm start flags (in process)', () => {
     expect(bookings.stderr).toMatch(/--bookings-per-user.*must be an integer from 1 to 20/);
   });
 
+  it('--partner-rate-limit takes a number of requests per second above 0', async () => {
+    for (const value of ['0', '-1', 'fast']) {
+      const { code, stderr } = await start(['--partner-rate-limit', value]);
+      expect(code, value).toBe(2);
+      expect(stderr, value).toMatch(
+        /--partner-rate-limit.*must be a number of requests per second > 0, e\.g\. 5/,
+      );
+    }
+  });
+
   it('names every rate it summed when the fault rates add up to more than 1', async () => {
     const { code, stderr } = await start(['--timeout-rate', '0.6', '--throttle-rate', '0.6']);
     expect(code).toBe(2);

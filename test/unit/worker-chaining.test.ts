@@ -129,6 +129,36 @@ describe('ctx.enqueue', () => {
     expect(confirmEntry?.MessageDeduplicationId).toBe(deduplicationIdOf(sent[0] as JobEnvelope));
   });
 
+  it("sends a child to a standard queue with its partition key as the MessageGroupId (a fair queue's tenant), inherited or its own", async () => {
+    const fanout = defineJob({
+      type: 'mail.fanout',
+      queue: 'notifications',
+      schema: z.object({}),
+      run: async (_data, ctx) => {
+        ctx.enqueue(mail, { template: 'inherited' });
+        ctx.enqueue(mail, { template: 'own' }, { partitionKey: 'tenant-4' });
+      },
+    });
+    const h = workerHarness({ queueUrls: { notifications: MAIL_URL }, jobs: [fanout] });
+    // A record of a fair standard queue: it carries its tenant as MessageGroupId, no sequence number.
+    const record = sqsRecord({
+      body: jobBody('mail.fanout', {}, { partitionKey: 'tenant-3' }),
+      groupId: 'tenant-3',
+      queue: 'notifications',
+    });
+    const { response } = await h.invoke([record]);
+    expect(response.batchItemFailures).toEqual([]);
+    const entries = h.sqs.batchEntries();
+    expect(entries.map((entry) => [entry.MessageGroupId, entry.MessageDeduplicationId])).toEqual([
+      ['tenant-3', undefined],
+      ['tenant-4', undefined],
+    ]);
+    const queues = h.sqs.calls.flatMap((call) =>
+      call.action === 'SendMessageBatch' ? [call.input.QueueUrl] : [],
+    );
+    expect(queues).toEqual([MAIL_URL]);
+  });
+
   it('reads child queue URLs from JOBS_QUEUE_URL_<NAME> when no queueUrls option is given', async () => {
     const journal: string[] = [];
     const h = workerHarness({

@@ -24,6 +24,8 @@ export interface StartFlags {
   readonly slowRate: number;
   readonly overrunRate: number;
   readonly killRate: number;
+  /** The fake partner API's rate limit per tenant, requests per second; none when absent. */
+  readonly partnerRateLimit?: number;
   readonly dynamodbFaultRate: number;
   readonly sqsFaultRate: number;
   readonly externalTimeoutMs: number;
@@ -87,6 +89,18 @@ export function rate(value: string): number {
   const n = Number(value);
   if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1) {
     throw new InvalidArgumentError('must be a number from 0 to 1');
+  }
+  return n;
+}
+
+/**
+ * Parser of a positive number of requests per second (--partner-rate-limit).
+ * @throws {InvalidArgumentError} for anything else.
+ */
+export function perSecond(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n <= 0) {
+    throw new InvalidArgumentError('must be a number of requests per second > 0, e.g. 5');
   }
   return n;
 }

@@ -8,7 +8,15 @@ import { ENDPOINT_ENV } from '../../local/emulators.ts';
 import { SAMPLE_JOB_TIMEOUT_SECONDS } from '../../sample/jobs.ts';
 import { JOBS_PER_BOOKING, jobsOf, OVERRUN_DELAY_MS, type Preset } from '../../sample/presets.ts';
 import { DEFAULT_CONSOLE_HOST } from '../console.ts';
-import { endpointUrl, integer, MAX_BOOKINGS_PER_USER, MAX_USERS, rate, visibility } from './flags.ts';
+import {
+  endpointUrl,
+  integer,
+  MAX_BOOKINGS_PER_USER,
+  MAX_USERS,
+  perSecond,
+  rate,
+  visibility,
+} from './flags.ts';
 import { helpAfter } from './help.ts';
 import type { StartIo } from './io.ts';
 
@@ -95,6 +103,11 @@ export function buildProgram(preset: Preset, output: ProgramOutput): Command {
       "share of API calls after whose side effect the caller's execution environment is killed (the batch comes back)",
       rate,
       preset.killRate,
+    )
+    .option(
+      '--partner-rate-limit <per-second>',
+      'a rate limit per tenant (user) on the fake partner API, requests per second (burst: the same, rounded up); above it the API answers 429 with Retry-After, retried by the jobs; the report counts them (default: no limit)',
+      perSecond,
     )
     .option(
       '--lost-response-rate <rate>',

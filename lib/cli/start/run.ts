@@ -66,6 +66,9 @@ export async function runStart(
       faults,
       ...(awsFaults ? { awsFaults } : {}),
       externalTimeoutMs: flags.externalTimeoutMs,
+      ...(flags.partnerRateLimit === undefined
+        ? {}
+        : { externalService: { tenantRateLimit: { requestsPerSecond: flags.partnerRateLimit } } }),
       lostResponseRate: flags.lostResponseRate,
       ...(flags.visibilityTimeoutSeconds === 'deployed'
         ? {}

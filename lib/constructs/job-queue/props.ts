@@ -132,6 +132,13 @@ export interface JobQueueProps {
   /**
    * Records per invocation. FIFO: 1–10. Standard: 1–10,000, above 10 only with a
    * `maxBatchingWindow` of at least 1 second [services-sqs-parameters].
+   *
+   * On a standard queue the worker runs every record of a batch at once, so raising `batchSize`
+   * raises the records in flight per invocation with it, up to 500 (`createWorker`'s
+   * `maxConcurrency` default, lib/runtime/batch.ts: half of Lambda's 1,024 file descriptors);
+   * nothing is passed to the function for it, since Lambda never delivers more records than
+   * `batchSize`. `createWorker({ maxConcurrency })` holds it lower. On a FIFO queue a group runs
+   * one record at a time, in order, whatever the batch size.
    * @default 10
    */
   readonly batchSize?: number;

@@ -84,6 +84,7 @@ export function buildReport(facts: ReportFacts): RunReport {
     ),
     idempotency: facts.idempotency,
     producerRetries: facts.producerRetries,
+    partnerRateLimit: facts.partnerRateLimit,
     throughputPerSecond: completed === 0 ? 0 : completed / (windowMs / 1000),
     workloadMs,
     wallTimeMs: facts.bootMs + workloadMs,

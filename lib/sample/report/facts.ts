@@ -92,6 +92,11 @@ export interface ReportFacts {
   /** Producer send retries (requests SQS did not take, sent again); undefined when not counted. */
   readonly producerRetries?: number;
   /**
+   * The partner API's rate limit per tenant and its 429 answers (`npm start -- --partner-rate-limit`);
+   * undefined when the partner has no limit. Shown, not an invariant: each 429 is retried.
+   */
+  readonly partnerRateLimit?: PartnerRateLimitFacts;
+  /**
    * The dead-lettered messages as read (body and evidence attributes), for the examples of each
    * cause: the body is the original envelope, which names the job and its chain (`causationid`,
    * `rootid`, `correlationid`, `traceparent`). Undefined: the examples show the error only.
@@ -100,4 +105,16 @@ export interface ReportFacts {
     readonly body: string;
     readonly attributes: Readonly<Record<string, string>>;
   }[];
+}
+
+/** The partner's rate limit per tenant during a run, and what it refused. */
+export interface PartnerRateLimitFacts {
+  /** Requests per second per tenant. */
+  readonly requestsPerSecond: number;
+  /** Requests a tenant may make at once. */
+  readonly burst: number;
+  /** 429 answers of the limit. */
+  readonly rejected: number;
+  /** Tenants that got at least one. */
+  readonly tenantsLimited: number;
 }

@@ -166,6 +166,11 @@ function figureLines(report: RunReport): string[] {
       : [
           `Producer batches sent again by JobClient (after the SDK's own retries): ${report.producerRetries}`,
         ]),
+    ...(report.partnerRateLimit === undefined
+      ? []
+      : [
+          `Partner API rate limit (${report.partnerRateLimit.requestsPerSecond}/s per tenant, burst ${report.partnerRateLimit.burst}): ${report.partnerRateLimit.rejected} requests answered 429 and retried, from ${report.partnerRateLimit.tenantsLimited} tenants`,
+        ]),
     ...(report.idempotency
       ? [
           `Idempotency records at the end: ${report.idempotency.records} (${

@@ -1,6 +1,7 @@
 /** The report of a local run, as build.ts computes it from the facts and render.ts prints it. */
 import type { IdempotencyRecordSummary } from '../workload/idempotency-records.ts';
 import type { DeadLetterJob } from './dead-letters.ts';
+import type { PartnerRateLimitFacts } from './facts.ts';
 import type { InvariantResult } from './invariants.ts';
 import type { LatencySummary } from './latency.ts';
 import type { OrderViolation } from './order.ts';
@@ -82,6 +83,8 @@ export interface RunReport {
   readonly idempotency: IdempotencyRecordSummary | undefined;
   /** Producer send retries, when counted. */
   readonly producerRetries: number | undefined;
+  /** The partner API's rate limit per tenant and its 429s; undefined when it had none. */
+  readonly partnerRateLimit: PartnerRateLimitFacts | undefined;
   /** Completed jobs per second over the workload window. */
   readonly throughputPerSecond: number;
   /** From the first send to the end of the run, ms. */
