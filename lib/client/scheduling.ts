@@ -8,13 +8,14 @@
  * `JOBS_QUEUE_URL_<NAME>`: the logical name upper-cased, `-` → `_`):
  * `JOBS_SCHEDULE_GROUP_<NAME>`, `JOBS_SCHEDULER_ROLE_ARN_<NAME>`, `JOBS_IDEMPOTENCY_TABLE`.
  */
-import { queueUrlEnvName } from '../core/queue-urls.ts';
+import {
+  SCHEDULE_GROUP_ENV_PREFIX,
+  SCHEDULER_ROLE_ENV_PREFIX,
+  scheduleGroupEnvName,
+  schedulerRoleEnvName,
+} from '../core/queue-urls.ts';
 import { describeValue, isPlainObject, unknownKeyProblems } from './option-keys.ts';
 
-/** Prefix of the variables naming each queue's schedule group. */
-export const SCHEDULE_GROUP_ENV_PREFIX = 'JOBS_SCHEDULE_GROUP_';
-/** Prefix of the variables naming each queue's scheduler execution role. */
-export const SCHEDULER_ROLE_ENV_PREFIX = 'JOBS_SCHEDULER_ROLE_ARN_';
 /** The variable naming the idempotency table (the state items of jobs sent for later live there). */
 export const IDEMPOTENCY_TABLE_ENV = 'JOBS_IDEMPOTENCY_TABLE';
 
@@ -111,16 +112,6 @@ const SCHEDULING_KEYS = [
 const GROUP_NAME = /^[0-9a-zA-Z\-_.]{1,64}$/;
 const ROLE_ARN = /^arn:aws[a-z-]*:iam::\d{12}:role\/.+$/;
 const QUEUE_ARN = /^arn:aws[a-z-]*:sqs:[a-z0-9-]+:\d{12}:[\w-]{1,80}(\.fifo)?$/;
-
-/** The schedule-group variable of a queue, e.g. `JOBS_SCHEDULE_GROUP_BOOKING`. */
-export function scheduleGroupEnvName(queue: string): string {
-  return queueUrlEnvName(queue).replace('JOBS_QUEUE_URL_', SCHEDULE_GROUP_ENV_PREFIX);
-}
-
-/** The scheduler-role variable of a queue, e.g. `JOBS_SCHEDULER_ROLE_ARN_BOOKING`. */
-export function schedulerRoleEnvName(queue: string): string {
-  return queueUrlEnvName(queue).replace('JOBS_QUEUE_URL_', SCHEDULER_ROLE_ENV_PREFIX);
-}
 
 /**
  * Reads the scheduling of every queue from the environment: a queue is included when both its

@@ -8,6 +8,7 @@
  * and alarms in dependency order, read top to bottom; props, defaults, grants, bundling and rules
  * are in ./job-queue/.
  */
+
 import { Annotations, Duration, Names, Stack, Token, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as cloudwatchActions from 'aws-cdk-lib/aws-cloudwatch-actions';
@@ -17,15 +18,13 @@ import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { queueUrlEnvName, scheduleGroupEnvName, schedulerRoleEnvName } from '../core/queue-urls.ts';
 import { JobsConfigError } from './errors.ts';
 import {
-  enqueueUrlVariable,
   JOB_QUEUE_DEFAULTS,
   JOB_QUEUE_WARNINGS,
   JOBS_METRICS_NAMESPACE,
   NAME_PATTERN,
-  scheduleGroupVariable,
-  schedulerRoleArnVariable,
   XRAY_WRITE_ACTIONS,
 } from './job-queue/defaults.ts';
 import {
@@ -47,7 +46,6 @@ import { ESM_REQUIRE_BANNER, TRACER_PACKAGE, tracerBundleCommand } from './job-q
 const WORKER_BUNDLE_TARGET = 'node24';
 
 export {
-  enqueueUrlVariable,
   IDEMPOTENCY_TABLE_ACTIONS,
   IDEMPOTENCY_UNPARK_ACTIONS,
   JOB_QUEUE_DEFAULTS,
@@ -536,9 +534,9 @@ export class JobQueue extends Construct {
     const scheduling = this.useScheduling();
     scheduling.grantScheduleJobs(grantee, table);
     if (grantee instanceof lambda.Function) {
-      grantee.addEnvironment(scheduleGroupVariable(this.name), scheduling.groupName);
-      grantee.addEnvironment(schedulerRoleArnVariable(this.name), scheduling.role.roleArn);
-      grantee.addEnvironment(enqueueUrlVariable(this.name), this.queue.queueUrl);
+      grantee.addEnvironment(scheduleGroupEnvName(this.name), scheduling.groupName);
+      grantee.addEnvironment(schedulerRoleEnvName(this.name), scheduling.role.roleArn);
+      grantee.addEnvironment(queueUrlEnvName(this.name), this.queue.queueUrl);
       grantee.addEnvironment('JOBS_IDEMPOTENCY_TABLE', table.tableName);
     }
   }
@@ -596,7 +594,7 @@ export class JobQueue extends Construct {
         `recursiveLoop: this queue is its own enqueue target ('${name}') and the worker keeps Lambda's default (Terminate): a chain of jobs that re-enqueue themselves (polling, pagination) is stopped after about 16 invocations and its next job never runs [invocation-recursion]; pass recursiveLoop: lambda.RecursiveLoop.ALLOW for longer chains (bounded by the job), or RecursiveLoop.TERMINATE when chains stay short`,
       );
     }
-    this.worker.addEnvironment(enqueueUrlVariable(name), queue.queueUrl);
+    this.worker.addEnvironment(queueUrlEnvName(name), queue.queueUrl);
     grantSend(this.worker, queue);
   }
 

@@ -7,12 +7,32 @@
 /** Prefix of the environment variables holding the URL of each queue a service sends to. */
 export const QUEUE_URL_ENV_PREFIX = 'JOBS_QUEUE_URL_';
 
+/** Prefix of the variables naming each queue's EventBridge Scheduler schedule group (jobs sent for later). */
+export const SCHEDULE_GROUP_ENV_PREFIX = 'JOBS_SCHEDULE_GROUP_';
+/** Prefix of the variables naming the role each queue's schedules deliver with. */
+export const SCHEDULER_ROLE_ENV_PREFIX = 'JOBS_SCHEDULER_ROLE_ARN_';
+
+/** `<prefix><NAME>`: `<NAME>` = the logical queue name upper-cased, `-` → `_` (docs/contracts.md). */
+function perQueueEnvName(prefix: string, queue: string): string {
+  return `${prefix}${queue.toUpperCase().replaceAll('-', '_')}`;
+}
+
 /**
  * Name of the environment variable carrying a logical queue's URL.
  * @example queueUrlEnvName('booking-retries') === 'JOBS_QUEUE_URL_BOOKING_RETRIES'
  */
 export function queueUrlEnvName(queue: string): string {
-  return `${QUEUE_URL_ENV_PREFIX}${queue.toUpperCase().replaceAll('-', '_')}`;
+  return perQueueEnvName(QUEUE_URL_ENV_PREFIX, queue);
+}
+
+/** The schedule-group variable of a queue, e.g. `JOBS_SCHEDULE_GROUP_BOOKING` (set by `jobQueue.grantScheduleJobs`). */
+export function scheduleGroupEnvName(queue: string): string {
+  return perQueueEnvName(SCHEDULE_GROUP_ENV_PREFIX, queue);
+}
+
+/** The scheduler-role variable of a queue, e.g. `JOBS_SCHEDULER_ROLE_ARN_BOOKING` (set by `jobQueue.grantScheduleJobs`). */
+export function schedulerRoleEnvName(queue: string): string {
+  return perQueueEnvName(SCHEDULER_ROLE_ENV_PREFIX, queue);
 }
 
 /**

@@ -97,26 +97,6 @@ export const LIMITS = {
  */
 export const NAME_PATTERN = /^[a-z][a-z0-9-]{0,39}$/;
 
-/** `<NAME>` of the per-queue variables: the logical name upper-cased, `-` → `_` (docs/contracts.md). */
-function variableSuffix(queueName: string): string {
-  return queueName.toUpperCase().replaceAll('-', '_');
-}
-
-/** `JOBS_QUEUE_URL_<NAME>` for a logical queue name (docs/contracts.md). */
-export function enqueueUrlVariable(queueName: string): string {
-  return `JOBS_QUEUE_URL_${variableSuffix(queueName)}`;
-}
-
-/** `JOBS_SCHEDULE_GROUP_<NAME>`: the queue's schedule group, for a producer that schedules jobs (docs/contracts.md). */
-export function scheduleGroupVariable(queueName: string): string {
-  return `JOBS_SCHEDULE_GROUP_${variableSuffix(queueName)}`;
-}
-
-/** `JOBS_SCHEDULER_ROLE_ARN_<NAME>`: the role its schedules deliver with (docs/contracts.md). */
-export function schedulerRoleArnVariable(queueName: string): string {
-  return `JOBS_SCHEDULER_ROLE_ARN_${variableSuffix(queueName)}`;
-}
-
 /**
  * Ids of the warnings a JobQueue adds at synth. Acknowledge one on the queue or any scope above it with
  * `Annotations.of(scope).acknowledgeWarning(id, reason)`; `cdk synth --strict` fails on unacknowledged ones.

@@ -27,6 +27,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { SCHEDULED_JOB_PK_PREFIX } from '../../core/scheduled-job.ts';
 import { JOB_QUEUE_DEFAULTS } from './defaults.ts';
 import { grantSend } from './grants.ts';
 import {
@@ -56,12 +57,6 @@ export const SCHEDULED_JOB_STATE_ACTIONS = [
   'dynamodb:PutItem',
   'dynamodb:UpdateItem',
 ] as const;
-
-/**
- * Partition-key prefix of one-time jobs' state items in the idempotency table
- * (`schedule#<source>#<id>`, docs/contracts.md): the producer's grant is limited to it.
- */
-export const SCHEDULED_JOB_KEY_PREFIX = 'schedule#';
 
 /** Longest schedule group name [list_amazoneventbridgescheduler]: 64 characters of `[0-9a-zA-Z-_.]`. */
 const MAX_GROUP_NAME = 64;
@@ -242,7 +237,7 @@ export class JobQueueScheduling extends Construct {
       grantee,
       actions: [...SCHEDULED_JOB_STATE_ACTIONS],
       resourceArns: [table.tableArn],
-      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${SCHEDULED_JOB_KEY_PREFIX}*`] } },
+      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${SCHEDULED_JOB_PK_PREFIX}*`] } },
     });
     table.encryptionKey?.grantEncryptDecrypt(grantee);
     grantSend(grantee, this.props.queue);
