@@ -40,6 +40,29 @@ export interface EndpointOptions {
   readonly dynamodbEndpoint?: string;
 }
 
+/**
+ * Ports of the embedded emulators on 127.0.0.1. A fixed port keeps the endpoints and queue URLs
+ * the same from one start to the next; 0 takes any free port. Ignored for a service with an
+ * external endpoint.
+ */
+export interface EmulatorPorts {
+  /** Port of the embedded SQS emulator (fauxqs), 0–65535. @default 0 (any free port) */
+  readonly sqs?: number;
+  /** Port of the embedded DynamoDB emulator (dynalite), 0–65535. @default 0 (any free port) */
+  readonly dynamodb?: number;
+}
+
+/** The port an embedded emulator was asked for is in use. */
+function portTaken(service: string, port: number, option: string, cause: unknown): LocalRuntimeError {
+  return new LocalRuntimeError(
+    `port ${port} of the embedded ${service} emulator is already in use (another \`sqs-jobs local\`, or another emulator?): stop what listens there, or choose another port with ${option} <n> (0 takes any free port)`,
+    { cause, context: { service, port } },
+  );
+}
+
+const isAddressInUse = (error: unknown): boolean =>
+  (error as { code?: unknown } | undefined)?.code === 'EADDRINUSE';
+
 /** The endpoints in use and where they come from. */
 export interface Endpoints {
   /** SQS endpoint URL, e.g. `http://127.0.0.1:40123`. */
@@ -138,8 +161,8 @@ type DynaliteFactory = (options: {
 const DYNALITE_DRAIN_MS = 60_000;
 
 /**
- * Starts dynalite (in-process, in-memory) on 127.0.0.1 with a free port and table changes that
- * take no time (`createTableMs: 0`).
+ * Starts dynalite (in-process, in-memory) on 127.0.0.1, on `port` (0: a free port), with table
+ * changes that take no time (`createTableMs: 0`). A port in use rejects with Node's `EADDRINUSE`.
  *
  * `stop` shuts down in order: no new requests (answered 503), then waits (up to 60 s) for the
  * requests dynalite is still handling, then closes the server and every connection, and only then
@@ -149,7 +172,7 @@ const DYNALITE_DRAIN_MS = 60_000;
  * handled when dynalite ends its response (`res.end`), not when its socket closes: a terminated
  * function thread's socket closes while the handler is still at work.
  */
-export async function startDynalite(): Promise<{ url: string; stop(): Promise<void> }> {
+export async function startDynalite(port = 0): Promise<{ url: string; stop(): Promise<void> }> {
   const dynalite = await loadEmulator(
     'dynalite',
     'DynamoDB',
@@ -200,15 +223,15 @@ export async function startDynalite(): Promise<{ url: string; stop(): Promise<vo
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
+    server.listen(port, '127.0.0.1', () => {
       server.off('error', reject);
       resolve();
     });
   });
-  const { port } = server.address() as AddressInfo;
+  const listening = (server.address() as AddressInfo).port;
   let stopped: Promise<void> | undefined;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://127.0.0.1:${listening}`,
     stop() {
       stopped ??= (async () => {
         // No request starts from now on (the gate answers 503). The server is closed only once
@@ -295,11 +318,15 @@ export async function alignFauxqsBodyCharacters(): Promise<FauxqsCharacterCheck>
  *
  * dynalite is started in memory with `createTableMs: 0` so tables are ACTIVE at once.
  *
- * @throws {LocalRuntimeError} when an endpoint option is malformed or an emulator cannot start.
+ * Each listens on its port of `ports` (0 or absent: any free port).
+ *
+ * @throws {LocalRuntimeError} when an endpoint option is malformed or an emulator cannot start
+ *   (a fixed port in use: the message names the port and the CLI option that changes it).
  */
 export async function startEmulators(
   options: EndpointOptions = {},
   env: Readonly<Record<string, string | undefined>> = process.env,
+  ports: EmulatorPorts = {},
 ): Promise<RunningEmulators> {
   const external = resolveEndpointOptions(options, env);
   let fauxqs: FauxqsServer | undefined;
@@ -308,9 +335,21 @@ export async function startEmulators(
     if (external.sqs === undefined) {
       const { startFauxqs } = await loadEmulator('fauxqs', 'SQS', () => import('fauxqs'));
       await alignFauxqsBodyCharacters();
-      fauxqs = await startFauxqs({ port: 0, logger: false });
+      const port = ports.sqs ?? 0;
+      try {
+        fauxqs = await startFauxqs({ port, logger: false });
+      } catch (cause) {
+        throw isAddressInUse(cause) ? portTaken('SQS', port, '--sqs-port', cause) : cause;
+      }
     }
-    if (external.dynamodb === undefined) dynamo = await startDynalite();
+    if (external.dynamodb === undefined) {
+      const port = ports.dynamodb ?? 0;
+      try {
+        dynamo = await startDynalite(port);
+      } catch (cause) {
+        throw isAddressInUse(cause) ? portTaken('DynamoDB', port, '--dynamodb-port', cause) : cause;
+      }
+    }
   } catch (cause) {
     await fauxqs?.stop();
     if (cause instanceof LocalRuntimeError) throw cause;

@@ -90,7 +90,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
   const stack = readStack(assemblyDir, options.stackName);
   const region = options.region ?? (env[RUNTIME_ENV.region] || undefined) ?? stack.region ?? DEFAULT_REGION;
   const credentials = options.credentials ?? { accessKeyId: 'local', secretAccessKey: 'local' };
-  const emulators = await startEmulators(options.endpoints, env);
+  const emulators = await startEmulators(options.endpoints, env, options.ports);
   let boundary: AwsBoundary;
   try {
     boundary = await openAwsBoundary(emulators.endpoints, {
