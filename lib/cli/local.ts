@@ -162,10 +162,8 @@ export function addLocalCommand(program: Command, runner: CommandRunner): void {
             // The workers' completion lines, which the job lines are made of (docs/contracts.md, "Logs").
             ...(jobLines === undefined ? {} : { environment: { JOBS_LOG_EACH_RECORD: 'true' } }),
             functionLogs:
-              emf === undefined && jobLines === undefined
-                ? flags.functionLogs
-                  ? 'inherit'
-                  : 'ignore'
+              emf === undefined && jobLines === undefined && !flags.functionLogs
+                ? 'ignore'
                 : (line) => {
                     if (line.stream === 'stdout') emf?.add(line.line);
                     if (flags.functionLogs) io.stderr.write(`[${line.functionLogicalId}] ${line.line}\n`);

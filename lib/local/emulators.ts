@@ -41,26 +41,39 @@ export interface EndpointOptions {
 }
 
 /**
- * Ports of the embedded emulators on 127.0.0.1. A fixed port keeps the endpoints and queue URLs
- * the same from one start to the next; 0 takes any free port. Ignored for a service with an
- * external endpoint.
+ * Ports of a local run's endpoints on 127.0.0.1 (the ones printed, and in the queue URLs). A fixed
+ * port keeps the endpoints and queue URLs the same from one start to the next; 0 takes any free
+ * port.
  */
 export interface EmulatorPorts {
-  /** Port of the embedded SQS emulator (fauxqs), 0–65535. @default 0 (any free port) */
+  /**
+   * Port of the SQS endpoint: the local runtime's proxy in front of the SQS emulator (or of the
+   * external endpoint), which the functions, the printed commands and the queue URLs use. 0–65535.
+   * @default 0 (any free port)
+   */
   readonly sqs?: number;
-  /** Port of the embedded DynamoDB emulator (dynalite), 0–65535. @default 0 (any free port) */
+  /** Port of the embedded DynamoDB emulator (dynalite), 0–65535; ignored with an external DynamoDB endpoint. @default 0 (any free port) */
   readonly dynamodb?: number;
 }
 
-/** The port an embedded emulator was asked for is in use. */
-function portTaken(service: string, port: number, option: string, cause: unknown): LocalRuntimeError {
+/**
+ * The error of a fixed port in use: names the port, the service and the CLI option that changes it.
+ * @param option the `sqs-jobs local` flag, e.g. `--sqs-port`.
+ */
+export function portInUseError(
+  service: string,
+  port: number,
+  option: string,
+  cause: unknown,
+): LocalRuntimeError {
   return new LocalRuntimeError(
-    `port ${port} of the embedded ${service} emulator is already in use (another \`sqs-jobs local\`, or another emulator?): stop what listens there, or choose another port with ${option} <n> (0 takes any free port)`,
+    `port ${port} of the local ${service} endpoint is already in use (another \`sqs-jobs local\`, or another emulator?): stop what listens there, or choose another port with ${option} <n> (0 takes any free port)`,
     { cause, context: { service, port } },
   );
 }
 
-const isAddressInUse = (error: unknown): boolean =>
+/** Whether `error` is Node's "address already in use" of a listen. */
+export const isAddressInUse = (error: unknown): boolean =>
   (error as { code?: unknown } | undefined)?.code === 'EADDRINUSE';
 
 /** The endpoints in use and where they come from. */
@@ -318,7 +331,8 @@ export async function alignFauxqsBodyCharacters(): Promise<FauxqsCharacterCheck>
  *
  * dynalite is started in memory with `createTableMs: 0` so tables are ACTIVE at once.
  *
- * Each listens on its port of `ports` (0 or absent: any free port).
+ * dynalite listens on `ports.dynamodb` (0 or absent: any free port); fauxqs on any free port
+ * (`ports.sqs` is the proxy's in front of it, runtime/boundary.ts).
  *
  * @throws {LocalRuntimeError} when an endpoint option is malformed or an emulator cannot start
  *   (a fixed port in use: the message names the port and the CLI option that changes it).
@@ -335,19 +349,15 @@ export async function startEmulators(
     if (external.sqs === undefined) {
       const { startFauxqs } = await loadEmulator('fauxqs', 'SQS', () => import('fauxqs'));
       await alignFauxqsBodyCharacters();
-      const port = ports.sqs ?? 0;
-      try {
-        fauxqs = await startFauxqs({ port, logger: false });
-      } catch (cause) {
-        throw isAddressInUse(cause) ? portTaken('SQS', port, '--sqs-port', cause) : cause;
-      }
+      // Any free port: the fixed SQS port is the proxy's in front of it (runtime/boundary.ts).
+      fauxqs = await startFauxqs({ port: 0, logger: false });
     }
     if (external.dynamodb === undefined) {
       const port = ports.dynamodb ?? 0;
       try {
         dynamo = await startDynalite(port);
       } catch (cause) {
-        throw isAddressInUse(cause) ? portTaken('DynamoDB', port, '--dynamodb-port', cause) : cause;
+        throw isAddressInUse(cause) ? portInUseError('DynamoDB', port, '--dynamodb-port', cause) : cause;
       }
     }
   } catch (cause) {

@@ -98,6 +98,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       credentials,
       awsFaults: options.awsFaults,
       seed: options.seed ?? 1,
+      sqsPort: options.ports?.sqs,
     });
   } catch (error) {
     await emulators.stop();
