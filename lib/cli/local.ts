@@ -5,12 +5,14 @@
  * external endpoint (moto server, LocalStack), and each worker's bundled code runs behind an
  * emulated event source mapping.
  */
+import { join } from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
 import { consoleBeside, EmfCompletions } from '../console/local.ts';
 import { ENDPOINT_ENV } from '../local/emulators.ts';
 import { LocalRuntimeError } from '../local/errors.ts';
 import { formatJobLine, jobEventOf } from '../local/job-lines.ts';
 import { serveLocal } from '../local/serve.ts';
+import { watchBeside } from '../local/watch.ts';
 import { type CommandRunner, integer } from './common.ts';
 import { DEFAULT_CONSOLE_HOST } from './console.ts';
 import { CLI_EXIT } from './io.ts';
@@ -29,6 +31,7 @@ interface LocalFlags {
   readonly region?: string;
   readonly functionLogs: boolean;
   readonly quiet: boolean;
+  readonly watch: boolean;
   readonly json: boolean;
   readonly sqsPort: number;
   readonly dynamodbPort: number;
@@ -57,6 +60,11 @@ none. The functions get JOBS_LOG_EACH_RECORD=true for it (their completion lines
 Ports: the embedded SQS and DynamoDB emulators listen on fixed ports, ${DEFAULT_SQS_PORT} and
 ${DEFAULT_DYNAMODB_PORT}, so endpoints and queue URLs stay the same from one start to the next;
 --sqs-port / --dynamodb-port change them (0: any free port). A port in use is an error naming it.
+
+Watch: --watch rebuilds on a change to what cdk.json's watch.include names (else the project):
+it synthesizes (when cdk.out is stale) and reloads each function whose code changed; in-flight
+jobs finish on the old code, queued ones run on the new. Prints "reloaded <functions>" (with
+--json: {"kind":"reload",...}); a failed synth is printed and the old code keeps running.
 
 Console: --console also serves the web console (queues, dead letters, jobs; see sqs-jobs console
 --help) for this stack and prints its URL, which carries this start's access token.
@@ -114,6 +122,11 @@ export function addLocalCommand(program: Command, runner: CommandRunner): void {
     .option('--region <region>', 'region of the local stack (default: the stack region, else us-east-1)')
     .option('--function-logs', "print the workers' logs on stderr", false)
     .option('--quiet', 'print no line per job', false)
+    .option(
+      '--watch',
+      'rebuild the functions when their code changes (synth, then reload; queues and their jobs stay)',
+      false,
+    )
     .option('--json', 'print where everything is as one JSON object, then each job line as JSON', false)
     .option(
       '--sqs-port <n>',
@@ -150,6 +163,25 @@ export function addLocalCommand(program: Command, runner: CommandRunner): void {
           // The console counts completions from the workers' own metric, read from their logs.
           const emf = flags.console ? new EmfCompletions() : undefined;
           const jobLines = flags.quiet ? undefined : new HeldUntilDescribed(io.stdout);
+          const print = (line: string) => (jobLines ? jobLines.write(line) : io.stdout.write(line));
+          const watch = flags.watch
+            ? watchBeside({
+                projectRoot: flags.projectRoot,
+                assemblyDir: flags.assembly ?? join(flags.projectRoot, 'cdk.out'),
+                onReload: (reload) => {
+                  if (!reload.synthesized) return;
+                  print(
+                    flags.json
+                      ? `${JSON.stringify({ kind: 'reload', functions: reload.functions, durationMs: Math.round(reload.durationMs) })}\n`
+                      : `reloaded ${reload.functions.length === 0 ? '(no function changed)' : reload.functions.join(', ')} in ${(reload.durationMs / 1000).toFixed(1)} s\n`,
+                  );
+                },
+                onError: (error) =>
+                  io.stderr.write(
+                    `error: rebuild failed, the functions keep their code: ${(error as Error).message ?? String(error)}\n`,
+                  ),
+              })
+            : undefined;
           await serveLocal({
             projectRoot: flags.projectRoot,
             assemblyDir: flags.assembly,
@@ -174,16 +206,19 @@ export function addLocalCommand(program: Command, runner: CommandRunner): void {
             json: flags.json,
             stdout: jobLines === undefined ? io.stdout : { write: (text: string) => jobLines.describe(text) },
             signal: io.signal ?? new AbortController().signal,
-            beside: flags.console
-              ? [
-                  consoleBeside({
-                    emf,
-                    host: flags.consoleHost,
-                    port: flags.consolePort,
-                    readOnly: flags.readOnly,
-                  }),
-                ]
-              : [],
+            beside: [
+              ...(flags.console
+                ? [
+                    consoleBeside({
+                      emf,
+                      host: flags.consoleHost,
+                      port: flags.consolePort,
+                      readOnly: flags.readOnly,
+                    }),
+                  ]
+                : []),
+              ...(watch ? [watch] : []),
+            ],
           });
           return CLI_EXIT.ok;
         } catch (error) {

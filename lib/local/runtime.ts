@@ -119,6 +119,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       options,
       env,
       projectRoot,
+      assemblyDir,
       stack,
       provisioned,
       emulators,
@@ -142,6 +143,8 @@ interface WireInput {
   readonly options: LocalRuntimeOptions;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly projectRoot: string;
+  /** Where the stack is read from again by `reloadFunctions`. */
+  readonly assemblyDir: string;
   readonly stack: AssemblyStack;
   readonly provisioned: ProvisionedStack;
   readonly emulators: RunningEmulators;
@@ -171,12 +174,13 @@ function wire(input: WireInput): RunningLocalRuntime {
   const warnings = [...provisioned.warnings];
   const queues = linkDeadLetterQueues(provisioned.queues);
   const functions = new MappedFunctions(stack, provisioned);
-  const environments = functionEnvironments(functions, options, {
+  const environmentContext = {
     region,
     endpoints: boundary.endpoints,
     credentials,
     tracingEnvironment: boundary.tracing.functionEnvironment,
-  });
+  };
+  const environments = functionEnvironments(functions, options, environmentContext);
   const stats = new Map(functions.all().map((fn) => [fn.logicalId, emptyStats()]));
   const lostResponses = new LostResponses(functions, options.lostResponseRate, options.seed ?? 1);
   const workers = planWorkers({
@@ -202,8 +206,39 @@ function wire(input: WireInput): RunningLocalRuntime {
     tracing: boundary.tracing,
     hosts,
   });
+  // The code of the running functions, read again from the assembly (after a new synth): a host
+  // whose asset, handler or environment changed loads the new one; queues and tables stay.
+  let running = environments;
+  const reloadFunctions = (): string[] => {
+    const next = readStack(input.assemblyDir, options.stackName);
+    const nextFunctions = new MappedFunctions(next, {
+      ...provisioned,
+      functions: provisioned.functions.map((f) => ({
+        ...f,
+        resource: next.template.Resources[f.logicalId] ?? f.resource,
+      })),
+    });
+    const nextEnvironments = functionEnvironments(nextFunctions, options, environmentContext);
+    const reloaded: string[] = [];
+    for (const host of hosts) {
+      const { logicalId } = host.fn;
+      const fn = nextFunctions.byId(logicalId);
+      const fnEnv = nextEnvironments.get(logicalId);
+      if (fn === undefined || fnEnv === undefined) continue;
+      const same =
+        fn.assetDir === host.fn.assetDir &&
+        fn.handler === host.fn.handler &&
+        JSON.stringify(fnEnv) === JSON.stringify(running.get(logicalId));
+      if (same) continue;
+      host.reload(fn, fnEnv);
+      reloaded.push(logicalId);
+    }
+    running = nextEnvironments;
+    return reloaded;
+  };
   return new RunningLocalRuntime(
     {
+      reloadFunctions,
       provisioned,
       emulators,
       boundary,

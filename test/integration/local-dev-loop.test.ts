@@ -3,20 +3,25 @@
  * a JobQueue synthesized here): one line per job as it runs (text, `--json`, none with
  * `--quiet`); the stack of a dead-lettered job, in its DLQ evidence, names the source file and
  * line, not the bundle; fixed ports keep the endpoints and queue URLs across restarts, and a port
- * in use is refused with a message naming it. Every wait is on a printed line, never a sleep.
+ * in use is refused with a message naming it; a change to a worker's code rebuilds and reloads its
+ * function while a job waits in the queue, which then runs on the new code. Every wait is on a
+ * printed line or a reported event, never a sleep.
  */
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { App, Stack } from 'aws-cdk-lib';
+import { App, AssetStaging, Stack } from 'aws-cdk-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSqsJobsCli } from '../../lib/cli/index.ts';
 import { JobClient } from '../../lib/client/index.ts';
 import { JobQueue } from '../../lib/constructs/job-queue.ts';
 import type { JobEvent } from '../../lib/local/job-lines.ts';
+import { type LocalRuntime, startLocalRuntime } from '../../lib/local/runtime.ts';
 import type { LocalRuntimeDescription } from '../../lib/local/serve.ts';
+import { ensureSynthesized } from '../../lib/local/synth.ts';
+import { type CodeReload, watchFunctionCode } from '../../lib/local/watch.ts';
 import { fail, greet } from '../fixtures/dev-loop-worker.ts';
 import { removeDir, tempOutdir } from '../infra/helpers.ts';
 
@@ -244,6 +249,145 @@ describe('sqs-jobs local: fixed ports', () => {
       );
     } finally {
       expect(await third.stop()).toBe(0);
+    }
+  });
+});
+
+describe('sqs-jobs local --watch: a code change rebuilds the function, queued jobs stay', () => {
+  let project: string;
+  let rt: LocalRuntime | undefined;
+  const logs: string[] = [];
+  const reloads: CodeReload[] = [];
+  const errors: unknown[] = [];
+  const wakers: (() => void)[] = [];
+  const wake = () => {
+    for (const w of wakers.splice(0)) w();
+  };
+  /** Resolves once `probe` holds, checked after each log line or reload. */
+  async function until<T>(probe: () => T | undefined, what: string): Promise<T> {
+    for (;;) {
+      const value = probe();
+      if (value !== undefined) return value;
+      if (errors.length > 0)
+        throw new Error(`rebuild failed while waiting for ${what}: ${String(errors[0])}`);
+      await new Promise<void>((resolve) => wakers.push(resolve));
+    }
+  }
+
+  /** The worker of the temporary project: `version` greets; v1 keeps the job `queued` retrying. */
+  function writeWorker(version: string): void {
+    writeFileSync(
+      path.join(project, 'src', 'worker.ts'),
+      `import { z } from 'zod';
+import { createWorker, defineJob, TransientError } from '${path.join(PROJECT_ROOT, 'lib', 'index.ts')}';
+
+const greet = defineJob({
+  type: 'watch.greet',
+  queue: 'watch',
+  schema: z.object({ name: z.string() }),
+  retry: { maxAttempts: 100, baseDelaySeconds: 1, maxDelaySeconds: 1 },
+  timeoutSeconds: 5,
+  run: async ({ name }, ctx) => {
+    ${version === 'v1' ? "if (name === 'queued') throw new TransientError('not before the next version');" : ''}
+    ctx.logger.info('greeting', { greeting: '${version} ' + name });
+    return {};
+  },
+});
+
+export const handler = createWorker({ jobs: [greet], idempotency: false });
+`,
+    );
+  }
+
+  /** The project's synth, run by ensureSynthesized as `sqs-jobs local` runs `cdk synth`. */
+  async function synthesize(out: string): Promise<void> {
+    // In-process synth: aws-cdk-lib keeps staged bundles by path, not content (synth.ts forgetStagedAssets).
+    AssetStaging.clearAssetHashCache();
+    const app = new App({ outdir: out });
+    const stack = new Stack(app, 'WatchStack');
+    new JobQueue(stack, 'Watch', {
+      name: 'watch',
+      entry: 'src/worker.ts',
+      projectRoot: project,
+      maxAttempts: 100,
+      jobTimeoutSeconds: 5,
+      idempotencyTable: false,
+      alarmTopic: false,
+    });
+    app.synth();
+  }
+
+  beforeAll(async () => {
+    project = tempOutdir('watch-project');
+    mkdirSync(path.join(project, 'src'));
+    symlinkSync(path.join(PROJECT_ROOT, 'node_modules'), path.join(project, 'node_modules'));
+    writeFileSync(path.join(project, 'package-lock.json'), '{"lockfileVersion": 3, "packages": {}}\n');
+    writeFileSync(path.join(project, 'cdk.json'), JSON.stringify({ watch: { include: ['src/**'] } }));
+    writeWorker('v1');
+    await ensureSynthesized({ projectRoot: project, synthesize });
+    rt = await startLocalRuntime({
+      projectRoot: project,
+      synthesize: 'never',
+      env: {},
+      receiveWaitTimeSeconds: 1,
+      functionLogs: (l) => {
+        logs.push(l.line);
+        wake();
+      },
+    });
+  });
+
+  afterAll(async () => {
+    await rt?.stop();
+    removeDir(project);
+  });
+
+  it('reloads the worker on a change to its source; the job waiting in the queue runs on the new code', async () => {
+    if (rt === undefined) throw new Error('the runtime did not start');
+    const runtime = rt;
+    const watcher = watchFunctionCode(runtime, {
+      projectRoot: project,
+      assemblyDir: path.join(project, 'cdk.out'),
+      synthesize,
+      onReload: (r) => {
+        reloads.push(r);
+        wake();
+      },
+      onError: (e) => {
+        errors.push(e);
+        wake();
+      },
+    });
+    try {
+      const client = new JobClient({
+        source: '/tests/watch',
+        queueUrls: { watch: runtime.queue('watch').url },
+        sqs: runtime.sqs,
+      });
+      const greeted = (text: string) => () => logs.find((l) => l.includes(`"greeting":"${text}"`));
+      await client.send({ type: 'watch.greet', queue: 'watch', schema: greet.schema }, { name: 'first' });
+      await until(greeted('v1 first'), 'v1 to greet the first job');
+
+      // On v1 this job is retried every second: it stays in the queue until the code changes.
+      await client.send({ type: 'watch.greet', queue: 'watch', schema: greet.schema }, { name: 'queued' });
+      await until(
+        () => logs.find((l) => l.includes('"outcome":"retry"') && l.includes('not before the next version')),
+        'the queued job to be retried on v1',
+      );
+
+      writeWorker('v2');
+      const worker = runtime.worker('watch').functionLogicalId;
+      const reload = await until(() => reloads.find((r) => r.functions.length > 0), 'the rebuild');
+      expect(reload).toMatchObject({ synthesized: true, functions: [worker] });
+      await until(greeted('v2 queued'), 'the queued job to run on v2');
+      expect(logs.some((l) => l.includes('"greeting":"v1 queued"'))).toBe(false);
+      const dlq = runtime.queue('watch').deadLetterQueue;
+      if (dlq === undefined) throw new Error('the watch queue has no DLQ');
+      const depth = await runtime.queueDepth(dlq.url);
+      expect(depth.visible + depth.notVisible + depth.delayed).toBe(0);
+      expect(errors).toEqual([]);
+    } finally {
+      watcher.close();
     }
   });
 });

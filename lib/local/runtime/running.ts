@@ -35,6 +35,8 @@ export interface RuntimeParts {
   readonly lostResponses: LostResponses;
   readonly hosts: readonly FunctionHost[];
   readonly pollers: readonly EventSourceMappingPoller[];
+  /** See {@link LocalRuntime.reloadFunctions}. */
+  readonly reloadFunctions: () => readonly string[];
 }
 
 /**
@@ -154,6 +156,8 @@ export class RunningLocalRuntime implements LocalRuntime {
 
   readonly traceSegments = (): readonly XraySegmentDocument[] =>
     this.parts.boundary.tracing.daemon.segments();
+
+  readonly reloadFunctions = (): readonly string[] => this.parts.reloadFunctions();
 
   readonly awsFaultStats = (): FaultProxyStats | undefined => {
     const { proxies } = this.parts.boundary;
