@@ -57,7 +57,7 @@ duplicate, deferred), type, id, attempt, duration, and why for a retry or a dead
 --json prints each as a JSON object ({"kind":"job",...}) after the description; --quiet prints
 none. The functions get JOBS_LOG_EACH_RECORD=true for it (their completion lines).
 
-Ports: the embedded SQS and DynamoDB emulators listen on fixed ports, ${DEFAULT_SQS_PORT} and
+Ports: the local SQS and DynamoDB endpoints listen on fixed ports, ${DEFAULT_SQS_PORT} and
 ${DEFAULT_DYNAMODB_PORT}, so endpoints and queue URLs stay the same from one start to the next;
 --sqs-port / --dynamodb-port change them (0: any free port). A port in use is an error naming it.
 
