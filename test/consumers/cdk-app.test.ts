@@ -458,11 +458,13 @@ describe('the installed sqs-jobs CLI runs the app locally: local, send, stats', 
     });
     const exited = new Promise<number | null>((resolve) => local.on('close', (code) => resolve(code)));
     try {
-      // The description is one JSON line, printed once everything is up.
+      // The description is one JSON line, printed once everything is up (then one line per job).
       const description = await new Promise<LocalRuntimeDescription>((resolve, reject) => {
         local.stdout.on('data', (d: Buffer) => {
           stdout += d.toString();
-          if (stdout.includes('\n')) resolve(JSON.parse(stdout) as LocalRuntimeDescription);
+          // The first line; job lines ({"kind":"job",...}) follow it as the workers run.
+          const end = stdout.indexOf('\n');
+          if (end >= 0) resolve(JSON.parse(stdout.slice(0, end)) as LocalRuntimeDescription);
         });
         exited.then((code) => reject(new Error(`sqs-jobs local exited ${code}:\n${tail(stderr)}`)));
       });
