@@ -17,9 +17,9 @@ import { type CommandRunner, integer } from './common.ts';
 import { DEFAULT_CONSOLE_HOST } from './console.ts';
 import { CLI_EXIT } from './io.ts';
 
-/** Port of the embedded SQS emulator unless --sqs-port says otherwise (the port local SQS tools such as ElasticMQ use). */
+/** Port of the local SQS endpoint unless --sqs-port says otherwise (ElasticMQ's, which local SQS tools default to). */
 export const DEFAULT_SQS_PORT = 9324;
-/** Port of the embedded DynamoDB emulator unless --dynamodb-port says otherwise (DynamoDB Local's port). */
+/** Port of the local DynamoDB endpoint (the embedded dynalite) unless --dynamodb-port says otherwise (DynamoDB Local's). */
 export const DEFAULT_DYNAMODB_PORT = 8000;
 
 interface LocalFlags {
@@ -130,13 +130,13 @@ export function addLocalCommand(program: Command, runner: CommandRunner): void {
     .option('--json', 'print where everything is as one JSON object, then each job line as JSON', false)
     .option(
       '--sqs-port <n>',
-      'port of the embedded SQS emulator (0: any free port)',
+      'port of the local SQS endpoint (0: any free port)',
       integer(0, 65_535),
       DEFAULT_SQS_PORT,
     )
     .option(
       '--dynamodb-port <n>',
-      'port of the embedded DynamoDB emulator (0: any free port)',
+      'port of the embedded DynamoDB emulator (0: any free port; not used with --endpoint)',
       integer(0, 65_535),
       DEFAULT_DYNAMODB_PORT,
     )
