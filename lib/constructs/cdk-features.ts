@@ -18,9 +18,6 @@ import { createRequire } from 'node:module';
 import type { Validations } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
 
-/** The oldest aws-cdk-lib the constructs work with (package.json `peerDependencies`). */
-export const OLDEST_AWS_CDK_LIB = '2.224.0';
-
 /** The first aws-cdk-lib with the template validator and its errors flag. */
 export const TEMPLATE_VALIDATOR_SINCE = '2.262.0';
 
