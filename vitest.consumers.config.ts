@@ -10,7 +10,7 @@ export default defineConfig({
   ...base,
   test: {
     ...base.test,
-    include: ['test/consumers/**/*.test.ts'],
+    include: ['test/consumers/*.test.ts'],
     globalSetup: ['test/consumers/global-setup.ts'],
     testTimeout: 300_000,
     hookTimeout: 300_000,

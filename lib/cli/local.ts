@@ -5,14 +5,22 @@
  * external endpoint (moto server, LocalStack), and each worker's bundled code runs behind an
  * emulated event source mapping.
  */
+import { join } from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
 import { consoleBeside, EmfCompletions } from '../console/local.ts';
 import { ENDPOINT_ENV } from '../local/emulators.ts';
 import { LocalRuntimeError } from '../local/errors.ts';
+import { formatJobLine, jobEventOf } from '../local/job-lines.ts';
 import { serveLocal } from '../local/serve.ts';
+import { watchBeside } from '../local/watch.ts';
 import { type CommandRunner, integer } from './common.ts';
 import { DEFAULT_CONSOLE_HOST } from './console.ts';
 import { CLI_EXIT } from './io.ts';
+
+/** Port of the local SQS endpoint unless --sqs-port says otherwise (ElasticMQ's, which local SQS tools default to). */
+export const DEFAULT_SQS_PORT = 9324;
+/** Port of the local DynamoDB endpoint (the embedded dynalite) unless --dynamodb-port says otherwise (DynamoDB Local's). */
+export const DEFAULT_DYNAMODB_PORT = 8000;
 
 interface LocalFlags {
   readonly projectRoot: string;
@@ -22,7 +30,11 @@ interface LocalFlags {
   readonly endpoint?: string;
   readonly region?: string;
   readonly functionLogs: boolean;
+  readonly quiet: boolean;
+  readonly watch: boolean;
   readonly json: boolean;
+  readonly sqsPort: number;
+  readonly dynamodbPort: number;
   readonly console: boolean;
   readonly consoleHost: string;
   readonly consolePort: number;
@@ -39,6 +51,20 @@ than bin/, lib/, functions/, package-lock.json or cdk.json; use --synth always a
 Prints the endpoints, every queue with its dead-letter queue, the tables, and commands to paste
 into another terminal (stats, dlq list, send). Local differences from AWS are printed as notes
 (e.g. DynamoDB TTL does not run).
+
+Then one line per job as the workers run it: time, outcome (completed, retry, dead-lettered,
+duplicate, deferred), type, id, attempt, duration, and why for a retry or a dead letter.
+--json prints each as a JSON object ({"kind":"job",...}) after the description; --quiet prints
+none. The functions get JOBS_LOG_EACH_RECORD=true for it (their completion lines).
+
+Ports: the local SQS and DynamoDB endpoints listen on fixed ports, ${DEFAULT_SQS_PORT} and
+${DEFAULT_DYNAMODB_PORT}, so endpoints and queue URLs stay the same from one start to the next;
+--sqs-port / --dynamodb-port change them (0: any free port). A port in use is an error naming it.
+
+Watch: --watch rebuilds on a change to what cdk.json's watch.include names (else the project):
+it synthesizes (when cdk.out is stale) and reloads each function whose code changed; in-flight
+jobs finish on the old code, queued ones run on the new. Prints "reloaded <functions>" (with
+--json: {"kind":"reload",...}); a failed synth is printed and the old code keeps running.
 
 Console: --console also serves the web console (queues, dead letters, jobs; see sqs-jobs console
 --help) for this stack and prints its URL, which carries this start's access token.
@@ -95,7 +121,25 @@ export function addLocalCommand(program: Command, runner: CommandRunner): void {
     )
     .option('--region <region>', 'region of the local stack (default: the stack region, else us-east-1)')
     .option('--function-logs', "print the workers' logs on stderr", false)
-    .option('--json', 'print where everything is as one JSON object', false)
+    .option('--quiet', 'print no line per job', false)
+    .option(
+      '--watch',
+      'rebuild the functions when their code changes (synth, then reload; queues and their jobs stay)',
+      false,
+    )
+    .option('--json', 'print where everything is as one JSON object, then each job line as JSON', false)
+    .option(
+      '--sqs-port <n>',
+      'port of the local SQS endpoint (0: any free port)',
+      integer(0, 65_535),
+      DEFAULT_SQS_PORT,
+    )
+    .option(
+      '--dynamodb-port <n>',
+      'port of the embedded DynamoDB emulator (0: any free port; not used with --endpoint)',
+      integer(0, 65_535),
+      DEFAULT_DYNAMODB_PORT,
+    )
     .option('--console', 'also serve the web console for this stack (its URL is printed)', false)
     .option('--console-host <address>', 'address the console listens on', DEFAULT_CONSOLE_HOST)
     .option('--console-port <n>', 'port of the console (0: any free port)', integer(0, 65_535), 0)
@@ -118,36 +162,63 @@ export function addLocalCommand(program: Command, runner: CommandRunner): void {
         try {
           // The console counts completions from the workers' own metric, read from their logs.
           const emf = flags.console ? new EmfCompletions() : undefined;
+          const jobLines = flags.quiet ? undefined : new HeldUntilDescribed(io.stdout);
+          const print = (line: string) => (jobLines ? jobLines.write(line) : io.stdout.write(line));
+          const watch = flags.watch
+            ? watchBeside({
+                projectRoot: flags.projectRoot,
+                assemblyDir: flags.assembly ?? join(flags.projectRoot, 'cdk.out'),
+                onReload: (reload) => {
+                  if (!reload.synthesized) return;
+                  print(
+                    flags.json
+                      ? `${JSON.stringify({ kind: 'reload', functions: reload.functions, durationMs: Math.round(reload.durationMs) })}\n`
+                      : `reloaded ${reload.functions.length === 0 ? '(no function changed)' : reload.functions.join(', ')} in ${(reload.durationMs / 1000).toFixed(1)} s\n`,
+                  );
+                },
+                onError: (error) =>
+                  io.stderr.write(
+                    `error: rebuild failed, the functions keep their code: ${(error as Error).message ?? String(error)}\n`,
+                  ),
+              })
+            : undefined;
           await serveLocal({
             projectRoot: flags.projectRoot,
             assemblyDir: flags.assembly,
             stackName: flags.stack,
             synthesize: flags.synth,
             endpoints: flags.endpoint === undefined ? undefined : { endpointUrl: flags.endpoint },
+            ports: { sqs: flags.sqsPort, dynamodb: flags.dynamodbPort },
             env: io.env,
             region: flags.region,
+            // The workers' completion lines, which the job lines are made of (docs/contracts.md, "Logs").
+            ...(jobLines === undefined ? {} : { environment: { JOBS_LOG_EACH_RECORD: 'true' } }),
             functionLogs:
-              emf === undefined
-                ? flags.functionLogs
-                  ? 'inherit'
-                  : 'ignore'
+              emf === undefined && jobLines === undefined && !flags.functionLogs
+                ? 'ignore'
                 : (line) => {
-                    if (line.stream === 'stdout') emf.add(line.line);
+                    if (line.stream === 'stdout') emf?.add(line.line);
                     if (flags.functionLogs) io.stderr.write(`[${line.functionLogicalId}] ${line.line}\n`);
+                    const event = jobLines && jobEventOf(line.functionLogicalId, line.line);
+                    if (event)
+                      jobLines?.write(`${flags.json ? JSON.stringify(event) : formatJobLine(event)}\n`);
                   },
             json: flags.json,
-            stdout: io.stdout,
+            stdout: jobLines === undefined ? io.stdout : { write: (text: string) => jobLines.describe(text) },
             signal: io.signal ?? new AbortController().signal,
-            beside: flags.console
-              ? [
-                  consoleBeside({
-                    emf,
-                    host: flags.consoleHost,
-                    port: flags.consolePort,
-                    readOnly: flags.readOnly,
-                  }),
-                ]
-              : [],
+            beside: [
+              ...(flags.console
+                ? [
+                    consoleBeside({
+                      emf,
+                      host: flags.consoleHost,
+                      port: flags.consolePort,
+                      readOnly: flags.readOnly,
+                    }),
+                  ]
+                : []),
+              ...(watch ? [watch] : []),
+            ],
           });
           return CLI_EXIT.ok;
         } catch (error) {
@@ -157,4 +228,29 @@ export function addLocalCommand(program: Command, runner: CommandRunner): void {
         }
       });
     });
+}
+
+/**
+ * stdout for the job lines: the description (the first write, by serveLocal) goes first, and a
+ * job line written before it (a job run while the stack was starting) waits until it is out, so
+ * the first line of `--json` is always the description.
+ */
+class HeldUntilDescribed {
+  #described = false;
+  readonly #held: string[] = [];
+
+  constructor(private readonly stdout: { write(text: string): unknown }) {}
+
+  /** The description: written, then the job lines held until now. */
+  describe(text: string): void {
+    this.stdout.write(text);
+    this.#described = true;
+    for (const line of this.#held.splice(0)) this.stdout.write(line);
+  }
+
+  /** A job line: written now, or held until the description is out. */
+  write(text: string): void {
+    if (this.#described) this.stdout.write(text);
+    else this.#held.push(text);
+  }
 }

@@ -25,14 +25,18 @@ import {
   type IPolicyValidationPlugin,
   type PolicyValidationPluginReport,
   Stack,
-  Validations,
 } from 'aws-cdk-lib';
-import * as cxapi from 'aws-cdk-lib/cx-api';
 import type { IConstruct } from 'constructs';
+import {
+  awsCdkLibVersion,
+  hasTemplateValidator,
+  TEMPLATE_VALIDATOR_ERRORS_FLAG,
+  TEMPLATE_VALIDATOR_SINCE,
+  validationsOf,
+} from './cdk-features.ts';
 import { JobsConfigError } from './errors.ts';
 
-/** The feature flag that turns the template validator's findings into errors. */
-export const TEMPLATE_VALIDATOR_ERRORS_FLAG: string = cxapi.VALIDATE_AGAINST_DEFAULT_RULES;
+export { TEMPLATE_VALIDATOR_ERRORS_FLAG } from './cdk-features.ts';
 
 /** Options of cdk-nag's rule pack (cdk-nag's `NagPackProps`, repeated here so cdk-nag stays optional). */
 export interface JobsNagOptions {
@@ -173,7 +177,9 @@ function setTemplateFindingsAreErrors(app: App): void {
  *
  * @param scope an `App`, or a `Stack` inside one.
  * @throws {JobsConfigError} when `scope` is neither an App nor a Stack in an App, or cdk-nag is
- *   needed and not installed, or the flag cannot be set (see the module docs).
+ *   needed and not installed, or the flag cannot be set (see the module docs), or the installed
+ *   aws-cdk-lib is older than a check needs (nag: 2.257.0, cdk-nag 3's floor; template findings:
+ *   2.262.0, the validator's first release; the constructs themselves work from 2.224.0).
  */
 export function applyJobsChecks(scope: App | Stack, options: JobsChecksOptions = {}): void {
   const root = scope.node.root;
@@ -186,11 +192,24 @@ export function applyJobsChecks(scope: App | Stack, options: JobsChecksOptions =
   if (options.nag ?? true) {
     const covered = nagScopes.has(scope) || nagScopes.has(root);
     if (!covered) {
+      const validations = validationsOf(scope);
+      if (validations === undefined) {
+        throw new JobsConfigError('applyJobsChecks', scope.node.path || '(app)', [
+          `nag: cdk-nag 3 runs as a policy validation plugin, which aws-cdk-lib ${awsCdkLibVersion()} does not have (cdk-nag 3 needs aws-cdk-lib 2.257.0 or later): upgrade aws-cdk-lib, or pass { nag: false }`,
+        ]);
+      }
       const AwsSolutionsChecks = loadAwsSolutionsChecks(scope.node.path || '(app)');
       const pack = new AwsSolutionsChecks(scope, options.nagOptions);
-      Validations.of(scope).addPlugins(isApp ? pack : new StackScopedNag(pack, scope as Stack));
+      validations.addPlugins(isApp ? pack : new StackScopedNag(pack, scope as Stack));
       nagScopes.add(scope);
     }
   }
-  if (options.templateFindingsAreErrors ?? true) setTemplateFindingsAreErrors(root);
+  if (options.templateFindingsAreErrors ?? true) {
+    if (!hasTemplateValidator()) {
+      throw new JobsConfigError('applyJobsChecks', scope.node.path || '(app)', [
+        `templateFindingsAreErrors: aws-cdk-lib ${awsCdkLibVersion()} has no CloudFormation template validator (added in ${TEMPLATE_VALIDATOR_SINCE}): upgrade aws-cdk-lib, or pass { templateFindingsAreErrors: false }`,
+      ]);
+    }
+    setTemplateFindingsAreErrors(root);
+  }
 }

@@ -40,6 +40,42 @@ export interface EndpointOptions {
   readonly dynamodbEndpoint?: string;
 }
 
+/**
+ * Ports of a local run's endpoints on 127.0.0.1 (the ones printed, and in the queue URLs). A fixed
+ * port keeps the endpoints and queue URLs the same from one start to the next; 0 takes any free
+ * port.
+ */
+export interface EmulatorPorts {
+  /**
+   * Port of the SQS endpoint: the local runtime's proxy in front of the SQS emulator (or of the
+   * external endpoint), which the functions, the printed commands and the queue URLs use. 0–65535.
+   * @default 0 (any free port)
+   */
+  readonly sqs?: number;
+  /** Port of the embedded DynamoDB emulator (dynalite), 0–65535; ignored with an external DynamoDB endpoint. @default 0 (any free port) */
+  readonly dynamodb?: number;
+}
+
+/**
+ * The error of a fixed port in use: names the port, the service and the CLI option that changes it.
+ * @param option the `sqs-jobs local` flag, e.g. `--sqs-port`.
+ */
+export function portInUseError(
+  service: string,
+  port: number,
+  option: string,
+  cause: unknown,
+): LocalRuntimeError {
+  return new LocalRuntimeError(
+    `port ${port} of the local ${service} endpoint is already in use (another \`sqs-jobs local\`, or another emulator?): stop what listens there, or choose another port with ${option} <n> (0 takes any free port)`,
+    { cause, context: { service, port } },
+  );
+}
+
+/** Whether `error` is Node's "address already in use" of a listen. */
+export const isAddressInUse = (error: unknown): boolean =>
+  (error as { code?: unknown } | undefined)?.code === 'EADDRINUSE';
+
 /** The endpoints in use and where they come from. */
 export interface Endpoints {
   /** SQS endpoint URL, e.g. `http://127.0.0.1:40123`. */
@@ -138,8 +174,8 @@ type DynaliteFactory = (options: {
 const DYNALITE_DRAIN_MS = 60_000;
 
 /**
- * Starts dynalite (in-process, in-memory) on 127.0.0.1 with a free port and table changes that
- * take no time (`createTableMs: 0`).
+ * Starts dynalite (in-process, in-memory) on 127.0.0.1, on `port` (0: a free port), with table
+ * changes that take no time (`createTableMs: 0`). A port in use rejects with Node's `EADDRINUSE`.
  *
  * `stop` shuts down in order: no new requests (answered 503), then waits (up to 60 s) for the
  * requests dynalite is still handling, then closes the server and every connection, and only then
@@ -149,7 +185,7 @@ const DYNALITE_DRAIN_MS = 60_000;
  * handled when dynalite ends its response (`res.end`), not when its socket closes: a terminated
  * function thread's socket closes while the handler is still at work.
  */
-export async function startDynalite(): Promise<{ url: string; stop(): Promise<void> }> {
+export async function startDynalite(port = 0): Promise<{ url: string; stop(): Promise<void> }> {
   const dynalite = await loadEmulator(
     'dynalite',
     'DynamoDB',
@@ -200,15 +236,15 @@ export async function startDynalite(): Promise<{ url: string; stop(): Promise<vo
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
+    server.listen(port, '127.0.0.1', () => {
       server.off('error', reject);
       resolve();
     });
   });
-  const { port } = server.address() as AddressInfo;
+  const listening = (server.address() as AddressInfo).port;
   let stopped: Promise<void> | undefined;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://127.0.0.1:${listening}`,
     stop() {
       stopped ??= (async () => {
         // No request starts from now on (the gate answers 503). The server is closed only once
@@ -295,11 +331,16 @@ export async function alignFauxqsBodyCharacters(): Promise<FauxqsCharacterCheck>
  *
  * dynalite is started in memory with `createTableMs: 0` so tables are ACTIVE at once.
  *
- * @throws {LocalRuntimeError} when an endpoint option is malformed or an emulator cannot start.
+ * dynalite listens on `ports.dynamodb` (0 or absent: any free port); fauxqs on any free port
+ * (`ports.sqs` is the proxy's in front of it, runtime/boundary.ts).
+ *
+ * @throws {LocalRuntimeError} when an endpoint option is malformed or an emulator cannot start
+ *   (a fixed port in use: the message names the port and the CLI option that changes it).
  */
 export async function startEmulators(
   options: EndpointOptions = {},
   env: Readonly<Record<string, string | undefined>> = process.env,
+  ports: EmulatorPorts = {},
 ): Promise<RunningEmulators> {
   const external = resolveEndpointOptions(options, env);
   let fauxqs: FauxqsServer | undefined;
@@ -308,9 +349,17 @@ export async function startEmulators(
     if (external.sqs === undefined) {
       const { startFauxqs } = await loadEmulator('fauxqs', 'SQS', () => import('fauxqs'));
       await alignFauxqsBodyCharacters();
+      // Any free port: the fixed SQS port is the proxy's in front of it (runtime/boundary.ts).
       fauxqs = await startFauxqs({ port: 0, logger: false });
     }
-    if (external.dynamodb === undefined) dynamo = await startDynalite();
+    if (external.dynamodb === undefined) {
+      const port = ports.dynamodb ?? 0;
+      try {
+        dynamo = await startDynalite(port);
+      } catch (cause) {
+        throw isAddressInUse(cause) ? portInUseError('DynamoDB', port, '--dynamodb-port', cause) : cause;
+      }
+    }
   } catch (cause) {
     await fauxqs?.stop();
     if (cause instanceof LocalRuntimeError) throw cause;

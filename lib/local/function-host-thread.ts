@@ -11,6 +11,9 @@
  * bundle into an ES module. Bare imports the bundle leaves external (NodejsFunction leaves out
  * `@aws-sdk/*`, which the Lambda runtime provides) resolve from the project's node_modules.
  *
+ * Stack traces name the user's source files: source maps are on, and each bundle of the asset is
+ * loaded with its map inlined and pointed at the project's files (source-maps.ts).
+ *
  * Runs with Node's built-in type stripping: erasable TypeScript only.
  */
 import { subscribe } from 'node:diagnostics_channel';
@@ -21,6 +24,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parentPort, workerData } from 'node:worker_threads';
 import { FAULT_HEADER, KILL_CALLER_VALUE, KILLED_EXIT_CODE } from './faults.ts';
 import { createLambdaContext } from './lambda-context.ts';
+import { withLocalSourceMap } from './source-maps.ts';
 
 /** `workerData` of the thread. */
 export interface FunctionThreadData {
@@ -120,13 +124,16 @@ registerHooks({
     }
   },
   load(url, context, nextLoad) {
-    if (url.startsWith('file:') && url.endsWith('.js')) {
-      const file = fileURLToPath(url);
-      if (insideAsset(file) && assetPackageType(file) !== 'module') {
-        return { format: 'commonjs', source: readFileSync(file), shortCircuit: true };
-      }
+    const file = url.startsWith('file:') ? fileURLToPath(url) : undefined;
+    if (file === undefined || !insideAsset(file) || !/\.[cm]?js$/.test(file)) return nextLoad(url, context);
+    if (file.endsWith('.js') && assetPackageType(file) !== 'module') {
+      const source = withLocalSourceMap(file, readFileSync(file, 'utf8'), data.projectRoot);
+      return { format: 'commonjs', source, shortCircuit: true };
     }
-    return nextLoad(url, context);
+    const loaded = nextLoad(url, context);
+    if (loaded.source === undefined || loaded.source === null) return loaded;
+    const text = typeof loaded.source === 'string' ? loaded.source : new TextDecoder().decode(loaded.source);
+    return { ...loaded, source: withLocalSourceMap(file, text, data.projectRoot) };
   },
 });
 
@@ -204,7 +211,8 @@ function killOnFaultHeader(port: NonNullable<typeof parentPort>): void {
 async function main(): Promise<void> {
   if (port === null) throw new Error('function-host-thread must run in a worker thread');
   if (data.killOnFaultHeader) killOnFaultHeader(port);
-  if ((process.env.NODE_OPTIONS ?? '').includes('--enable-source-maps')) process.setSourceMapsEnabled(true);
+  // Always on locally (whatever the function's NODE_OPTIONS says): traces name the sources.
+  process.setSourceMapsEnabled(true);
   // Reported through the port, after any result already posted: an answer given before a crash
   // stands (Lambda has sent it), and the host discards the environment when the crash arrives.
   process.on('uncaughtException', (error) => {

@@ -207,9 +207,10 @@ class ExecutionEnvironment {
 
 /** Pool of execution environments of one function. */
 export class FunctionHost {
-  readonly fn: HostedFunction;
-  private readonly options: FunctionHostOptions;
+  private options: FunctionHostOptions;
   private readonly all = new Set<ExecutionEnvironment>();
+  /** Environments of code replaced by {@link reload}: ended when their invocation is. */
+  private readonly outdated = new WeakSet<ExecutionEnvironment>();
   private readonly idle: ExecutionEnvironment[] = [];
   private readonly waiters: ((env: ExecutionEnvironment) => void)[] = [];
   private stopped = false;
@@ -219,8 +220,28 @@ export class FunctionHost {
     if (!Number.isInteger(options.maxEnvironments) || options.maxEnvironments < 1) {
       throw new RangeError(`maxEnvironments must be an integer >= 1, got ${options.maxEnvironments}`);
     }
-    this.fn = options.fn;
     this.options = options;
+  }
+
+  /** The function as it runs now (its code and settings as of the last {@link reload}). */
+  get fn(): HostedFunction {
+    return this.options.fn;
+  }
+
+  /**
+   * Runs new code from now on, as a Lambda code update does: new invocations get environments
+   * that load `fn` (its asset directory and handler) with `env`; idle environments are ended now,
+   * busy ones once their invocation is done (it finishes on the code it started with). Nothing
+   * queued for the function is touched.
+   */
+  reload(fn: HostedFunction, env: Readonly<Record<string, string>>): void {
+    this.options = { ...this.options, fn, env };
+    for (const environment of this.all) this.outdated.add(environment);
+    for (const environment of this.idle.splice(0)) {
+      this.all.delete(environment);
+      void environment.terminate();
+    }
+    if (this.options.prewarm && !this.stopped) void this.warmUp();
   }
 
   /** Execution environments created so far. */
@@ -323,7 +344,8 @@ export class FunctionHost {
       return;
     }
     let next: ExecutionEnvironment = env;
-    if (env.dead) {
+    if (env.dead || this.outdated.has(env)) {
+      if (!env.dead) void env.terminate();
       this.all.delete(env);
       if (this.waiters.length === 0 && !this.options.prewarm) return;
       next = this.create();

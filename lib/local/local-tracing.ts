@@ -19,8 +19,8 @@ export interface LocalTracing {
 }
 
 /** Starts the proxy in front of `sqsEndpoint` and the daemon sink. */
-export async function startLocalTracing(sqsEndpoint: string): Promise<LocalTracing> {
-  const proxy = await startTraceHeaderProxy(sqsEndpoint);
+export async function startLocalTracing(sqsEndpoint: string, sqsPort = 0): Promise<LocalTracing> {
+  const proxy = await startTraceHeaderProxy(sqsEndpoint, sqsPort);
   let daemon: XrayDaemonSink;
   try {
     daemon = await startXrayDaemonSink();

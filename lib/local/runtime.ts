@@ -93,7 +93,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
   const stack = readStack(assemblyDir, options.stackName);
   const region = options.region ?? (env[RUNTIME_ENV.region] || undefined) ?? stack.region ?? DEFAULT_REGION;
   const credentials = options.credentials ?? { accessKeyId: 'local', secretAccessKey: 'local' };
-  const emulators = await startEmulators(options.endpoints, env);
+  const emulators = await startEmulators(options.endpoints, env, options.ports);
   let boundary: AwsBoundary;
   try {
     boundary = await openAwsBoundary(emulators.endpoints, {
@@ -101,6 +101,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       credentials,
       awsFaults: options.awsFaults,
       seed: options.seed ?? 1,
+      sqsPort: options.ports?.sqs,
     });
   } catch (error) {
     await emulators.stop();
@@ -132,6 +133,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       options,
       env,
       projectRoot,
+      assemblyDir,
       stack,
       provisioned,
       emulators,
@@ -158,6 +160,8 @@ interface WireInput {
   readonly options: LocalRuntimeOptions;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly projectRoot: string;
+  /** Where the stack is read from again by `reloadFunctions`. */
+  readonly assemblyDir: string;
   readonly stack: AssemblyStack;
   readonly provisioned: ProvisionedStack;
   readonly emulators: RunningEmulators;
@@ -190,12 +194,13 @@ function wire(input: WireInput): RunningLocalRuntime {
   }
   const queues = linkDeadLetterQueues(provisioned.queues);
   const functions = new MappedFunctions(stack, provisioned);
-  const environments = functionEnvironments(functions, options, {
+  const environmentContext = {
     region,
     endpoints: { ...boundary.endpoints, scheduler: scheduler.url },
     credentials,
     tracingEnvironment: boundary.tracing.functionEnvironment,
-  });
+  };
+  const environments = functionEnvironments(functions, options, environmentContext);
   const stats = new Map(functions.all().map((fn) => [fn.logicalId, emptyStats()]));
   const lostResponses = new LostResponses(functions, options.lostResponseRate, options.seed ?? 1);
   const workers = planWorkers({
@@ -221,8 +226,39 @@ function wire(input: WireInput): RunningLocalRuntime {
     tracing: boundary.tracing,
     hosts,
   });
+  // The code of the running functions, read again from the assembly (after a new synth): a host
+  // whose asset, handler or environment changed loads the new one; queues and tables stay.
+  let running = environments;
+  const reloadFunctions = (): string[] => {
+    const next = readStack(input.assemblyDir, options.stackName);
+    const nextFunctions = new MappedFunctions(next, {
+      ...provisioned,
+      functions: provisioned.functions.map((f) => ({
+        ...f,
+        resource: next.template.Resources[f.logicalId] ?? f.resource,
+      })),
+    });
+    const nextEnvironments = functionEnvironments(nextFunctions, options, environmentContext);
+    const reloaded: string[] = [];
+    for (const host of hosts) {
+      const { logicalId } = host.fn;
+      const fn = nextFunctions.byId(logicalId);
+      const fnEnv = nextEnvironments.get(logicalId);
+      if (fn === undefined || fnEnv === undefined) continue;
+      const same =
+        fn.assetDir === host.fn.assetDir &&
+        fn.handler === host.fn.handler &&
+        JSON.stringify(fnEnv) === JSON.stringify(running.get(logicalId));
+      if (same) continue;
+      host.reload(fn, fnEnv);
+      reloaded.push(logicalId);
+    }
+    running = nextEnvironments;
+    return reloaded;
+  };
   return new RunningLocalRuntime(
     {
+      reloadFunctions,
       provisioned,
       emulators,
       boundary,

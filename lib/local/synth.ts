@@ -7,6 +7,7 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -192,6 +193,23 @@ export function synthesizeWithCli(projectRoot: string, outdir: string): Promise<
   });
 }
 
+/**
+ * Empties aws-cdk-lib's in-process cache of staged assets (`AssetStaging.clearAssetHashCache`).
+ * It is keyed by the asset's source path and options, not by its files: a second synthesis in the
+ * same process (`sqs-jobs local --watch` after a code change) would otherwise reuse the first
+ * bundle of a worker whose code changed. Nothing to do when the project has no aws-cdk-lib.
+ */
+function forgetStagedAssets(projectRoot: string): void {
+  try {
+    const cdk = createRequire(join(projectRoot, 'package.json'))('aws-cdk-lib') as {
+      AssetStaging?: { clearAssetHashCache?: () => void };
+    };
+    cdk.AssetStaging?.clearAssetHashCache?.();
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== 'MODULE_NOT_FOUND') throw error;
+  }
+}
+
 /** Modules (relative to the root) that may export the programmatic synthesis, in order. */
 const SYNTH_MODULES = ['lib/stacks/app.ts', 'lib/stacks/index.ts'] as const;
 
@@ -215,6 +233,7 @@ export async function synthesizeWithBuildApp(projectRoot: string, outdir: string
     if (!existsSync(file)) continue;
     const mod = (await import(pathToFileURL(file).href)) as SynthModule;
     if (typeof mod.synthesizeApp !== 'function' && typeof mod.buildApp !== 'function') continue;
+    forgetStagedAssets(projectRoot);
     try {
       if (typeof mod.synthesizeApp === 'function') {
         await mod.synthesizeApp({ outdir });

@@ -77,7 +77,7 @@ function sentMessageIds(body: Buffer): Map<string, string> {
 }
 
 /** Starts the proxy on 127.0.0.1 (a free port) in front of `target` (an http(s) SQS endpoint). */
-export async function startTraceHeaderProxy(target: string): Promise<TraceHeaderProxy> {
+export async function startTraceHeaderProxy(target: string, port = 0): Promise<TraceHeaderProxy> {
   const base = new URL(target);
   const https = base.protocol === 'https:';
   const agent = https ? new HttpsAgent({ keepAlive: true }) : new Agent({ keepAlive: true });
@@ -131,10 +131,17 @@ export async function startTraceHeaderProxy(target: string): Promise<TraceHeader
     handle(req, res).catch(() => res.destroy());
   });
   server.keepAliveTimeout = 65_000;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  // A fixed port in use rejects with Node's EADDRINUSE (the caller names the option).
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const listening = (server.address() as AddressInfo).port;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://127.0.0.1:${listening}`,
     headerOf: (messageId) => remembered.get(messageId),
     async close() {
       server.closeAllConnections();

@@ -450,11 +450,15 @@ describe('the installed sqs-jobs CLI runs the app locally: local, send, stats', 
   const cli = () => join(cdkApp, 'node_modules', 'sqs-jobs', 'dist', 'bin', 'sqs-jobs.js');
 
   it('`sqs-jobs local --json` serves the stack until SIGINT; a job sent with `sqs-jobs send` completes; exit 0', async () => {
-    const local = spawn(NODE_24, [cli(), 'local', '--synth', 'never', '--json'], {
-      cwd: cdkApp,
-      env: consumerEnv(),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const local = spawn(
+      NODE_24,
+      [cli(), 'local', '--synth', 'never', '--json', '--sqs-port', '0', '--dynamodb-port', '0'],
+      {
+        cwd: cdkApp,
+        env: consumerEnv(),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stdout = '';
     let stderr = '';
     local.stderr.on('data', (d: Buffer) => {
@@ -462,11 +466,13 @@ describe('the installed sqs-jobs CLI runs the app locally: local, send, stats', 
     });
     const exited = new Promise<number | null>((resolve) => local.on('close', (code) => resolve(code)));
     try {
-      // The description is one JSON line, printed once everything is up.
+      // The description is one JSON line, printed once everything is up (then one line per job).
       const description = await new Promise<LocalRuntimeDescription>((resolve, reject) => {
         local.stdout.on('data', (d: Buffer) => {
           stdout += d.toString();
-          if (stdout.includes('\n')) resolve(JSON.parse(stdout) as LocalRuntimeDescription);
+          // The first line; job lines ({"kind":"job",...}) follow it as the workers run.
+          const end = stdout.indexOf('\n');
+          if (end >= 0) resolve(JSON.parse(stdout.slice(0, end)) as LocalRuntimeDescription);
         });
         exited.then((code) => reject(new Error(`sqs-jobs local exited ${code}:\n${tail(stderr)}`)));
       });

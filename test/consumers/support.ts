@@ -30,7 +30,25 @@ export interface Consumers {
   readonly migrateFromPowertools: string;
   /** examples/testing (a user's job tests under vitest and jest, with `sqs-jobs/testing`), copied and installed from the tarball. */
   readonly testing: string;
+  /**
+   * A project made by `cdk init app --language typescript` (the repo's aws-cdk CLI), with
+   * test/consumers/cdk-init-app copied over it, installed once per aws-cdk-lib version:
+   * `oldest` the floor of sqs-jobs' peer range (with the floor of constructs), `newest` what the
+   * generated package.json resolves to.
+   */
+  readonly cdkInit: { readonly oldest: CdkInitProject; readonly newest: CdkInitProject };
 }
+
+/** One install of the cdk-init project (see {@link Consumers.cdkInit}). */
+export interface CdkInitProject {
+  readonly dir: string;
+  /** The aws-cdk-lib and constructs versions installed there. */
+  readonly awsCdkLib: string;
+  readonly constructs: string;
+}
+
+/** Name of the generated project: its files are bin/cdk-init-app.ts, lib/cdk-init-app-stack.ts, test/cdk-init-app.test.ts. */
+export const CDK_INIT_NAME = 'cdk-init-app';
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -9,8 +9,10 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { App, CfnResource, Stack } from 'aws-cdk-lib';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
+import * as cxapi from 'aws-cdk-lib/cx-api';
 import { Construct } from 'constructs';
 import { afterAll, describe, expect, it } from 'vitest';
+import { hasTemplateValidator, validationsOf } from '../../lib/constructs/cdk-features.ts';
 import { TEMPLATE_VALIDATOR_ERRORS_FLAG } from '../../lib/constructs/checks.ts';
 import {
   applyJobsChecks,
@@ -237,5 +239,14 @@ await runJobsApp(() => {
       ran = true;
     }, options);
     expect([ran, out.stderr, out.codes]).toEqual([true, '', []]);
+  });
+});
+
+describe('aws-cdk-lib features newer than the oldest supported aws-cdk-lib (lib/constructs/cdk-features.ts)', () => {
+  it("names the template validator's flag as the installed aws-cdk-lib does, and finds the validator and Validations", () => {
+    // test/consumers/cdk-init-app.test.ts proves the refusals on the oldest aws-cdk-lib, which has neither.
+    expect(TEMPLATE_VALIDATOR_ERRORS_FLAG).toBe(cxapi.VALIDATE_AGAINST_DEFAULT_RULES);
+    expect(hasTemplateValidator()).toBe(true);
+    expect(validationsOf(new App())).toBeDefined();
   });
 });

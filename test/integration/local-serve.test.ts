@@ -9,6 +9,8 @@ import { runSqsJobsCli } from '../../lib/cli/index.ts';
 import { type LocalRuntimeDescription, serveLocal } from '../../lib/local/serve.ts';
 
 const ASSEMBLY = fileURLToPath(new URL('../fixtures/local/assembly', import.meta.url));
+/** The CLI's fixed default ports would collide with other tests running beside these. */
+const ANY_PORTS = ['--sqs-port', '0', '--dynamodb-port', '0'];
 
 /** Runs serveLocal; `whileRunning` gets the printed text while the stack is up, then the stack is stopped. */
 async function serve(json: boolean, whileRunning: (printed: string) => Promise<void>) {
@@ -115,7 +117,7 @@ describe('sqs-jobs local', () => {
     const out: string[] = [];
     const err: string[] = [];
     const code = await runSqsJobsCli(
-      ['local', '--assembly', ASSEMBLY, '--synth', 'never', '--json'],
+      ['local', '--assembly', ASSEMBLY, '--synth', 'never', '--json', ...ANY_PORTS],
       io(stop, out, err),
     );
     expect(err.join('')).toBe('');
@@ -131,7 +133,7 @@ describe('sqs-jobs local', () => {
     let checked: Promise<void> = Promise.resolve();
     let origin = '';
     const code = await runSqsJobsCli(
-      ['local', '--assembly', ASSEMBLY, '--synth', 'never', '--json', '--console'],
+      ['local', '--assembly', ASSEMBLY, '--synth', 'never', '--json', '--console', ...ANY_PORTS],
       {
         stdout: {
           write(text: string) {
@@ -165,7 +167,7 @@ describe('sqs-jobs local', () => {
     const err: string[] = [];
     const missing = `${ASSEMBLY}-missing`;
     const code = await runSqsJobsCli(
-      ['local', '--assembly', missing, '--synth', 'never'],
+      ['local', '--assembly', missing, '--synth', 'never', ...ANY_PORTS],
       io(stop, out, err),
     );
     expect(code).toBe(2);

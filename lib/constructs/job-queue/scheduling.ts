@@ -20,7 +20,7 @@
  *   (`dynamodb:LeadingKeys` limits item access by partition key value)
  */
 import { createHash } from 'node:crypto';
-import { Duration, Names, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
+import { Duration, Names, RemovalPolicy, Stack, Token } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -28,6 +28,7 @@ import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { SCHEDULED_JOB_PK_PREFIX } from '../../core/scheduled-job.ts';
+import { validationsOf } from '../cdk-features.ts';
 import { JOB_QUEUE_DEFAULTS } from './defaults.ts';
 import { grantSend } from './grants.ts';
 import {
@@ -153,7 +154,8 @@ export class JobQueueScheduling extends Construct {
       retentionPeriod: JOB_QUEUE_DEFAULTS.deadLetterRetentionPeriod,
       maxMessageSizeBytes: props.maxMessageSizeBytes,
     });
-    Validations.of(this.deadLetterQueue).acknowledge({
+    // Without Validations (aws-cdk-lib before 2.257) there is no cdk-nag 3 to acknowledge it to.
+    validationsOf(this.deadLetterQueue)?.acknowledge({
       id: 'AwsSolutions-SQS3',
       reason:
         "this queue is a dead-letter queue itself: EventBridge Scheduler's DeadLetterConfig of the queue's schedules, which cdk-nag does not recognise as a redrive target; it has no DLQ of its own",
@@ -250,7 +252,7 @@ export class JobQueueScheduling extends Construct {
     const policyScope =
       principal instanceof Construct ? principal : grantee instanceof Construct ? grantee : undefined;
     if (policyScope !== undefined)
-      Validations.of(policyScope).acknowledge({
+      validationsOf(policyScope)?.acknowledge({
         id: finding,
         reason: `one-time job schedules are named at run time from the job's identity (sj-<hash>), so the producer's schedule actions cover the schedules of group ${this.groupName} only, not of any other group`,
       });

@@ -142,6 +142,15 @@ export interface LocalRuntime {
   /** Counters of the fault proxies (summed); undefined without `awsFaults`. */
   awsFaultStats(): FaultProxyStats | undefined;
   /**
+   * Reads the stack's template and assets again from the assembly directory (after a new synth)
+   * and makes each running function whose code asset, handler or environment changed run the new
+   * one (FunctionHost.reload: new invocations on the new code, in-flight ones finish on theirs).
+   * Queues, tables and their messages stay as they are; added or removed resources need a restart.
+   * @returns the logical ids of the functions reloaded (empty when nothing changed).
+   * @throws {CloudAssemblyError} / {TemplateResolutionError} when the new assembly cannot be read.
+   */
+  reloadFunctions(): readonly string[];
+  /**
    * The X-Ray segment documents the functions sent (the subsegments of traced jobs), oldest
    * first: Lambda's X-Ray daemon is stood in for by a local UDP sink (xray-daemon.ts).
    */

@@ -8,7 +8,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { AwsFaultRates } from '../aws-faults.ts';
-import type { Endpoints } from '../emulators.ts';
+import { type Endpoints, isAddressInUse, portInUseError } from '../emulators.ts';
 import { exemptFromFaults, type FaultProxy, startFaultProxy } from '../fault-proxy.ts';
 import type { LocalCredentials } from '../function-config.ts';
 import { type LocalTracing, startLocalTracing } from '../local-tracing.ts';
@@ -21,6 +21,8 @@ export interface BoundaryOptions {
   readonly awsFaults: Partial<AwsFaultRates> | undefined;
   /** Seed of the fault decisions. */
   readonly seed: number;
+  /** Port of the SQS endpoint the stack is reached at (the trace-header proxy). @default 0 (any free port) */
+  readonly sqsPort?: number;
 }
 
 /** The proxies in front of the emulators, and the clients on them. */
@@ -53,7 +55,11 @@ export async function openAwsBoundary(
   let tracing: LocalTracing | undefined;
   try {
     // SQS keeps each send's trace header (AWSTraceHeader): emulated in front of the endpoint.
-    tracing = await startLocalTracing(endpoints.sqs);
+    try {
+      tracing = await startLocalTracing(endpoints.sqs, options.sqsPort);
+    } catch (cause) {
+      throw isAddressInUse(cause) ? portInUseError('SQS', options.sqsPort ?? 0, '--sqs-port', cause) : cause;
+    }
     endpoints = { ...endpoints, sqs: tracing.proxy.url };
     if (options.awsFaults !== undefined) {
       const byTarget = new Map<string, FaultProxy>();

@@ -4,7 +4,7 @@
  */
 
 import type { AwsFaultRates } from '../aws-faults.ts';
-import type { EndpointOptions } from '../emulators.ts';
+import type { EmulatorPorts, EndpointOptions } from '../emulators.ts';
 import type { InvocationReport } from '../event-source-mapping.ts';
 import type { LocalCredentials } from '../function-config.ts';
 import type { FunctionLogLine } from '../function-host.ts';
@@ -44,6 +44,8 @@ export interface LocalRuntimeOptions {
    * options: `SQS_JOBS_ENDPOINT_URL`, `SQS_JOBS_SQS_ENDPOINT`, `SQS_JOBS_DYNAMODB_ENDPOINT`.
    */
   readonly endpoints?: EndpointOptions;
+  /** Ports of the embedded emulators (fixed ports keep the endpoints across restarts). @default any free port */
+  readonly ports?: EmulatorPorts;
   /** Where the `SQS_JOBS_*` variables are read from. @default process.env */
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** @default env `SQS_JOBS_REGION`, else the stack's region, else 'us-east-1' */

@@ -37,6 +37,8 @@ export interface RuntimeParts {
   readonly hosts: readonly FunctionHost[];
   readonly pollers: readonly EventSourceMappingPoller[];
   readonly scheduler: SchedulerEmulator;
+  /** See {@link LocalRuntime.reloadFunctions}. */
+  readonly reloadFunctions: () => readonly string[];
 }
 
 /**
@@ -158,6 +160,8 @@ export class RunningLocalRuntime implements LocalRuntime {
 
   readonly traceSegments = (): readonly XraySegmentDocument[] =>
     this.parts.boundary.tracing.daemon.segments();
+
+  readonly reloadFunctions = (): readonly string[] => this.parts.reloadFunctions();
 
   readonly awsFaultStats = (): FaultProxyStats | undefined => {
     const { proxies } = this.parts.boundary;
