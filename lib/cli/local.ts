@@ -21,6 +21,8 @@ import { CLI_EXIT } from './io.ts';
 export const DEFAULT_SQS_PORT = 9324;
 /** Port of the local DynamoDB endpoint (the embedded dynalite) unless --dynamodb-port says otherwise (DynamoDB Local's). */
 export const DEFAULT_DYNAMODB_PORT = 8000;
+/** Port of the local EventBridge Scheduler endpoint unless --scheduler-port says otherwise (next to the SQS one). */
+export const DEFAULT_SCHEDULER_PORT = 9325;
 
 interface LocalFlags {
   readonly projectRoot: string;
@@ -35,6 +37,7 @@ interface LocalFlags {
   readonly json: boolean;
   readonly sqsPort: number;
   readonly dynamodbPort: number;
+  readonly schedulerPort: number;
   readonly console: boolean;
   readonly consoleHost: string;
   readonly consolePort: number;
@@ -57,9 +60,10 @@ duplicate, deferred), type, id, attempt, duration, and why for a retry or a dead
 --json prints each as a JSON object ({"kind":"job",...}) after the description; --quiet prints
 none. The functions get JOBS_LOG_EACH_RECORD=true for it (their completion lines).
 
-Ports: the local SQS and DynamoDB endpoints listen on fixed ports, ${DEFAULT_SQS_PORT} and
-${DEFAULT_DYNAMODB_PORT}, so endpoints and queue URLs stay the same from one start to the next;
---sqs-port / --dynamodb-port change them (0: any free port). A port in use is an error naming it.
+Ports: the local SQS, DynamoDB and EventBridge Scheduler endpoints listen on fixed ports,
+${DEFAULT_SQS_PORT}, ${DEFAULT_DYNAMODB_PORT} and ${DEFAULT_SCHEDULER_PORT}, so endpoints and queue URLs stay the same from one
+start to the next; --sqs-port / --dynamodb-port / --scheduler-port change them (0: any free
+port). A port in use is an error naming it.
 
 Watch: --watch rebuilds on a change to what cdk.json's watch.include names (else the project):
 it synthesizes (when cdk.out is stale) and reloads each function whose code changed; in-flight
@@ -140,6 +144,12 @@ export function addLocalCommand(program: Command, runner: CommandRunner): void {
       integer(0, 65_535),
       DEFAULT_DYNAMODB_PORT,
     )
+    .option(
+      '--scheduler-port <n>',
+      'port of the embedded EventBridge Scheduler emulator (0: any free port)',
+      integer(0, 65_535),
+      DEFAULT_SCHEDULER_PORT,
+    )
     .option('--console', 'also serve the web console for this stack (its URL is printed)', false)
     .option('--console-host <address>', 'address the console listens on', DEFAULT_CONSOLE_HOST)
     .option('--console-port <n>', 'port of the console (0: any free port)', integer(0, 65_535), 0)
@@ -188,9 +198,11 @@ export function addLocalCommand(program: Command, runner: CommandRunner): void {
             stackName: flags.stack,
             synthesize: flags.synth,
             endpoints: flags.endpoint === undefined ? undefined : { endpointUrl: flags.endpoint },
-            ports: { sqs: flags.sqsPort, dynamodb: flags.dynamodbPort },
+            ports: { sqs: flags.sqsPort, dynamodb: flags.dynamodbPort, scheduler: flags.schedulerPort },
             env: io.env,
             region: flags.region,
+            // The dev loop: traces in logs and dead letters name the project's sources.
+            sourceMaps: true,
             // The workers' completion lines, which the job lines are made of (docs/contracts.md, "Logs").
             ...(jobLines === undefined ? {} : { environment: { JOBS_LOG_EACH_RECORD: 'true' } }),
             functionLogs:

@@ -54,6 +54,8 @@ export interface EmulatorPorts {
   readonly sqs?: number;
   /** Port of the embedded DynamoDB emulator (dynalite), 0–65535; ignored with an external DynamoDB endpoint. @default 0 (any free port) */
   readonly dynamodb?: number;
+  /** Port of the embedded EventBridge Scheduler emulator, 0–65535. @default 0 (any free port) */
+  readonly scheduler?: number;
 }
 
 /**

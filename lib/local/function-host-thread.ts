@@ -43,6 +43,8 @@ export interface FunctionThreadData {
    * a call's side effect. @default false
    */
   readonly killOnFaultHeader?: boolean;
+  /** Map stack traces to the sources (see {@link FunctionHostOptions.sourceMaps}). @default false */
+  readonly sourceMaps?: boolean;
 }
 
 /** Host → thread. */
@@ -127,11 +129,12 @@ registerHooks({
     const file = url.startsWith('file:') ? fileURLToPath(url) : undefined;
     if (file === undefined || !insideAsset(file) || !/\.[cm]?js$/.test(file)) return nextLoad(url, context);
     if (file.endsWith('.js') && assetPackageType(file) !== 'module') {
-      const source = withLocalSourceMap(file, readFileSync(file, 'utf8'), data.projectRoot);
+      const text = readFileSync(file, 'utf8');
+      const source = data.sourceMaps ? withLocalSourceMap(file, text, data.projectRoot) : text;
       return { format: 'commonjs', source, shortCircuit: true };
     }
     const loaded = nextLoad(url, context);
-    if (loaded.source === undefined || loaded.source === null) return loaded;
+    if (!data.sourceMaps || loaded.source === undefined || loaded.source === null) return loaded;
     const text = typeof loaded.source === 'string' ? loaded.source : new TextDecoder().decode(loaded.source);
     return { ...loaded, source: withLocalSourceMap(file, text, data.projectRoot) };
   },
@@ -211,8 +214,8 @@ function killOnFaultHeader(port: NonNullable<typeof parentPort>): void {
 async function main(): Promise<void> {
   if (port === null) throw new Error('function-host-thread must run in a worker thread');
   if (data.killOnFaultHeader) killOnFaultHeader(port);
-  // Always on locally (whatever the function's NODE_OPTIONS says): traces name the sources.
-  process.setSourceMapsEnabled(true);
+  // When asked (the dev loop), whatever the function's NODE_OPTIONS says: traces name the sources.
+  if (data.sourceMaps) process.setSourceMapsEnabled(true);
   // Reported through the port, after any result already posted: an answer given before a crash
   // stands (Lambda has sent it), and the host discards the environment when the crash arrives.
   process.on('uncaughtException', (error) => {

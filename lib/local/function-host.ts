@@ -69,6 +69,14 @@ export interface FunctionHostOptions {
    * @default false
    */
   readonly killOnFaultHeader?: boolean;
+  /**
+   * Stack traces (logs, dead-letter evidence) name the user's sources: each bundle is loaded with
+   * its source map made to point at the project (source-maps.ts) and source maps are on. Off by
+   * default: reading and applying a worker's multi-megabyte map slows every environment's init and
+   * every stack trace, enough on a loaded machine to push invocations past short visibility
+   * timeouts (`npm start`, the tests); `sqs-jobs local` turns it on. @default false
+   */
+  readonly sourceMaps?: boolean;
 }
 
 /** Result of one invocation. */
@@ -116,6 +124,7 @@ class ExecutionEnvironment {
       logStreamName:
         options.env.AWS_LAMBDA_LOG_STREAM_NAME ?? `local/[$LATEST]${randomUUID().replace(/-/g, '')}`,
       ...(options.killOnFaultHeader ? { killOnFaultHeader: true } : {}),
+      ...(options.sourceMaps ? { sourceMaps: true } : {}),
     };
     this.ready = new Promise((resolve) => {
       this.settleReady = resolve;

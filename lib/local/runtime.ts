@@ -125,6 +125,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       sqs: boundary.sqs,
       sqsEndpoint: boundary.endpoints.sqs,
       options: options.scheduler,
+      port: options.ports?.scheduler,
       seed: options.seed ?? 1,
       onNote: options.onNote ?? ((note) => process.stderr.write(`note: ${note}\n`)),
       warnings,

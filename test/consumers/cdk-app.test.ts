@@ -452,7 +452,19 @@ describe('the installed sqs-jobs CLI runs the app locally: local, send, stats', 
   it('`sqs-jobs local --json` serves the stack until SIGINT; a job sent with `sqs-jobs send` completes; exit 0', async () => {
     const local = spawn(
       NODE_24,
-      [cli(), 'local', '--synth', 'never', '--json', '--sqs-port', '0', '--dynamodb-port', '0'],
+      [
+        cli(),
+        'local',
+        '--synth',
+        'never',
+        '--json',
+        '--sqs-port',
+        '0',
+        '--dynamodb-port',
+        '0',
+        '--scheduler-port',
+        '0',
+      ],
       {
         cwd: cdkApp,
         env: consumerEnv(),

@@ -126,7 +126,7 @@ function clientFor(d: LocalRuntimeDescription): { client: JobClient; sqs: SQSCli
   return { client: new JobClient({ source: '/tests/dev-loop', queueUrls: { devloop: url }, sqs }), sqs };
 }
 
-const ANY_PORTS = ['--sqs-port', '0', '--dynamodb-port', '0'];
+const ANY_PORTS = ['--sqs-port', '0', '--dynamodb-port', '0', '--scheduler-port', '0'];
 
 describe('sqs-jobs local: one line per job', () => {
   it('--json: the description first, then a JSON line per job with its type, id, outcome, attempt and duration; a dead letter says why', async () => {
@@ -220,18 +220,25 @@ describe('sqs-jobs local: fixed ports', () => {
   it('keeps its endpoints and queue URLs across restarts; a port in use is refused, naming it', async () => {
     const sqsPort = String(await freePort());
     const dynamodbPort = String(await freePort());
-    const ports = ['--sqs-port', sqsPort, '--dynamodb-port', dynamodbPort];
+    const schedulerPort = String(await freePort());
+    const ports = ['--sqs-port', sqsPort, '--dynamodb-port', dynamodbPort, '--scheduler-port', schedulerPort];
     const first = new LocalCli(['--json', ...ports]);
     const before = await first.description();
     expect(before.endpoints.sqs).toBe(`http://127.0.0.1:${sqsPort}`);
     expect(before.endpoints.dynamodb).toBe(`http://127.0.0.1:${dynamodbPort}`);
+    expect(before.endpoints.scheduler).toBe(`http://127.0.0.1:${schedulerPort}`);
 
     // Second starts on one of the same ports, while the first runs.
-    for (const [service, option, taken, other] of [
-      ['SQS', '--sqs-port', sqsPort, '--dynamodb-port'],
-      ['DynamoDB', '--dynamodb-port', dynamodbPort, '--sqs-port'],
+    const anyPorts = (taken: string) =>
+      ['--sqs-port', '--dynamodb-port', '--scheduler-port']
+        .filter((o) => o !== taken)
+        .flatMap((o) => [o, '0']);
+    for (const [service, option, taken] of [
+      ['SQS', '--sqs-port', sqsPort],
+      ['DynamoDB', '--dynamodb-port', dynamodbPort],
+      ['Scheduler', '--scheduler-port', schedulerPort],
     ] as const) {
-      const second = new LocalCli(['--json', option, taken, other, '0']);
+      const second = new LocalCli(['--json', option, taken, ...anyPorts(option)]);
       expect(await second.exited).toBe(2);
       expect(second.stdout).toEqual([]);
       expect(second.stderr.join('\n')).toBe(

@@ -10,7 +10,7 @@ import { type LocalRuntimeDescription, serveLocal } from '../../lib/local/serve.
 
 const ASSEMBLY = fileURLToPath(new URL('../fixtures/local/assembly', import.meta.url));
 /** The CLI's fixed default ports would collide with other tests running beside these. */
-const ANY_PORTS = ['--sqs-port', '0', '--dynamodb-port', '0'];
+const ANY_PORTS = ['--sqs-port', '0', '--dynamodb-port', '0', '--scheduler-port', '0'];
 
 /** Runs serveLocal; `whileRunning` gets the printed text while the stack is up, then the stack is stopped. */
 async function serve(json: boolean, whileRunning: (printed: string) => Promise<void>) {

@@ -115,6 +115,11 @@ export interface LocalRuntimeOptions {
    */
   readonly killOnFaultHeader?: boolean;
   /**
+   * Stack traces of the functions name the user's sources (see {@link FunctionHostOptions.sourceMaps});
+   * `sqs-jobs local` turns it on. @default false
+   */
+  readonly sourceMaps?: boolean;
+  /**
    * Receive from each FIFO queue one call at a time, short polls standing in for long polls
    * (see {@link EventSourceMappingPollerOptions.serializeFifoReceives}): for an SQS emulator whose
    * FIFO group lock does not hold under concurrent long polls (moto 5.2.1). @default false

@@ -72,6 +72,7 @@ export function createPollers(input: PollersInput): EventSourceMappingPoller[] {
       onLog,
       prewarm: options.prewarm,
       killOnFaultHeader: options.killOnFaultHeader,
+      sourceMaps: options.sourceMaps,
     });
     input.hosts.push(host);
     for (const w of enabledWorkers) {

@@ -6,6 +6,7 @@
  * is left out with a warning rather than failing the start.
  */
 import { GetQueueUrlCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { isAddressInUse, portInUseError } from '../emulators.ts';
 import { normaliseQueueUrl } from '../provision/queues.ts';
 import type { ProvisionedStack } from '../provision/stack.ts';
 import { type SchedulerClock, type SchedulerEmulator, startSchedulerEmulator } from '../scheduler/index.ts';
@@ -26,6 +27,8 @@ export interface RuntimeSchedulerInput {
   /** SQS endpoint, whose origin queue URLs get. */
   readonly sqsEndpoint: string;
   readonly options: LocalSchedulerOptions | undefined;
+  /** Fixed port of the Scheduler API (`--scheduler-port`). @default 0 (any free port) */
+  readonly port?: number;
   readonly seed: number;
   readonly onNote: (note: string) => void;
   /** Appended to: template schedules left out. */
@@ -34,26 +37,35 @@ export interface RuntimeSchedulerInput {
 
 /**
  * Starts the emulator and creates the template's groups and schedules in it.
- * @throws the listen error (nothing else: a refused schedule is a warning).
+ * @throws {LocalRuntimeError} naming the port and `--scheduler-port` when a fixed port is in use;
+ *   another listen error as it is (nothing else: a refused schedule is a warning).
  */
 export async function startRuntimeScheduler(input: RuntimeSchedulerInput): Promise<SchedulerEmulator> {
   const { provisioned, sqs, sqsEndpoint } = input;
   const urls = new Map(provisioned.queues.map((q) => [q.arn, q.url]));
-  const scheduler = await startSchedulerEmulator({
-    sqs,
-    region: provisioned.region,
-    accountId: provisioned.accountId,
-    clock: input.options?.clock,
-    duplicateDeliveryRate: input.options?.duplicateDeliveryRate,
-    seed: input.seed,
-    onNote: input.onNote,
-    queueUrlOf: async (arn) => {
-      const known = urls.get(arn);
-      if (known !== undefined) return known;
-      const found = await sqs.send(new GetQueueUrlCommand({ QueueName: arn.split(':')[5] }));
-      return normaliseQueueUrl(found.QueueUrl as string, sqsEndpoint);
-    },
-  });
+  let scheduler: SchedulerEmulator;
+  try {
+    scheduler = await startSchedulerEmulator({
+      sqs,
+      port: input.port,
+      region: provisioned.region,
+      accountId: provisioned.accountId,
+      clock: input.options?.clock,
+      duplicateDeliveryRate: input.options?.duplicateDeliveryRate,
+      seed: input.seed,
+      onNote: input.onNote,
+      queueUrlOf: async (arn) => {
+        const known = urls.get(arn);
+        if (known !== undefined) return known;
+        const found = await sqs.send(new GetQueueUrlCommand({ QueueName: arn.split(':')[5] }));
+        return normaliseQueueUrl(found.QueueUrl as string, sqsEndpoint);
+      },
+    });
+  } catch (cause) {
+    throw isAddressInUse(cause)
+      ? portInUseError('Scheduler', input.port ?? 0, '--scheduler-port', cause)
+      : cause;
+  }
   for (const group of provisioned.scheduleGroups) {
     try {
       scheduler.createScheduleGroup(group.name);
