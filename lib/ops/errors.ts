@@ -18,6 +18,8 @@ export type OpsErrorCode =
   | 'AccessDenied'
   | 'SqsRequestFailed'
   | 'TableReadFailed'
+  | 'ScheduleNotFound'
+  | 'SchedulerRequestFailed'
   | 'CloudWatchUnavailable';
 
 /** Base error of `lib/ops`; `code` says what went wrong, `queueUrl` which queue when known. */
