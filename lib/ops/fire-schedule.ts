@@ -14,9 +14,9 @@ import { manualScheduledTime, substituteContextAttributes } from '../core/schedu
 
 /** Inputs of {@link fireScheduleNow}. */
 export interface FireScheduleNowInput {
-  readonly scheduler: SchedulerClient;
+  readonly scheduler: Pick<SchedulerClient, 'send'>;
   /** A client for the region of the schedule's target queue. */
-  readonly sqs: SQSClient;
+  readonly sqs: Pick<SQSClient, 'send'>;
   readonly name: string;
   /** @default 'default' */
   readonly groupName?: string;
