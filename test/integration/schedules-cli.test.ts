@@ -343,4 +343,68 @@ describe('sqs-jobs schedules', () => {
     expect(unreachable.code).toBe(2);
     expect(unreachable.stderr).toContain('check --scheduler-endpoint');
   });
+
+  it('a firing Scheduler could not deliver is in the schedule DLQ, and dlq list/show say so with its error (not as a crash)', async () => {
+    await schedulerClient.send(
+      new CreateScheduleCommand({
+        Name: 'to-a-deleted-queue',
+        GroupName: GROUP,
+        ScheduleExpression: 'rate(1 day)',
+        FlexibleTimeWindow: { Mode: 'OFF' },
+        Target: {
+          Arn: 'arn:aws:sqs:us-east-1:000000000000:deleted-queue',
+          RoleArn: 'arn:aws:iam::000000000000:role/scheduler',
+          Input: JSON.stringify({
+            specversion: '1.0',
+            id: 'to-a-deleted-queue@<aws.scheduler.scheduled-time>',
+            source: '/s',
+            type: 'billing.gone',
+          }),
+          RetryPolicy: { MaximumRetryAttempts: 0 },
+          DeadLetterConfig: { Arn: dlq.arn },
+        },
+      }),
+    );
+    const firing = await scheduler.fireNow('to-a-deleted-queue', { groupName: GROUP });
+    expect(firing.outcome).toBe('dead-lettered');
+
+    const listed = await runCli(['dlq', 'list', '--dlq-url', dlq.url], emulator.endpoint);
+    expect(listed.stdout).toContain(
+      'EventBridge Scheduler could not deliver these firings to their queue (AWS.SimpleQueueService.NonExistentQueue ×1)',
+    );
+    const shown = await runCli(
+      ['dlq', 'show', '--dlq-url', dlq.url, '--message-id', firing.messageIds[0] as string],
+      emulator.endpoint,
+    );
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toContain(
+      `schedule           arn:aws:scheduler:us-east-1:000000000000:schedule/${GROUP}/to-a-deleted-queue`,
+    );
+    expect(shown.stdout).toContain('Scheduler error    AWS.SimpleQueueService.NonExistentQueue');
+    expect(shown.stdout).toContain(
+      'a schedule dead-letter event: EventBridge Scheduler could not deliver this firing',
+    );
+    expect(shown.stdout).not.toContain('no evidence attributes');
+
+    // The fix: redrive the firing to a queue that exists; Scheduler's attributes stay behind.
+    const restored = await emulator.createQueue('restored', false);
+    const redrive = await runCli(
+      [
+        'dlq',
+        'redrive',
+        '--dlq-url',
+        dlq.url,
+        '--target-url',
+        restored.url,
+        '--reason',
+        'schedule-delivery-failed',
+        '--yes',
+      ],
+      emulator.endpoint,
+    );
+    expect(redrive.code).toBe(0);
+    const [moved] = await emulator.receiveWithin(restored, 10_000);
+    expect(JSON.parse(moved?.Body ?? '{}').id).toBe(`to-a-deleted-queue@${firing.scheduledTime}`);
+    expect(Object.keys(moved?.MessageAttributes ?? {})).toEqual([]);
+  });
 });
