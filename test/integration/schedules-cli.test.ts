@@ -4,6 +4,9 @@
  * jobs sent for later by the real `JobClient`, a recurring schedule fired by its clock and by an
  * operator, each firing run by the real worker, and what the command prints about all of it.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import {
@@ -316,6 +319,41 @@ describe('sqs-jobs schedules', () => {
     const unknown = await schedules(['cancel', 'no-such-job']);
     expect(unknown.code).toBe(1);
     expect(unknown.stdout).toContain('no job sent for later with id no-such-job');
+  });
+
+  it('finds the endpoints as sqs-jobs local prints them: --local <its JSON>, or AWS_ENDPOINT_URL_SCHEDULER', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'schedules-cli-'));
+    const file = join(dir, 'local.json');
+    writeFileSync(
+      file,
+      `${JSON.stringify({
+        stackName: 'It',
+        region,
+        endpoints: { sqs: emulator.endpoint, dynamodb: db.endpoint, scheduler: scheduler.url },
+        queues: [],
+        tables: [{ logicalId: 'IdempotencyTable1234', name: tableName }],
+        workers: [],
+        warnings: [],
+      })}\n`,
+    );
+    const local = await runCli(['schedules', 'list', '--local', file, '--json'], emulator.endpoint);
+    rmSync(dir, { recursive: true, force: true });
+    expect(local.stderr).toBe('');
+    const listed = JSON.parse(local.stdout) as {
+      groups: string[];
+      pending: unknown[];
+      recurring: { name: string }[];
+    };
+    expect(listed.groups).toEqual([GROUP]);
+    expect(listed.recurring.map((r) => r.name)).toContain('nightly-invoices');
+    expect(listed.pending.length).toBeGreaterThan(0);
+
+    const fromEnv = await runCli(['schedules', 'show', 'nightly-invoices'], emulator.endpoint, {
+      env: { AWS_ENDPOINT_URL_SCHEDULER: scheduler.url },
+    });
+    expect(fromEnv.code).toBe(0);
+    expect(fromEnv.stdout).toContain('recurring schedule nightly-invoices:');
+    expect(fromEnv.stdout).toContain('note: recent firings need the idempotency table (--idempotency-table)');
   });
 
   it('bad input gets one clear line and exit code 2', async () => {
