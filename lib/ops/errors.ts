@@ -20,6 +20,7 @@ export type OpsErrorCode =
   | 'TableReadFailed'
   | 'ScheduleNotFound'
   | 'SchedulerRequestFailed'
+  | 'AmbiguousJobId'
   | 'CloudWatchUnavailable';
 
 /** Base error of `lib/ops`; `code` says what went wrong, `queueUrl` which queue when known. */

@@ -316,6 +316,28 @@ describe('sqs-jobs schedules', () => {
     expect(again.code).toBe(0);
     expect(again.stdout).toContain('job hold-h-1 was already cancelled');
 
+    // Ids are unique per source: two jobs with one id are not cancelled by guess.
+    const other = new JobClient({
+      source: '/services/other',
+      queueUrls: { holds: holds.url },
+      sqs: emulator.sqs,
+      dynamodb: db.client,
+      scheduler: schedulerClient,
+      scheduling: { idempotencyTableName: tableName },
+    });
+    await other.send(
+      { type: 'booking.expire-hold', queue: 'holds', schema: z.object({ holdId: z.string() }) },
+      { holdId: 'h-2' },
+      { id: 'hold-h-2', delayMs: 60_000 },
+    );
+    const ambiguous = await schedules(['cancel', 'hold-h-2']);
+    expect(ambiguous.code).toBe(2);
+    expect(ambiguous.stderr).toContain('several jobs sent for later have the id hold-h-2');
+    expect(ambiguous.stderr).toContain("give the job's --source");
+    const chosen = await schedules(['cancel', 'hold-h-2', '--source', '/services/other']);
+    expect(chosen.code).toBe(0);
+    expect(chosen.stdout).toContain('cancelled job hold-h-2');
+
     const unknown = await schedules(['cancel', 'no-such-job']);
     expect(unknown.code).toBe(1);
     expect(unknown.stdout).toContain('no job sent for later with id no-such-job');
