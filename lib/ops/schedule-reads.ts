@@ -125,7 +125,13 @@ export function schedulerError(error: unknown, endpoint: string | undefined, wha
   const hint =
     typeof code === 'string' && /ECONNREFUSED|ENOTFOUND|ETIMEDOUT|ECONNRESET/.test(code)
       ? ': check --scheduler-endpoint (or AWS_ENDPOINT_URL_SCHEDULER: `sqs-jobs local` prints it) and that it is running'
-      : '';
+      : /Region is missing/i.test(message)
+        ? ': give --region (or set AWS_REGION), or --local / --scheduler-endpoint for a local run'
+        : /credential/i.test(message) || name === 'CredentialsProviderError'
+          ? ': configure AWS credentials (AWS_PROFILE or --profile, or AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY)'
+          : name === 'AccessDeniedException'
+            ? ': the caller needs scheduler:ListScheduleGroups, scheduler:ListSchedules and scheduler:GetSchedule (docs/operations.md, "Schedules")'
+            : '';
   return new OpsError(
     `${what}: EventBridge Scheduler ${where} failed (${typeof name === 'string' ? `${name}: ` : ''}${typeof code === 'string' ? `${code} ` : ''}${message})${hint}`,
     { code: 'SchedulerRequestFailed', cause: error },
