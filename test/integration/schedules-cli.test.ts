@@ -19,6 +19,8 @@ import { DeleteMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { JobClient } from '../../lib/client/job-client.ts';
+import { ConsoleBackend } from '../../lib/console/backend.ts';
+import { localDescriptionSetup } from '../../lib/console/local.ts';
 import { nextFirings, wallClockOf } from '../../lib/core/schedule-expression.ts';
 import {
   ManualClock,
@@ -344,22 +346,26 @@ describe('sqs-jobs schedules', () => {
   });
 
   it('finds the endpoints as sqs-jobs local prints them: --local <its JSON>, or AWS_ENDPOINT_URL_SCHEDULER', async () => {
+    const description = {
+      stackName: 'It',
+      region,
+      endpoints: { sqs: emulator.endpoint, dynamodb: db.endpoint, scheduler: scheduler.url },
+      queues: [],
+      tables: [{ logicalId: 'IdempotencyTable1234', name: tableName }],
+      workers: [],
+      warnings: [],
+    };
     const dir = mkdtempSync(join(tmpdir(), 'schedules-cli-'));
     const file = join(dir, 'local.json');
-    writeFileSync(
-      file,
-      `${JSON.stringify({
-        stackName: 'It',
-        region,
-        endpoints: { sqs: emulator.endpoint, dynamodb: db.endpoint, scheduler: scheduler.url },
-        queues: [],
-        tables: [{ logicalId: 'IdempotencyTable1234', name: tableName }],
-        workers: [],
-        warnings: [],
-      })}\n`,
-    );
+    writeFileSync(file, `${JSON.stringify(description)}\n`);
     const local = await runCli(['schedules', 'list', '--local', file, '--json'], emulator.endpoint);
     rmSync(dir, { recursive: true, force: true });
+    // The console over the same description (sqs-jobs console --local) reads the same schedules.
+    const setup = localDescriptionSetup(description);
+    const view = await new ConsoleBackend(setup).schedules();
+    await setup.close?.();
+    expect(view.available).toBe(true);
+    expect(view.recurring.map((r) => r.name)).toContain('nightly-invoices');
     expect(local.stderr).toBe('');
     const listed = JSON.parse(local.stdout) as {
       groups: string[];
