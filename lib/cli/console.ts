@@ -11,6 +11,7 @@
  * Exit codes: 0 stopped with Ctrl-C; 2 could not start (flags, files, port in use).
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import type { Command } from 'commander';
 import {
   cloudWatchAlarms,
@@ -23,7 +24,7 @@ import { localDescriptionSetup } from '../console/local.ts';
 import { type ConsoleServer, startConsoleServer } from '../console/server.ts';
 import type { ConsoleQueue, ConsoleSetup } from '../console/setup.ts';
 import type { LocalRuntimeDescription } from '../local/serve.ts';
-import { dynamodbEndpointOf, opsClientConfig } from '../ops/client.ts';
+import { dynamodbEndpointOf, opsClientConfig, schedulerEndpointOf } from '../ops/client.ts';
 import { cloudWatchOldestAges, loadCloudWatchReader, type MetricDataReader } from '../ops/oldest-age.ts';
 import { validateQueueUrl } from '../ops/queue.ts';
 import {
@@ -43,6 +44,8 @@ interface ConsoleFlags extends ConnectionFlags {
   readonly queueUrl?: string[];
   readonly idempotencyTable?: string[];
   readonly dynamodbEndpoint?: string;
+  readonly schedulerEndpoint?: string;
+  readonly scheduleGroup?: string[];
   readonly alarmPrefix?: string;
   readonly host: string;
   readonly port: number;
@@ -64,7 +67,9 @@ On AWS the console also reads, when allowed: the age of the oldest message
 (cloudwatch:GetMetricData), completions per minute (the workers' SqsJobs JobCompleted metric,
 cloudwatch:ListMetrics) and alarm states (cloudwatch:DescribeAlarms, alarms named <stack>-*).
 Job lookups need dynamodb:GetItem on the idempotency table. Redrive needs what \`sqs-jobs dlq
-redrive\` needs; --read-only hides it.
+redrive\` needs; --read-only hides it. The schedules page reads EventBridge Scheduler
+(scheduler:ListScheduleGroups, ListSchedules, GetSchedule) and Scans the table; its cancel and
+fire-now buttons need what \`sqs-jobs schedules cancel|fire\` needs; --read-only hides them too.
 
 Safety: it listens on 127.0.0.1 (--host to change), and every request needs the random token of
 this start, in the printed URL; treat that URL like a password. Reading a DLQ never deletes:
@@ -151,6 +156,17 @@ async function remoteSetup(flags: ConsoleFlags, io: CliIo): Promise<ConsoleSetup
           ...(dynamoEndpoint === undefined ? {} : { endpoint: dynamoEndpoint }),
           ...dummy,
         });
+  // The schedules page: AWS's Scheduler, or an emulator's when one is named (never SQS's endpoint).
+  const schedulerEndpoint = schedulerEndpointOf({ schedulerEndpoint: flags.schedulerEndpoint }, io.env);
+  const scheduler =
+    emulator && schedulerEndpoint === undefined
+      ? undefined
+      : new SchedulerClient({
+          ...(region === undefined ? {} : { region }),
+          ...(flags.profile === undefined ? {} : { profile: flags.profile }),
+          ...(schedulerEndpoint === undefined ? {} : { endpoint: schedulerEndpoint }),
+          ...dummy,
+        });
   const notes: string[] = [];
   let metrics: MetricDataReader | undefined;
   let cloudWatch: ReturnType<typeof createCloudWatchClient> | undefined;
@@ -188,10 +204,13 @@ async function remoteSetup(flags: ConsoleFlags, io: CliIo): Promise<ConsoleSetup
     queues,
     idempotencyTables: tables,
     notes,
+    ...(scheduler === undefined ? {} : { scheduler }),
+    ...(flags.scheduleGroup === undefined ? {} : { scheduleGroups: flags.scheduleGroup }),
     ...extra,
     close() {
       (sqs as { destroy?(): void }).destroy?.();
       dynamodb?.destroy();
+      scheduler?.destroy();
       metrics?.destroy?.();
       cloudWatch?.destroy();
     },
@@ -237,6 +256,15 @@ export function addConsoleCommand(program: Command, runner: CommandRunner): Comm
       )
       .option('--idempotency-table <name>', 'idempotency table for job lookups; repeatable', collect)
       .option('--dynamodb-endpoint <url>', 'DynamoDB endpoint when it is not --endpoint (emulators)')
+      .option(
+        '--scheduler-endpoint <url>',
+        'EventBridge Scheduler endpoint for the schedules page (default AWS_ENDPOINT_URL_SCHEDULER, else AWS)',
+      )
+      .option(
+        '--schedule-group <name>',
+        'schedule group the schedules page shows; repeatable (default: every group but `default`)',
+        collect,
+      )
       .option(
         '--alarm-prefix <prefix>',
         'show the CloudWatch alarms whose names start with this (default: <stack>-)',

@@ -21,8 +21,14 @@ export interface DynamodbTarget {
   readonly emulator?: boolean;
 }
 
-/** A `DynamoDBClient` for `target`; the caller destroys it. */
-export function createDynamodbClient(target: DynamodbTarget, io: CliIo): DynamoDBClient {
+/**
+ * The credentials option of a client for `target`: the command environment's keys when set (no
+ * `--profile`), dummy ones on an emulator when nothing is configured, else none (the SDK's chain).
+ */
+export function credentialsOption(
+  target: DynamodbTarget,
+  io: CliIo,
+): { credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string } } {
   const env = io.env;
   const fromEnv =
     target.profile === undefined && env.AWS_ACCESS_KEY_ID && env.AWS_SECRET_ACCESS_KEY
@@ -34,19 +40,24 @@ export function createDynamodbClient(target: DynamodbTarget, io: CliIo): DynamoD
           },
         }
       : undefined;
-  const dummy =
+  return (
     fromEnv ??
     ((target.endpoint !== undefined || target.emulator === true) &&
     target.profile === undefined &&
     !env.AWS_ACCESS_KEY_ID &&
     !env.AWS_PROFILE
-      ? { credentials: EMULATOR_CREDENTIALS }
-      : {});
+      ? { credentials: { ...EMULATOR_CREDENTIALS } }
+      : {})
+  );
+}
+
+/** A `DynamoDBClient` for `target`; the caller destroys it. */
+export function createDynamodbClient(target: DynamodbTarget, io: CliIo): DynamoDBClient {
   return new DynamoDBClient({
     ...(target.region === undefined ? {} : { region: target.region }),
     ...(target.profile === undefined ? {} : { profile: target.profile }),
     ...(target.endpoint === undefined ? {} : { endpoint: target.endpoint }),
-    ...dummy,
+    ...credentialsOption(target, io),
   });
 }
 

@@ -1,6 +1,6 @@
 /**
  * `sqs-jobs`: the operator CLI. Commands: `dlq list|show|redrive` (./dlq.ts), `stats` (./stats.ts),
- * `send` (./send.ts), `job` (./job.ts: a job's chain), `local` (./local.ts: your app's stack on this machine). bin/sqs-jobs.ts wires it to the process; tests run it in-process with their
+ * `send` (./send.ts), `job` (./job.ts: a job's chain), `schedules` (./schedules.ts: jobs sent for later, recurring schedules), `local` (./local.ts: your app's stack on this machine). bin/sqs-jobs.ts wires it to the process; tests run it in-process with their
  * own {@link CliIo}.
  *
  * Exit codes: 0 done; 1 done with problems (per command, see its --help); 2 could not run (unknown
@@ -13,6 +13,7 @@ import { addDlqCommand } from './dlq.ts';
 import { CLI_EXIT, type CliIo } from './io.ts';
 import { addJobCommand } from './job.ts';
 import { addLocalCommand } from './local.ts';
+import { addSchedulesCommand } from './schedules.ts';
 import { addSendCommand } from './send.ts';
 import { addStatsCommand } from './stats.ts';
 
@@ -40,7 +41,8 @@ export async function runSqsJobsCli(argv: readonly string[], io: CliIo): Promise
     .name('sqs-jobs')
     .description(
       'Operate sqs-jobs queues: queue depths and ages (stats), send a job (send), inspect and redrive ' +
-        "dead-letter queues (dlq), a job's whole chain (job), run your stack locally (local), a web console (console).",
+        "dead-letter queues (dlq), a job's whole chain (job), run your stack locally (local), a web console (console), " +
+        'jobs sent for later and recurring schedules (schedules).',
     )
     .exitOverride()
     .configureOutput({
@@ -59,6 +61,7 @@ export async function runSqsJobsCli(argv: readonly string[], io: CliIo): Promise
   addJobCommand(program, runner);
   addLocalCommand(program, runner);
   addConsoleCommand(program, runner);
+  addSchedulesCommand(program, runner);
   checkRequiredOptions(program);
 
   try {

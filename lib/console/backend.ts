@@ -5,7 +5,9 @@
  * - dead letters and one message (backend/dead-letters.ts, over the shared, locked DLQ reads of
  *   backend/dlq-reads.ts);
  * - redrive with a dry run first (backend/redrive.ts) and what came back (backend/verify.ts);
- * - a job, its record, dead letters and chain (backend/job.ts).
+ * - a job, its record, dead letters and chain (backend/job.ts);
+ * - schedules: pending jobs sent for later, recurring schedules, cancel and fire now, and the
+ *   flow-control limits panel (backend/schedules.ts).
  * Every operation is one of `sqs-jobs/ops`, with the same holding rules as `sqs-jobs dlq`. What
  * the page receives is built field by field; no client, credential or receipt handle leaves.
  *
@@ -22,6 +24,7 @@ import { type JobView, jobView } from './backend/job.ts';
 import { QueuesPage, type QueuesView } from './backend/queues.ts';
 import { type RedriveRequest, Redrives } from './backend/redrive.ts';
 import { QueueSampler } from './backend/sampler.ts';
+import { type LimitsView, SchedulesPage, type SchedulesView } from './backend/schedules.ts';
 import { verifyView } from './backend/verify.ts';
 import type { JobLookup } from './jobs.ts';
 import type { ConsoleQueue, ConsoleSetup } from './setup.ts';
@@ -35,6 +38,7 @@ export class ConsoleBackend {
   readonly #ctx: ConsoleContext;
   readonly #queuesPage: QueuesPage;
   readonly #redrives: Redrives;
+  readonly #schedules: SchedulesPage;
 
   /** @throws {RangeError} when two queues of the setup share an id. */
   constructor(
@@ -64,6 +68,7 @@ export class ConsoleBackend {
     };
     this.#queuesPage = new QueuesPage(this.#ctx);
     this.#redrives = new Redrives(this.#ctx);
+    this.#schedules = new SchedulesPage(this.#ctx);
   }
 
   /** What the page learns first (backend/config.ts). */
@@ -109,6 +114,26 @@ export class ConsoleBackend {
   /** What came back of a redrive of this console (backend/verify.ts). */
   verify(redriveId: string) {
     return verifyView(this.#ctx, this.#redrives.find(redriveId));
+  }
+
+  /** Pending jobs sent for later and recurring schedules (backend/schedules.ts). */
+  schedules(): Promise<SchedulesView> {
+    return this.#schedules.view();
+  }
+
+  /** Cancels a job sent for later (backend/schedules.ts). */
+  cancelScheduledJob(request: { readonly jobId: string; readonly source?: string }) {
+    return this.#schedules.cancel(request);
+  }
+
+  /** Fires a recurring schedule now (backend/schedules.ts). */
+  fireSchedule(request: { readonly name: string; readonly group: string }) {
+    return this.#schedules.fire(request);
+  }
+
+  /** Each flow-control limit's current rate and holders (backend/schedules.ts). */
+  limits(): Promise<LimitsView> {
+    return this.#schedules.limits();
   }
 
   /** A job: its record and steps, its dead letters and its chain (backend/job.ts). */

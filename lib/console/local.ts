@@ -12,6 +12,7 @@
  *   same; the age of the oldest message and completions are not available from outside and say so.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { LocalRuntime } from '../local/runtime.ts';
 import {
@@ -156,12 +157,14 @@ export function localRuntimeSetup(
   options: { readonly emf?: EmfCompletions; readonly sampleSeconds?: number } = {},
 ): ConsoleSetup {
   const description = describeLocalRuntime(rt);
+  const scheduler = localScheduler(rt.endpoints.scheduler, rt.region);
   return {
     mode: 'local',
     title: `${rt.stackName} (local)`,
     region: rt.region,
     sqs: rt.sqs,
     dynamodb: rt.dynamodb,
+    ...(scheduler === undefined ? {} : { scheduler }),
     queues: consoleQueuesOf(description),
     idempotencyTables: idempotencyTablesOf(rt),
     oldestAge: runtimeOldestAges(rt),
@@ -171,7 +174,17 @@ export function localRuntimeSetup(
       ...rt.warnings,
       'local runtime: CloudWatch alarms, SNS topics and IAM roles have no local meaning and are not created',
     ],
+    close() {
+      scheduler?.destroy();
+    },
   };
+}
+
+/** A client of the local Scheduler emulator, when the runtime has one. */
+function localScheduler(endpoint: string | undefined, region: string): SchedulerClient | undefined {
+  return endpoint === undefined
+    ? undefined
+    : new SchedulerClient({ endpoint, region, credentials: EMULATOR_CREDENTIALS });
 }
 
 /** Options of {@link consoleBeside}. */
@@ -200,14 +213,12 @@ export interface ConsoleBesideOptions {
 export function consoleBeside(options: ConsoleBesideOptions = {}): StartBeside {
   return async (rt): Promise<BesideRuntime> => {
     const readOnly = options.readOnly ?? false;
+    const setup = localRuntimeSetup(rt, {
+      ...(options.emf === undefined ? {} : { emf: options.emf }),
+      ...(options.sampleSeconds === undefined ? {} : { sampleSeconds: options.sampleSeconds }),
+    });
     const server = await startConsoleServer({
-      backend: new ConsoleBackend(
-        localRuntimeSetup(rt, {
-          ...(options.emf === undefined ? {} : { emf: options.emf }),
-          ...(options.sampleSeconds === undefined ? {} : { sampleSeconds: options.sampleSeconds }),
-        }),
-        { readOnly },
-      ),
+      backend: new ConsoleBackend(setup, { readOnly }),
       ...(options.host === undefined ? {} : { host: options.host }),
       ...(options.port === undefined ? {} : { port: options.port }),
     });
@@ -217,7 +228,10 @@ export function consoleBeside(options: ConsoleBesideOptions = {}): StartBeside {
         `Console${readOnly ? ' (read-only)' : ''}: ${server.url}`,
         '  (the token in the URL is the key to it until Ctrl-C: do not share it)',
       ],
-      close: () => server.close(),
+      close: async () => {
+        await server.close();
+        await setup.close?.();
+      },
     };
   };
 }
@@ -240,6 +254,7 @@ export function localDescriptionSetup(
     region: description.region,
     credentials: EMULATOR_CREDENTIALS,
   });
+  const scheduler = localScheduler(description.endpoints.scheduler, description.region);
   const tables =
     options.idempotencyTables && options.idempotencyTables.length > 0
       ? [...options.idempotencyTables]
@@ -250,6 +265,7 @@ export function localDescriptionSetup(
     region: description.region,
     sqs,
     dynamodb,
+    ...(scheduler === undefined ? {} : { scheduler }),
     queues: consoleQueuesOf(description),
     idempotencyTables: tables,
     notes: [
@@ -260,6 +276,7 @@ export function localDescriptionSetup(
     close() {
       sqs.destroy();
       dynamodb.destroy();
+      scheduler?.destroy();
     },
   };
 }

@@ -13,6 +13,9 @@ export function addApiRoutes<E extends Env>(app: Hono<E>, backend: ConsoleBacken
   // GETs: what is in memory, nothing sent to a queue.
   app.get('/api/config', (c) => c.json(backend.config()));
   app.get('/api/queues', async (c) => c.json(await backend.queues(Number(c.req.query('since') ?? 0) || 0)));
+  // Reads of the Scheduler and the table (Scans): nothing sent, nothing held.
+  app.get('/api/schedules', async (c) => c.json(await backend.schedules()));
+  app.get('/api/limits', async (c) => c.json(await backend.limits()));
 
   // POSTs: anything that receives from a queue (reads hold messages and raise receive counts).
   app.post('/api/queues/:id/dead-letters', async (c) => {
@@ -43,6 +46,30 @@ export function addApiRoutes<E extends Env>(app: Hono<E>, backend: ConsoleBacken
   app.post('/api/redrives/:id/verify', async (c) => {
     await readJson(c);
     return c.json(await backend.verify(c.req.param('id')));
+  });
+  app.post('/api/schedules/cancel', async (c) => {
+    const body = await readJson(c);
+    if (typeof body.jobId !== 'string' || body.jobId === '')
+      throw new ConsoleRequestError(400, 'jobId must be the id of a job sent for later');
+    if (body.source !== undefined && typeof body.source !== 'string')
+      throw new ConsoleRequestError(400, 'source must be a string');
+    return c.json(
+      await backend.cancelScheduledJob({
+        jobId: body.jobId,
+        ...(typeof body.source === 'string' && body.source !== '' ? { source: body.source } : {}),
+      }),
+    );
+  });
+  app.post('/api/schedules/fire', async (c) => {
+    const body = await readJson(c);
+    if (
+      typeof body.name !== 'string' ||
+      body.name === '' ||
+      typeof body.group !== 'string' ||
+      body.group === ''
+    )
+      throw new ConsoleRequestError(400, 'name and group must name a recurring schedule');
+    return c.json(await backend.fireSchedule({ name: body.name, group: body.group }));
   });
   app.post('/api/jobs', async (c) => c.json(await backend.job(jobLookupOf(await readJson(c)))));
 }

@@ -8,6 +8,7 @@
  * No credential is kept here beyond the clients themselves, and nothing of this object is sent
  * to the page as it is: lib/console/backend.ts picks what the page sees.
  */
+import type { SchedulerSender } from '../client/scheduling.ts';
 import type { OldestMessageAgeSource } from '../ops/oldest-age.ts';
 import type { OpsSqs } from '../ops/queue.ts';
 
@@ -103,6 +104,13 @@ export interface ConsoleSetup {
   readonly sampleSeconds?: number;
   /** `WaitTimeSeconds` of the DLQ reads. @default 0 on emulators (they answer in full), 1 on AWS */
   readonly dlqWaitSeconds?: number;
+  /**
+   * EventBridge Scheduler (AWS, or the local emulator), for the schedules page; undefined: the
+   * page says schedules cannot be read here.
+   */
+  readonly scheduler?: SchedulerSender;
+  /** The schedule groups the schedules page reads. @default every group at the scheduler except `default` */
+  readonly scheduleGroups?: readonly string[];
   /** Facts about the setup the page shows (differences from AWS, what is not available and why). */
   readonly notes?: readonly string[];
   /** Closes the clients the setup made (not those it was given). */

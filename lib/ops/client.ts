@@ -114,16 +114,53 @@ export function dynamodbEndpointOf(
   flags: { readonly dynamodbEndpoint?: string | undefined; readonly endpoint?: string | undefined },
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): string | undefined {
+  return serviceEndpointOf(
+    { url: flags.dynamodbEndpoint, source: '--dynamodb-endpoint' },
+    flags.endpoint,
+    'AWS_ENDPOINT_URL_DYNAMODB',
+    'http://localhost:8000',
+    env,
+  );
+}
+
+/**
+ * The EventBridge Scheduler endpoint of `sqs-jobs schedules`: `--scheduler-endpoint`, else
+ * `--endpoint` (one endpoint for every service), else `AWS_ENDPOINT_URL_SCHEDULER` (what
+ * `sqs-jobs local` prints for its Scheduler emulator), then `AWS_ENDPOINT_URL`, unless
+ * `AWS_IGNORE_CONFIGURED_ENDPOINT_URLS=true`; else undefined (AWS).
+ * @throws {InvalidQueueUrlError} when the chosen value is not an http(s) URL (names its source).
+ */
+export function schedulerEndpointOf(
+  flags: { readonly schedulerEndpoint?: string | undefined; readonly endpoint?: string | undefined },
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): string | undefined {
+  return serviceEndpointOf(
+    { url: flags.schedulerEndpoint, source: '--scheduler-endpoint' },
+    flags.endpoint,
+    'AWS_ENDPOINT_URL_SCHEDULER',
+    'http://localhost:4567',
+    env,
+  );
+}
+
+/** The endpoint of a service: its own flag, `--endpoint`, its variable, `AWS_ENDPOINT_URL`; checked. */
+function serviceEndpointOf(
+  own: { readonly url: string | undefined; readonly source: string },
+  endpoint: string | undefined,
+  variable: string,
+  example: string,
+  env: Readonly<Record<string, string | undefined>>,
+): string | undefined {
   const ignoreEnv = env.AWS_IGNORE_CONFIGURED_ENDPOINT_URLS?.toLowerCase() === 'true';
   const chosen =
-    flags.dynamodbEndpoint !== undefined
-      ? { url: flags.dynamodbEndpoint, source: '--dynamodb-endpoint' }
-      : flags.endpoint !== undefined
-        ? { url: flags.endpoint, source: '--endpoint' }
+    own.url !== undefined
+      ? { url: own.url, source: own.source }
+      : endpoint !== undefined
+        ? { url: endpoint, source: '--endpoint' }
         : ignoreEnv
           ? undefined
-          : env.AWS_ENDPOINT_URL_DYNAMODB
-            ? { url: env.AWS_ENDPOINT_URL_DYNAMODB, source: 'AWS_ENDPOINT_URL_DYNAMODB' }
+          : env[variable]
+            ? { url: env[variable] as string, source: variable }
             : env.AWS_ENDPOINT_URL
               ? { url: env.AWS_ENDPOINT_URL, source: 'AWS_ENDPOINT_URL' }
               : undefined;
@@ -136,7 +173,7 @@ export function dynamodbEndpointOf(
   }
   if (!ok) {
     throw new InvalidQueueUrlError(
-      `${chosen.source}: "${chosen.url}" is not an http(s) URL (e.g. http://localhost:8000)`,
+      `${chosen.source}: "${chosen.url}" is not an http(s) URL (e.g. ${example})`,
       { code: 'InvalidQueueUrl' },
     );
   }

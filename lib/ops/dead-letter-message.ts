@@ -13,6 +13,11 @@ import { EVIDENCE_TRUNCATED_ATTRIBUTE } from '../runtime/dead-letter.ts';
 
 /** Reason of a message without an `ErrorReason` attribute (moved by `maxReceiveCount`, not by the worker). */
 export const NO_EVIDENCE_REASON = 'no-evidence';
+/**
+ * Reason of an EventBridge Scheduler dead-letter event (a schedule's DLQ): Scheduler gave up
+ * delivering a firing or a one-time job to its queue; its `ERROR_CODE` is the error name.
+ */
+export const SCHEDULE_DELIVERY_REASON = 'schedule-delivery-failed';
 /** Job type of a message with neither a `JobType` attribute nor a readable envelope `type`. */
 export const UNKNOWN_JOB_TYPE = '(unknown)';
 /** Error name of a message without an `ErrorName` attribute. */
@@ -78,6 +83,44 @@ export interface JobIdentity {
   readonly traceId?: string;
 }
 
+/** What EventBridge Scheduler's attributes say of an undelivered firing. */
+export interface ScheduleDeliveryFailure {
+  /** `ERROR_CODE`, e.g. `AWS.SimpleQueueService.NonExistentQueue` (the queue was deleted). */
+  readonly errorCode: string;
+  readonly errorMessage: string | undefined;
+  /** `RETRY_ATTEMPTS`: retries made before giving up. */
+  readonly retryAttempts: number | undefined;
+  /** `EXHAUSTED_RETRY_CONDITION`: `MaximumRetryAttempts` or `MaximumEventAgeInSeconds` (retryable errors only). */
+  readonly exhaustedRetryCondition: string | undefined;
+  readonly scheduledTime: string | undefined;
+  readonly scheduleArn: string | undefined;
+  readonly targetArn: string | undefined;
+  readonly executionId: string | undefined;
+}
+
+/** The Scheduler attributes of a message, when it carries `ERROR_CODE` and `SCHEDULE_ARN`. */
+function scheduleDeliveryOf(
+  attrs: Readonly<Record<string, MessageAttributeValue>>,
+): ScheduleDeliveryFailure | undefined {
+  const text = (name: string) => {
+    const value = attrs[name]?.StringValue;
+    return value === undefined || value === '' ? undefined : value;
+  };
+  const errorCode = text('ERROR_CODE');
+  if (errorCode === undefined || text('SCHEDULE_ARN') === undefined) return undefined;
+  const retries = Number(text('RETRY_ATTEMPTS'));
+  return {
+    errorCode,
+    errorMessage: text('ERROR_MESSAGE'),
+    retryAttempts: text('RETRY_ATTEMPTS') === undefined || !Number.isFinite(retries) ? undefined : retries,
+    exhaustedRetryCondition: text('EXHAUSTED_RETRY_CONDITION'),
+    scheduledTime: text('SCHEDULED_TIME'),
+    scheduleArn: text('SCHEDULE_ARN'),
+    targetArn: text('TARGET_ARN'),
+    executionId: text('EXECUTION_ID'),
+  };
+}
+
 /** One DLQ message as the operations use it. */
 export interface DeadLetterMessage {
   /** The message's id in the DLQ. */
@@ -89,6 +132,12 @@ export interface DeadLetterMessage {
   readonly evidence: DeadLetterEvidenceAttributes;
   /** Whether any evidence attribute is present. */
   readonly hasEvidence: boolean;
+  /**
+   * EventBridge Scheduler's dead-letter event attributes, when the message is one (a schedule's
+   * DLQ: the body is the payload Scheduler could not deliver; EventBridge Scheduler User Guide,
+   * "Configuring a schedule's dead-letter queue"). Absent on the DLQ of a job queue.
+   */
+  readonly scheduleDelivery?: ScheduleDeliveryFailure;
   /** The job in the body, when the body is a JSON object with a string `id`. */
   readonly job: JobIdentity | undefined;
   /** `JobType` attribute, else the body's `type`, else {@link UNKNOWN_JOB_TYPE}. */
@@ -191,16 +240,21 @@ export function toDeadLetterMessage(message: Message): DeadLetterMessage {
     const n = Number(value);
     return value === undefined || !Number.isFinite(n) ? undefined : n;
   };
+  const hasEvidence = Object.keys(evidence).length > 0;
+  const scheduleDelivery = hasEvidence ? undefined : scheduleDeliveryOf(attrs);
   return {
     messageId: message.MessageId ?? '',
     receiptHandle: message.ReceiptHandle ?? '',
     body,
     evidence,
-    hasEvidence: Object.keys(evidence).length > 0,
+    hasEvidence,
+    ...(scheduleDelivery === undefined ? {} : { scheduleDelivery }),
     job,
     jobType: evidence.jobType ?? job?.type ?? UNKNOWN_JOB_TYPE,
-    reason: evidence.errorReason ?? NO_EVIDENCE_REASON,
-    errorName: evidence.errorName ?? NO_ERROR_NAME,
+    reason:
+      evidence.errorReason ??
+      (scheduleDelivery === undefined ? NO_EVIDENCE_REASON : SCHEDULE_DELIVERY_REASON),
+    errorName: evidence.errorName ?? scheduleDelivery?.errorCode ?? NO_ERROR_NAME,
     messageGroupId: system.MessageGroupId,
     sequenceNumber: system.SequenceNumber,
     sentAtMs: number(system.SentTimestamp),
@@ -222,8 +276,24 @@ export function originalAttributesOf(
   return kept.length === 0 ? undefined : Object.fromEntries(kept);
 }
 
+/** EventBridge Scheduler's dead-letter event attributes: evidence of the failed delivery, not of the job. */
+const SCHEDULE_DELIVERY_ATTRIBUTE_NAMES: ReadonlySet<string> = new Set([
+  'ERROR_CODE',
+  'ERROR_MESSAGE',
+  'EXECUTION_ID',
+  'EXHAUSTED_RETRY_CONDITION',
+  'IS_PAYLOAD_TRUNCATED',
+  'RETRY_ATTEMPTS',
+  'SCHEDULED_TIME',
+  'SCHEDULE_ARN',
+  'TARGET_ARN',
+]);
+
+/** Whether an attribute stays in the DLQ (evidence of the worker, or of Scheduler's failed delivery). */
 function isEvidenceName(name: string): boolean {
   return (
-    name === EVIDENCE_TRUNCATED_ATTRIBUTE || (EVIDENCE_ATTRIBUTE_NAMES as readonly string[]).includes(name)
+    name === EVIDENCE_TRUNCATED_ATTRIBUTE ||
+    (EVIDENCE_ATTRIBUTE_NAMES as readonly string[]).includes(name) ||
+    SCHEDULE_DELIVERY_ATTRIBUTE_NAMES.has(name)
   );
 }

@@ -18,6 +18,9 @@ export type OpsErrorCode =
   | 'AccessDenied'
   | 'SqsRequestFailed'
   | 'TableReadFailed'
+  | 'ScheduleNotFound'
+  | 'SchedulerRequestFailed'
+  | 'AmbiguousJobId'
   | 'CloudWatchUnavailable';
 
 /** Base error of `lib/ops`; `code` says what went wrong, `queueUrl` which queue when known. */

@@ -14,9 +14,9 @@ import { manualScheduledTime, substituteContextAttributes } from '../core/schedu
 
 /** Inputs of {@link fireScheduleNow}. */
 export interface FireScheduleNowInput {
-  readonly scheduler: SchedulerClient;
+  readonly scheduler: Pick<SchedulerClient, 'send'>;
   /** A client for the region of the schedule's target queue. */
-  readonly sqs: SQSClient;
+  readonly sqs: Pick<SQSClient, 'send'>;
   readonly name: string;
   /** @default 'default' */
   readonly groupName?: string;
@@ -33,6 +33,8 @@ export interface FiredSchedule {
   readonly scheduledTime: string;
   readonly executionId: string;
   readonly queueUrl: string;
+  /** The `id` of the job envelope sent (`<name>@<scheduled time>` for a recurring job); undefined when the Input is not a JSON object with a string `id`. */
+  readonly jobId: string | undefined;
   /** One SQS message id per copy sent. */
   readonly messageIds: readonly string[];
 }
@@ -80,6 +82,17 @@ export async function fireScheduleNow(input: FireScheduleNowInput): Promise<Fire
     scheduledTime,
     executionId,
     queueUrl: QueueUrl ?? '',
+    jobId: jobIdOf(body),
     messageIds,
   };
+}
+
+/** The envelope `id` of a message body, when it is a JSON object with a string `id`. */
+function jobIdOf(body: string): string | undefined {
+  try {
+    const id = (JSON.parse(body) as { id?: unknown } | null)?.id;
+    return typeof id === 'string' ? id : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -8,7 +8,11 @@
 
 import { shellWord } from '../core/shell-word.ts';
 import { GROUP_PARKED_REASON } from '../runtime/dead-letter.ts';
-import { type DeadLetterMessage, NO_EVIDENCE_REASON } from './dead-letter-message.ts';
+import {
+  type DeadLetterMessage,
+  NO_EVIDENCE_REASON,
+  SCHEDULE_DELIVERY_REASON,
+} from './dead-letter-message.ts';
 import type { DeadLetterRead, ReleaseReport } from './dlq-reader.ts';
 import { describeJobRef } from './job-chain.ts';
 import type { QueueInfo } from './queue.ts';
@@ -92,6 +96,10 @@ function groupDetails(group: DeadLetterGroup, indent: string): string[] {
   if (group.key.reason === NO_EVIDENCE_REASON) {
     lines.push(
       `${indent}no evidence: SQS moved these after maxReceiveCount receives (crash, timeout or throttling)`,
+    );
+  } else if (group.key.reason === SCHEDULE_DELIVERY_REASON) {
+    lines.push(
+      `${indent}EventBridge Scheduler could not deliver these firings to their queue (${names}): the jobs did not run; fix the cause, then redrive them with --target-url <the queue>`,
     );
   } else {
     lines.push(`${indent}errors: ${names}`);
@@ -266,7 +274,21 @@ export function renderMessage(message: DeadLetterMessage, follow: FollowCommand 
   row('last failure', e.lastFailureAt);
   row('handler version', e.handlerVersion);
   row('source message id', e.sourceMessageId);
-  if (!message.hasEvidence) {
+  const delivery = message.scheduleDelivery;
+  if (delivery !== undefined) {
+    row('schedule', delivery.scheduleArn);
+    row('scheduled time', delivery.scheduledTime);
+    row('target', delivery.targetArn);
+    row(
+      'Scheduler error',
+      `${delivery.errorCode}${delivery.errorMessage ? `: ${delivery.errorMessage}` : ''}`,
+    );
+    row('retries', delivery.retryAttempts);
+    row('gave up on', delivery.exhaustedRetryCondition);
+    lines.push(
+      'a schedule dead-letter event: EventBridge Scheduler could not deliver this firing to its queue, so the job did not run (fix the cause, then redrive it to the queue with --target-url)',
+    );
+  } else if (!message.hasEvidence) {
     lines.push(
       'no evidence attributes: SQS moved this message (receive count above maxReceiveCount: a crash, timeout or throttling), not the worker',
     );

@@ -3,7 +3,7 @@
 // this tab and, unlike cookies, is kept apart by port, so no other local server can read it
 // (lib/console/sessions.ts). One function per route of lib/console/server.ts, typed by the view
 // the backend builds for it.
-/** @import { ConfigView, DeadLettersView, DryRunView, FilterFields, JobView, MessageView, QueuesView, RedriveResultView, VerifyView } from './types.ts' */
+/** @import { CancelView, ConfigView, DeadLettersView, DryRunView, FilterFields, FiredView, JobView, LimitsView, MessageView, QueuesView, RedriveResultView, SchedulesView, VerifyView } from './types.ts' */
 import { document, history, location } from './browser.js';
 
 const SECRET_ITEM = 'sqs-jobs-console-secret';
@@ -132,4 +132,34 @@ export function verifyRedrive(redriveId) {
  */
 export function lookUpJob(lookup) {
   return api('/api/jobs', { method: 'POST', body: lookup });
+}
+
+/** @returns {Promise<SchedulesView>} pending jobs sent for later and recurring schedules */
+export function getSchedules() {
+  return api('/api/schedules');
+}
+
+/** @returns {Promise<LimitsView>} each flow-control limit's current rate and holders */
+export function getLimits() {
+  return api('/api/limits');
+}
+
+/**
+ * Cancels a job sent for later.
+ * @param {string} jobId
+ * @param {string} source
+ * @returns {Promise<CancelView>}
+ */
+export function cancelScheduledJob(jobId, source) {
+  return api('/api/schedules/cancel', { method: 'POST', body: { jobId, source } });
+}
+
+/**
+ * Fires a recurring schedule now.
+ * @param {string} name
+ * @param {string} group
+ * @returns {Promise<FiredView>}
+ */
+export function fireSchedule(name, group) {
+  return api('/api/schedules/fire', { method: 'POST', body: { name, group } });
 }

@@ -1,6 +1,6 @@
-// The sqs-jobs console page: three views (queues, dead letters, jobs) over the console's JSON
-// API, one module each (queues.js, dead-letters.js with redrive.js and message.js, jobs.js with
-// chain.js); this one is the frame around them.
+// The sqs-jobs console page: four views (queues, dead letters, jobs, schedules) over the console's
+// JSON API, one module each (queues.js with limits.js, dead-letters.js with redrive.js and
+// message.js, jobs.js with chain.js, schedules.js); this one is the frame around them.
 //
 // Libraries, loaded as they are (no build step): Preact + htm in htm's one-file standalone build
 // (13 KB: components and hooks written as tagged templates, no JSX compiler), and uPlot for the
@@ -16,6 +16,7 @@ import { DeadLettersPage } from './dead-letters.js';
 import { JobsPage } from './jobs.js';
 import { QueuesPage } from './queues.js';
 import { useRoute } from './route.js';
+import { SchedulesPage } from './schedules.js';
 import { html, render, useEffect, useState } from './vendor/preact-htm.js';
 
 /** The frame: header, navigation and the page of the route. */
@@ -38,7 +39,9 @@ function App() {
     ? 'dead-letters'
     : route.path.startsWith('/jobs')
       ? 'jobs'
-      : 'queues';
+      : route.path.startsWith('/schedules')
+        ? 'schedules'
+        : 'queues';
   const mode =
     config.mode === 'aws'
       ? `AWS ${config.region ?? ''}`
@@ -52,6 +55,7 @@ function App() {
         <a href="#/queues" class=${page === 'queues' ? 'active' : ''} data-nav="queues">Queues</a>
         <a href="#/dead-letters" class=${page === 'dead-letters' ? 'active' : ''} data-nav="dead-letters">Dead letters</a>
         <a href="#/jobs" class=${page === 'jobs' ? 'active' : ''} data-nav="jobs">Jobs</a>
+        <a href="#/schedules" class=${page === 'schedules' ? 'active' : ''} data-nav="schedules">Schedules</a>
       </nav>
       <span class="badge">${mode}</span>
       ${config.readOnly ? html`<span class="badge warn" data-testid="read-only">read-only</span>` : null}
@@ -60,6 +64,7 @@ function App() {
       ${page === 'queues' ? html`<${QueuesPage} config=${config} />` : null}
       ${page === 'dead-letters' ? html`<${DeadLettersPage} config=${config} params=${route.params} />` : null}
       ${page === 'jobs' ? html`<${JobsPage} config=${config} params=${route.params} />` : null}
+      ${page === 'schedules' ? html`<${SchedulesPage} config=${config} />` : null}
     </main>
   </div>`;
 }

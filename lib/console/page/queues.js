@@ -1,11 +1,13 @@
 // The queues page: each queue's numbers (refreshed every sample), the depth and completions
-// charts over the last hour, and alarm states when the console can read them.
+// charts over the last hour, alarm states when the console can read them, and the flow-control
+// limits (limits.js).
 /** @import { ConfigView, QueuesView } from './types.ts' */
 /** @typedef {QueuesView['history'][number]} QueueSample */
 /** @import { ChartSeries } from './chart.js' */
 import { getQueues, messageOf } from './api.js';
 import { Chart, COLORS } from './chart.js';
 import { age, time } from './format.js';
+import { LimitsPanel } from './limits.js';
 import { href } from './route.js';
 import { html, useEffect, useRef, useState } from './vendor/preact-htm.js';
 
@@ -154,6 +156,7 @@ export function QueuesPage({ config }) {
         : html`<section class="card"><h3>Completions</h3><p class="note">${c.label}</p></section>`
     }
     ${view.alarms ? html`<${Alarms} alarms=${view.alarms} />` : null}
+    <${LimitsPanel} />
     ${config.notes.length > 0 ? html`<section class="card"><h3>About this setup</h3><ul class="notes">${config.notes.map((n) => html`<li>${n}</li>`)}</ul></section>` : null}
   </div>`;
 }

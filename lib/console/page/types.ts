@@ -3,11 +3,15 @@
  * API's answers as the backend builds them, so a field the page reads is checked against the
  * server, and the few browser objects the page uses. Types only: the browser never loads it.
  */
+
+import type { FiredSchedule } from '../../ops/fire-schedule.ts';
+import type { CancelScheduledJobResult } from '../../ops/schedules.ts';
 import type { ConfigView } from '../backend/config.ts';
 import type { DeadLettersView, FullMessageView, MessageView } from '../backend/dead-letters.ts';
 import type { ConsoleChain, ConsoleChainJob, JobView } from '../backend/job.ts';
 import type { QueuesView } from '../backend/queues.ts';
 import type { RedriveView } from '../backend/redrive.ts';
+import type { LimitsView, SchedulesView } from '../backend/schedules.ts';
 import type { VerifyView } from '../backend/verify.ts';
 import type { JobRecordView } from '../jobs.ts';
 
@@ -19,10 +23,17 @@ export type {
   FullMessageView,
   JobRecordView,
   JobView,
+  LimitsView,
   MessageView,
   QueuesView,
+  SchedulesView,
   VerifyView,
 };
+
+/** A cancel's answer (`POST /api/schedules/cancel`). */
+export type CancelView = CancelScheduledJobResult;
+/** A fire-now's answer (`POST /api/schedules/fire`). */
+export type FiredView = FiredSchedule;
 
 /** A dry run's answer. */
 export type DryRunView = Extract<RedriveView, { dryRun: true }>;
@@ -61,6 +72,8 @@ export interface Browser {
   };
   readonly location: { hash: string; readonly search: string; readonly pathname: string };
   readonly history: { replaceState(data: unknown, unused: string, url: string): void };
+  /** Asks before an action (cancel a job, fire a schedule); true when the user agrees. */
+  confirm(message: string): boolean;
   addEventListener(type: 'hashchange' | 'resize', listener: () => void): void;
   removeEventListener(type: 'hashchange' | 'resize', listener: () => void): void;
 }
