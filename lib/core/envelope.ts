@@ -68,7 +68,27 @@ export interface JobEnvelope<Data = unknown> {
   readonly traceparent?: string;
   /** Distributed Tracing extension: the W3C tracestate, passed on to children as it is. Needs `traceparent`. */
   readonly tracestate?: string;
+  /**
+   * Batch extension: the id of the batch this job is a child of (lib/core/batch.ts); its
+   * completion or dead letter is counted in that batch (docs/contracts.md, "Batches"). Set by
+   * `startBatch`. 1–128 characters.
+   */
+  readonly batchid?: string;
+  /**
+   * Batch extension: the id of the batch whose completion job this is; `ctx.batch` reads that
+   * batch, and its completion marks the batch completed. Set by `startBatch`. 1–128 characters.
+   */
+  readonly completesbatch?: string;
+  /**
+   * Batch extension: the id of the batch this message watches: the worker does not run the job
+   * named by `type` but checks the batch (`BatchOverdue` when still open). Set by `startBatch`.
+   * 1–128 characters.
+   */
+  readonly batchwatch?: string;
 }
+
+/** The batch attributes of an envelope (lib/core/batch.ts). */
+export type EnvelopeBatchAttributes = Pick<JobEnvelope, 'batchid' | 'completesbatch' | 'batchwatch'>;
 
 /** The lineage and trace attributes of an envelope (every one optional). */
 export type EnvelopeLineage = Pick<
@@ -86,6 +106,8 @@ export class EnvelopeError extends JobError {
 }
 
 const MAX_ID_CHARS = 256;
+/** Longest batch id (`batchid`, `completesbatch`, `batchwatch`; lib/core/batch.ts). */
+const MAX_BATCH_ID_CHARS = 128;
 /** Longest `parentjob`: a job record key (at most 1,542 bytes, docs/contracts.md) with room to spare. */
 const MAX_PARENT_JOB_CHARS = 2048;
 // RFC 3339 date-time (§5.6): full-date "T" full-time with a mandatory offset. Hours 00-23,
@@ -188,6 +210,9 @@ const KNOWN = new Set([
   'parentjob',
   'traceparent',
   'tracestate',
+  'batchid',
+  'completesbatch',
+  'batchwatch',
 ]);
 
 /** The optional attributes an envelope keeps (the rest of KNOWN is required). */
@@ -199,6 +224,9 @@ const OPTIONAL = [
   'parentjob',
   'traceparent',
   'tracestate',
+  'batchid',
+  'completesbatch',
+  'batchwatch',
 ] as const satisfies readonly (keyof JobEnvelope)[];
 
 function requireString(
@@ -282,6 +310,9 @@ export function parseEnvelope(body: string): JobEnvelope {
   if (obj.causationid !== undefined) requireString(obj, 'causationid', MAX_ID_CHARS);
   if (obj.rootid !== undefined) requireString(obj, 'rootid', MAX_ID_CHARS);
   if (obj.parentjob !== undefined) requireString(obj, 'parentjob', MAX_PARENT_JOB_CHARS);
+  if (obj.batchid !== undefined) requireString(obj, 'batchid', MAX_BATCH_ID_CHARS);
+  if (obj.completesbatch !== undefined) requireString(obj, 'completesbatch', MAX_BATCH_ID_CHARS);
+  if (obj.batchwatch !== undefined) requireString(obj, 'batchwatch', MAX_BATCH_ID_CHARS);
   if (obj.traceparent !== undefined) {
     const problem = traceparentProblem(requireString(obj, 'traceparent'));
     if (problem !== undefined) throw new EnvelopeError('traceparent', problem);
@@ -324,6 +355,8 @@ export interface CreateEnvelopeInput<Data> {
   readonly time?: Date;
   /** Lineage and trace attributes, written as given (`correlationid`, `traceparent`...). */
   readonly lineage?: EnvelopeLineage;
+  /** Batch attributes, written as given (`batchid`, `completesbatch`, `batchwatch`). */
+  readonly batch?: EnvelopeBatchAttributes;
 }
 
 /**
@@ -341,6 +374,7 @@ export function createEnvelope<Data>(input: CreateEnvelopeInput<Data>): JobEnvel
     data: input.data,
     ...(input.partitionKey === undefined ? {} : { partitionkey: input.partitionKey }),
     ...lineageAttributes(input.lineage),
+    ...batchAttributes(input.batch),
   };
   parseEnvelope(JSON.stringify(envelope));
   return envelope;
@@ -356,6 +390,16 @@ function lineageAttributes(lineage: EnvelopeLineage | undefined): EnvelopeLineag
   if (lineage.parentjob !== undefined) out.parentjob = lineage.parentjob;
   if (lineage.traceparent !== undefined) out.traceparent = lineage.traceparent;
   if (lineage.tracestate !== undefined) out.tracestate = lineage.tracestate;
+  return out;
+}
+
+/** The batch attributes that are set, in a fixed order. */
+function batchAttributes(batch: EnvelopeBatchAttributes | undefined): EnvelopeBatchAttributes {
+  if (batch === undefined) return {};
+  const out: { -readonly [K in keyof EnvelopeBatchAttributes]: EnvelopeBatchAttributes[K] } = {};
+  if (batch.batchid !== undefined) out.batchid = batch.batchid;
+  if (batch.completesbatch !== undefined) out.completesbatch = batch.completesbatch;
+  if (batch.batchwatch !== undefined) out.batchwatch = batch.batchwatch;
   return out;
 }
 
