@@ -89,14 +89,20 @@ export class DynaliteTransactions {
 
   /** Routes one request: transactions here, writes through the gate, the rest straight to dynalite. */
   route(request: IncomingMessage, response: ServerResponse, dispatch: Dispatch): void {
-    if (request.headers[INTERNAL_HEADER] !== undefined) return dispatch(request, response);
+    if (request.headers[INTERNAL_HEADER] !== undefined) {
+      dispatch(request, response);
+      return;
+    }
     const target = String(request.headers['x-amz-target'] ?? '');
     const action = target.startsWith(TARGET_PREFIX) ? target.slice(TARGET_PREFIX.length) : '';
     if (action === 'TransactWriteItems') {
       void this.#transact(request, response);
       return;
     }
-    if (!WRITE_TARGETS.has(action)) return dispatch(request, response);
+    if (!WRITE_TARGETS.has(action)) {
+      dispatch(request, response);
+      return;
+    }
     void this.#gate.shared().then((release) => {
       response.once('finish', release);
       response.once('close', release);

@@ -22,6 +22,7 @@ import middy, { type MiddlewareObj } from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { isFifoQueueUrl } from '../core/queue-urls.ts';
 import { DEFAULT_MAX_CONCURRENCY, runBatch } from './batch.ts';
+import type { BatchLedger } from './batches/ledger.ts';
 import { ChainTraceHeaders } from './chain-trace.ts';
 import { createJobClientChildSender } from './child-sender.ts';
 import type { ChildSender } from './children.ts';
@@ -29,6 +30,7 @@ import { groupParkingProblems, queueLimitProblems, readWorkerConfig, type Worker
 import { createDefaultIdempotencyGuard } from './default-guard.ts';
 import { BatchParking } from './group-park.ts';
 import { type GroupParkStore, type IdempotencyGuard, isGroupParkStore } from './idempotency/guard.ts';
+import { DynamoIdempotencyStore } from './idempotency/store.ts';
 import { type DeadLetterPolicy, deadLetterPolicyProblem } from './job.ts';
 import { type AnyJob, processRecord, type RecordDeps, type RecordOutcome } from './record/index.ts';
 import { loadSqsModule, preloadSqsModule } from './sqs-module.ts';
@@ -139,6 +141,8 @@ interface WorkerSetup {
   /** Where parked groups are kept; undefined when no job of the worker parks (nothing is read). */
   readonly parkStore: GroupParkStore | undefined;
   readonly childSender: () => ChildSender;
+  /** Where batches are kept: the DynamoDB store's table; undefined without one. */
+  readonly batchLedger: BatchLedger | undefined;
 }
 
 /**
@@ -224,6 +228,7 @@ export function createWorker(options: WorkerOptions): WorkerHandler {
       jobs,
       rawJob,
       guard: setup.value.guard,
+      batchLedger: setup.value.batchLedger,
       parking: setup.value.parkStore
         ? new BatchParking(setup.value.parkStore, config.queueName, defaultDeadLetterPolicy)
         : undefined,
@@ -478,5 +483,7 @@ function resolveSetup(
     });
     return childSender;
   };
-  return { ok: true, value: { config, guard, parkStore, childSender: getChildSender } };
+  // Batches are counted in the DynamoDB store's table (its transactions): a guard without it has none.
+  const batchLedger = guard instanceof DynamoIdempotencyStore ? guard.batchLedger() : undefined;
+  return { ok: true, value: { config, guard, parkStore, childSender: getChildSender, batchLedger } };
 }

@@ -16,10 +16,14 @@
  */
 import {
   type AttributeValue,
+  BatchGetItemCommand,
+  type BatchGetItemCommandOutput,
   DeleteItemCommand,
   type DynamoDBClient,
   GetItemCommand,
   PutItemCommand,
+  type TransactWriteItem,
+  TransactWriteItemsCommand,
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import type { Expr } from './expr.ts';
@@ -113,6 +117,64 @@ export class RecordTable {
     } catch (err) {
       throw translateSdkError(`${operation} (GetItem)`, pk, this.tableName, err);
     }
+  }
+
+  /**
+   * TransactWriteItems (API_TransactWriteItems.html): all actions or none. `token` is the
+   * `ClientRequestToken` (1–36 characters): the same token within 10 minutes is answered as success
+   * without applying the actions again, so a retry after a lost response changes nothing. A
+   * transaction cancelled by a failed condition is a result: `reasons` has one code per action
+   * (`ConditionalCheckFailed`, `None`, ...); any other failure is translated and thrown.
+   */
+  async transact(
+    operation: string,
+    pk: string,
+    items: TransactWriteItem[],
+    token: string,
+  ): Promise<{ readonly ok: true } | { readonly ok: false; readonly reasons: readonly string[] }> {
+    try {
+      await this.#client.send(
+        new TransactWriteItemsCommand({ TransactItems: items, ClientRequestToken: token }),
+      );
+      return { ok: true };
+    } catch (err) {
+      const reasons = (err as { name?: unknown; CancellationReasons?: { Code?: string }[] }) ?? {};
+      if (reasons.name === 'TransactionCanceledException' && Array.isArray(reasons.CancellationReasons)) {
+        const codes = reasons.CancellationReasons.map((reason) => reason.Code ?? 'None');
+        // A conflict with another transaction (TransactionConflict) is worth a retry: thrown.
+        if (codes.some((code) => code === 'ConditionalCheckFailed')) return { ok: false, reasons: codes };
+      }
+      throw translateSdkError(`${operation} (TransactWriteItems)`, pk, this.tableName, err);
+    }
+  }
+
+  /**
+   * Strongly consistent BatchGetItem of `pks` (API_BatchGetItem.html: at most 100 keys per request;
+   * `UnprocessedKeys` asked again). Returns the items found, in no particular order.
+   */
+  async batchGet(operation: string, pks: readonly string[]): Promise<Record<string, AttributeValue>[]> {
+    const found: Record<string, AttributeValue>[] = [];
+    for (let start = 0; start < pks.length; start += 100) {
+      let keys: Record<string, AttributeValue>[] = pks.slice(start, start + 100).map((pk) => ({ pk: S(pk) }));
+      for (let round = 0; keys.length > 0; round++) {
+        let out: BatchGetItemCommandOutput;
+        try {
+          out = await this.#client.send(
+            new BatchGetItemCommand({
+              RequestItems: { [this.tableName]: { Keys: keys, ConsistentRead: true } },
+            }),
+          );
+        } catch (err) {
+          throw translateSdkError(`${operation} (BatchGetItem)`, pks[start] ?? '', this.tableName, err);
+        }
+        found.push(...(out.Responses?.[this.tableName] ?? []));
+        keys = out.UnprocessedKeys?.[this.tableName]?.Keys ?? [];
+        // Unprocessed keys come back when throughput ran out: wait a little, more each round.
+        if (keys.length > 0)
+          await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 50 * 2 ** round)));
+      }
+    }
+    return found;
   }
 
   /** Runs a conditional write; a failed condition is a result, any other failure is translated. */

@@ -1,5 +1,6 @@
 /** What the record pipeline is given: the worker's per-invocation dependencies and its jobs. */
 import type { SQSRecord } from 'aws-lambda';
+import type { BatchLedger } from '../batches/ledger.ts';
 import type { ChildSender } from '../children.ts';
 import type { WorkerConfig } from '../config.ts';
 import type { BatchParking } from '../group-park.ts';
@@ -20,6 +21,11 @@ export interface RecordDeps {
   readonly rawJob?: AnyJob | undefined;
   /** Undefined when idempotency is off for the worker. */
   readonly guard: IdempotencyGuard | undefined;
+  /**
+   * Batches (lib/runtime/batches/): where they are kept, the idempotency store's table; undefined
+   * when the worker's guard has none (idempotency off, or a guard without transactions).
+   */
+  readonly batchLedger?: BatchLedger | undefined;
   /** FIFO group parking of this invocation; undefined when no job of the worker parks (no reads). */
   readonly parking: BatchParking | undefined;
   readonly sqs: SqsSender;

@@ -28,7 +28,11 @@ export type RetryReason =
   /** FIFO, `park`: the blocking job completed but its group's park could not be cleared; its next delivery is absorbed and clears it. */
   | 'unpark-failed'
   /** A bug in the worker itself. */
-  | 'internal';
+  | 'internal'
+  /** A batch's watchdog received before its batch's open limit: back when due; no attempt of any job. */
+  | 'not-due'
+  /** A batch child was done but its count or its batch's completion job could not be written or sent: its redelivery finishes it. */
+  | 'batch-pending';
 
 /** What happened to one record. Only `retry` is reported in `batchItemFailures`. */
 export type RecordOutcome =
