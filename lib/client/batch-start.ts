@@ -57,7 +57,7 @@ export interface BatchCompletionEntry<Data = unknown> {
  * await client.startBatch({
  *   id: `invoices-${day}`, // producer only: the same id again starts nothing new
  *   children: users.map((userId) => ({ job: issueInvoice, data: { userId, day }, options: { partitionKey: userId } })),
- *   then: { job: sendInvoiceSummary, data: { day }, options: { partitionKey: 'summary' } },
+ *   completion: { job: sendInvoiceSummary, data: { day }, options: { partitionKey: 'summary' } },
  *   onChildDeadLettered: 'complete-with-failures',
  *   openLimitSeconds: 3600,
  * });
@@ -70,8 +70,8 @@ export interface BatchSpec {
   readonly id?: string;
   /** The children, 0 to 100,000 (an empty batch sends its completion job at once). */
   readonly children: readonly BatchChildEntry[];
-  /** The completion job. */
-  readonly then: BatchCompletionEntry;
+  /** The completion job: runs once, after every child is counted (`ctx.batch` reads the batch). */
+  readonly completion: BatchCompletionEntry;
   /**
    * What a child dead-lettered by the worker does to the batch: `complete-with-failures` counts it
    * (the completion job lists it with its reason); `wait-for-redrive` does not: the batch completes
@@ -153,9 +153,9 @@ export async function startBatchWith(
   const { batchId } = starter;
   const policy = spec.onChildDeadLettered ?? 'complete-with-failures';
   const openLimitSeconds = spec.openLimitSeconds ?? DEFAULT_BATCH_OPEN_LIMIT_SECONDS;
-  const completion = await completionEnvelope(spec.then, starter);
-  checked(() => send.checkEnvelope(spec.then.job.queue, completion));
-  const watchdog = watchdogEnvelope(spec.then.job, starter);
+  const completion = await completionEnvelope(spec.completion, starter);
+  checked(() => send.checkEnvelope(spec.completion.job.queue, completion));
+  const watchdog = watchdogEnvelope(spec.completion.job, starter);
 
   const entries: BatchEntry[] = spec.children.map((child, index) => {
     const partitionKey = child.options?.partitionKey ?? starter.partitionKey;
@@ -183,7 +183,7 @@ export async function startBatchWith(
       waiting: 0,
       policy,
       completionEnvelope: completion,
-      completionQueue: spec.then.job.queue,
+      completionQueue: spec.completion.job.queue,
       ...(starter.parentJob === undefined ? {} : { parentJob: starter.parentJob }),
       createdAtMs: starter.now,
       openLimitSeconds,
@@ -194,7 +194,7 @@ export async function startBatchWith(
 
   if (entries.length === 0) {
     // Nothing to count: the batch is done now. Sent again on a re-run, absorbed as a duplicate.
-    await send.sendEnvelope(spec.then.job.queue, completion);
+    await send.sendEnvelope(spec.completion.job.queue, completion);
   } else {
     // JobClient splits per queue into SendMessageBatch requests of at most 10 (and 1 MiB).
     const result = await send.sendBatch(entries);
@@ -210,7 +210,7 @@ export async function startBatchWith(
     }
   }
   await scheduleWatchdog({
-    queue: spec.then.job.queue,
+    queue: spec.completion.job.queue,
     body: watchdog,
     dueAtMs: starter.now + openLimitSeconds * 1000,
   });
@@ -233,16 +233,16 @@ export function delayedWatchdogScheduler(send: BatchSendPort, now: () => number)
 /** Every problem of a batch spec (its shape; entries are checked by the client when sent). */
 function specProblems(spec: BatchSpec): string[] {
   if (typeof spec !== 'object' || spec === null) {
-    return ['startBatch takes { children: [{ job, data, options? }], then: { job, data }, ... }'];
+    return ['startBatch takes { children: [{ job, data, options? }], completion: { job, data }, ... }'];
   }
-  const known = new Set(['id', 'children', 'then', 'onChildDeadLettered', 'openLimitSeconds']);
+  const known = new Set(['id', 'children', 'completion', 'onChildDeadLettered', 'openLimitSeconds']);
   const problems = Object.keys(spec)
     .filter((key) => !known.has(key))
     .map((key) => `unknown field ${key} (known: ${[...known].join(', ')})`);
   problems.push(...batchSettingsProblems(spec));
-  const then = spec.then as Partial<BatchCompletionEntry> | undefined;
-  if (typeof then !== 'object' || then === null || !isJob(then.job)) {
-    problems.push('then must be { job, data, options? } with a job made by defineJob');
+  const completion = spec.completion as Partial<BatchCompletionEntry> | undefined;
+  if (typeof completion !== 'object' || completion === null || !isJob(completion.job)) {
+    problems.push('completion must be { job, data, options? } with a job made by defineJob');
   }
   if (Array.isArray(spec.children)) {
     for (const [index, child] of spec.children.entries()) {
@@ -273,30 +273,30 @@ function checked<T>(check: () => T): T {
     return check();
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    throw invalidBatch([`then (the completion job): ${message}`]);
+    throw invalidBatch([`completion: ${message}`]);
   }
 }
 
 /** The completion job's envelope (SQS body), its data checked against its schema. */
-async function completionEnvelope(then: BatchCompletionEntry, starter: BatchStarter): Promise<string> {
-  const jsonProblems = jsonValueProblems(then.data);
-  if (then.data === undefined || jsonProblems.length > 0) {
+async function completionEnvelope(entry: BatchCompletionEntry, starter: BatchStarter): Promise<string> {
+  const jsonProblems = jsonValueProblems(entry.data);
+  if (entry.data === undefined || jsonProblems.length > 0) {
     const list = jsonProblems.map((p) => `${p.path}: ${p.message}`).join('; ');
-    throw invalidBatch([`then.data must be a JSON value${list ? ` (${list})` : ''}`]);
+    throw invalidBatch([`entry.data must be a JSON value${list ? ` (${list})` : ''}`]);
   }
-  const data = jsonFormOf(then.data);
-  const validated = await (then.job.schema as StandardSchemaV1)['~standard'].validate(data);
+  const data = jsonFormOf(entry.data);
+  const validated = await (entry.job.schema as StandardSchemaV1)['~standard'].validate(data);
   if (validated.issues) {
     const list = validated.issues.map((issue) => issue.message).join('; ');
-    throw invalidBatch([`then.data fails the schema of ${then.job.type}: ${list}`]);
+    throw invalidBatch([`entry.data fails the schema of ${entry.job.type}: ${list}`]);
   }
-  const partitionKey = then.options?.partitionKey ?? starter.partitionKey;
+  const partitionKey = entry.options?.partitionKey ?? starter.partitionKey;
   const lineage = starter.lineageOf?.('completion');
   let body: string;
   try {
     body = JSON.stringify(
       createEnvelope({
-        type: then.job.type,
+        type: entry.job.type,
         source: starter.source,
         id: batchCompletionId(starter.batchId),
         data,
@@ -307,11 +307,11 @@ async function completionEnvelope(then: BatchCompletionEntry, starter: BatchStar
       }),
     );
   } catch (error) {
-    throw invalidBatch([`then: ${(error as Error).message}`]);
+    throw invalidBatch([`completion: ${(error as Error).message}`]);
   }
   if (Buffer.byteLength(body, 'utf8') > MAX_COMPLETION_ENVELOPE_BYTES) {
     throw invalidBatch([
-      `then: the completion job's envelope is over ${MAX_COMPLETION_ENVELOPE_BYTES} bytes; its data should carry ids`,
+      `completion: the completion job's envelope is over ${MAX_COMPLETION_ENVELOPE_BYTES} bytes; its data should carry ids`,
     ]);
   }
   return body;

@@ -112,7 +112,7 @@ export interface JobContext {
   idempotencyKey(stepName: string): string;
   /**
    * Starts a batch (fan-out and fan-in, docs/architecture.md "Batches"): `children` are sent, and
-   * `then` (the completion job) runs once, exactly once, after every child is counted (completed,
+   * `completion` (the completion job) runs once, exactly once, after every child is counted (completed,
    * or dead-lettered under `onChildDeadLettered: 'complete-with-failures'`, the default). Like
    * {@link enqueue}, nothing is sent unless `run` succeeds; the batch id derives from this job's
    * identity, so a re-run starts no second batch and sends no second child. Needs the worker's
@@ -123,7 +123,7 @@ export interface JobContext {
    */
   startBatch(spec: JobBatchSpec): { readonly batchId: string };
   /**
-   * The batch this job completes, when it is a batch's completion job (`then`): its id, counts,
+   * The batch this job completes, when it is a batch's completion job (`completion`): its id, counts,
    * and each child's outcome (`children()`: results, dead letters and why). Undefined otherwise.
    */
   readonly batch: BatchContext | undefined;

@@ -164,7 +164,7 @@ function batchJobs(
     async run({ batch, size }, ctx) {
       return ctx.startBatch({
         children: Array.from({ length: size }, (_, n) => ({ job: child, data: { n, batch } })),
-        then: { job: summary, data: { batch } },
+        completion: { job: summary, data: { batch } },
         ...(options.onChildDeadLettered === undefined
           ? {}
           : { onChildDeadLettered: options.onChildDeadLettered }),
@@ -336,7 +336,9 @@ describe('a dead-lettered child', () => {
       (line) => line.message === 'batch overdue: still open past its openLimitSeconds',
     );
     expect(overdue).toMatchObject({ total: 3, succeeded: 2, waitingForRedrive: 1, notCounted: 1 });
-    expect(String((overdue?.missingChildren as string[])[0])).toMatch(/^1:.*waiting for its redrive/);
+    expect(String((overdue?.missingChildren as string[] | undefined)?.[0])).toMatch(
+      /^1:.*waiting for its redrive/,
+    );
     expect(s.lines.some((line) => JSON.stringify(line).includes('"BatchOverdue"'))).toBe(true);
 
     failing = false;
@@ -369,7 +371,7 @@ describe('nested batches', () => {
       async run({ n, batch }, ctx) {
         return ctx.startBatch({
           children: [0, 1].map((m) => ({ job: inner.child, data: { n: n * 10 + m, batch } })),
-          then: { job: inner.summary, data: { batch: `${batch}-${n}` } },
+          completion: { job: inner.summary, data: { batch: `${batch}-${n}` } },
         });
       },
     });
@@ -388,7 +390,7 @@ describe('nested batches', () => {
       async run({ batch, size }, ctx) {
         ctx.startBatch({
           children: Array.from({ length: size }, (_, n) => ({ job: outerChild, data: { n, batch } })),
-          then: { job: outerSummary, data: { batch } },
+          completion: { job: outerSummary, data: { batch } },
         });
       },
     });
@@ -416,7 +418,7 @@ describe('a batch started by a producer (JobClient.startBatch)', () => {
     const spec = {
       id: 'nightly-2026-12-01',
       children: Array.from({ length: 12 }, (_, n) => ({ job: t.child, data: { n, batch: 'p' } })),
-      then: { job: t.summary, data: { batch: 'p' } },
+      completion: { job: t.summary, data: { batch: 'p' } },
     };
     const first = await client.startBatch(spec);
     const second = await client.startBatch(spec);
@@ -438,7 +440,7 @@ describe('a batch started by a producer (JobClient.startBatch)', () => {
       queueUrls: { work: 'https://sqs.us-east-1.amazonaws.com/1/work' },
     });
     await expect(
-      bare.startBatch({ children: [], then: { job: t.summary, data: { batch: 'x' } } }),
+      bare.startBatch({ children: [], completion: { job: t.summary, data: { batch: 'x' } } }),
     ).rejects.toThrow(/startBatch needs the idempotency table/);
     const client = new JobClient({
       source: '/p',
@@ -448,7 +450,7 @@ describe('a batch started by a producer (JobClient.startBatch)', () => {
     await expect(
       client.startBatch({
         children: [],
-        then: { job: t.summary, data: { batch: 'x' } },
+        completion: { job: t.summary, data: { batch: 'x' } },
         onChildDeadLettered: 'retry' as never,
         openLimitSeconds: 0,
       }),

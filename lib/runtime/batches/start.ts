@@ -42,7 +42,7 @@ export function requestBatch(
     typeof spec === 'object' && spec !== null
       ? batchSettingsProblems(spec)
       : [
-          'startBatch takes { children: [...], then: { job, data }, onChildDeadLettered?, openLimitSeconds? }',
+          'startBatch takes { children: [...], completion: { job, data }, onChildDeadLettered?, openLimitSeconds? }',
         ];
   if (typeof spec === 'object' && spec !== null && 'id' in spec) {
     problems.push(
