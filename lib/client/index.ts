@@ -1,15 +1,25 @@
 /**
  * `sqs-jobs/client`: what a producer service needs to send jobs: `JobClient` (send, send a
  * batch, send a ready envelope), `queueUrlsFromEnv`, and `JobClientError` for what it refuses.
- * Its import graph reaches only `@aws-sdk/client-sqs` (and `@standard-schema/spec` types):
- * plain JavaScript on Node 20 works.
+ * Its import graph reaches only `@aws-sdk/client-sqs` (and `@standard-schema/spec` types), and
+ * `@aws-sdk/client-dynamodb` for `startBatch` (loaded at the first start): plain JavaScript on
+ * Node 20 works.
  *
  * The public API: what README.md, docs/ and examples/ use, plus the types of those signatures.
  * test/unit/entry-points.test.ts pins this list; adding a name is a decision made in review.
  */
+export type { BatchDeadLetterPolicy } from '../core/batch.ts';
 export type { JobEnvelope } from '../core/envelope.ts';
 export { JobError } from '../core/errors.ts';
 export { queueUrlsFromEnv } from '../core/queue-urls.ts';
+export type {
+  BatchChildEntry,
+  BatchCompletionEntry,
+  BatchSpec,
+  BatchStarted,
+  WatchdogScheduler,
+} from './batch-start.ts';
+export type { DynamoSender, JobClientBatchOptions } from './batch-table.ts';
 export {
   type BatchEntry,
   type BatchResult,

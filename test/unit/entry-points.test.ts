@@ -92,6 +92,11 @@ const PUBLIC_API: Record<string, { values: string[]; types: string[] }> = {
       'parseRetryAfterMs',
     ],
     types: [
+      'BatchChildEntry',
+      'BatchChildOutcome',
+      'BatchCompletionEntry',
+      'BatchContext',
+      'BatchDeadLetterPolicy',
       'BeginOutcome',
       'BeginRequest',
       'DeadLetterPolicy',
@@ -100,6 +105,7 @@ const PUBLIC_API: Record<string, { values: string[]; types: string[] }> = {
       'IdempotencyGuard',
       'JobContext',
       'JobDefinition',
+      'JobBatchSpec',
       'JobIdempotencyOptions',
       'JobLineage',
       'JobLogger',
@@ -113,6 +119,7 @@ const PUBLIC_API: Record<string, { values: string[]; types: string[] }> = {
       'RetryPolicy',
       'SqsSender',
       'StepValue',
+      'TogetherWrite',
       'WorkerHandler',
       'WorkerOptions',
     ],
@@ -120,12 +127,19 @@ const PUBLIC_API: Record<string, { values: string[]; types: string[] }> = {
   './client': {
     values: ['JobClient', 'JobClientError', 'JobError', 'batchEntry', 'queueUrlsFromEnv'],
     types: [
+      'BatchChildEntry',
+      'BatchCompletionEntry',
+      'BatchDeadLetterPolicy',
       'BatchEntry',
       'BatchResult',
+      'BatchSpec',
+      'BatchStarted',
       'CheckedEnvelope',
       'ClientRetryOptions',
+      'DynamoSender',
       'EntryProblem',
       'FailedEntry',
+      'JobClientBatchOptions',
       'JobClientOptions',
       'JobEnvelope',
       'ParentLink',
@@ -135,6 +149,7 @@ const PUBLIC_API: Record<string, { values: string[]; types: string[] }> = {
       'SendableJob',
       'SentEntry',
       'SqsBatchSender',
+      'WatchdogScheduler',
     ],
   },
   './cdk': {
@@ -297,10 +312,11 @@ describe('entry points', () => {
     );
   });
 
-  it('sqs-jobs/client reaches the SQS client only: a producer needs nothing else', async () => {
+  it('sqs-jobs/client reaches the SQS client, and the DynamoDB client for batches only: a producer needs nothing else', async () => {
     const { files, packages } = await reach(sourceOf('./client'));
     expect(files).toContain('lib/client/job-client.ts');
-    expect([...packages]).toEqual(['@aws-sdk/client-sqs']);
+    // DynamoDB: the batch item of JobClient.startBatch (lib/client/batch-table.ts, loaded at the first start).
+    expect([...packages].sort()).toEqual(['@aws-sdk/client-dynamodb', '@aws-sdk/client-sqs']);
     expect(
       files.filter((f) => /^lib\/(constructs|local|ops|sample)\//.test(f) || f.endsWith('worker.ts')),
     ).toEqual([]);
