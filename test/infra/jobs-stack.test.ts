@@ -276,15 +276,15 @@ describe('JobsStack (sample app)', () => {
     template.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: Match.anyValue() });
   });
 
-  it('has seven alarms per queue (21), every one notifying the alarm topic', () => {
+  it('has eight alarms per queue (24), every one notifying the alarm topic', () => {
     const topicRef = { Ref: logicalId(synthed.stack.alarmTopic.topic) };
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 21);
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 24);
     template.allResourcesProperties('AWS::CloudWatch::Alarm', {
       AlarmActions: [topicRef],
       OKActions: [topicRef],
     });
     for (const q of SAMPLE_QUEUES) {
-      for (const metric of ['JobDeadLettered', 'BatchFailed']) {
+      for (const metric of ['JobDeadLettered', 'BatchFailed', 'BatchOverdue']) {
         template.hasResourceProperties('AWS::CloudWatch::Alarm', {
           Namespace: 'SqsJobs',
           MetricName: metric,
