@@ -14,8 +14,11 @@ import { JobClient } from '../../lib/client/job-client.ts';
 import { batchIdOf, batchKey } from '../../lib/core/batch.ts';
 import { createEnvelope } from '../../lib/core/envelope.ts';
 import { PermanentError } from '../../lib/core/errors.ts';
+import { walkJobChain } from '../../lib/ops/job-chain.ts';
+import { renderJobChain } from '../../lib/ops/job-chain-format.ts';
 import { redriveDeadLetters } from '../../lib/ops/redrive/index.ts';
 import type { BatchChildOutcome } from '../../lib/runtime/batches/context.ts';
+import { defaultJobKey, jobRecordKey } from '../../lib/runtime/idempotency/keys.ts';
 import { DynamoIdempotencyStore } from '../../lib/runtime/idempotency/store.ts';
 import { defineJob } from '../../lib/runtime/job.ts';
 import type { AnyJob } from '../../lib/runtime/record/index.ts';
@@ -340,6 +343,33 @@ describe('a dead-lettered child', () => {
       /^1:.*waiting for its redrive/,
     );
     expect(s.lines.some((line) => JSON.stringify(line).includes('"BatchOverdue"'))).toBe(true);
+    // Lineage: `sqs-jobs job` of the starting job shows the batch's progress and children's states.
+    const chain = await walkJobChain({
+      tables: [env.tableName],
+      readItem: async (table, pk) =>
+        (
+          await env.db.client.send(
+            new GetItemCommand({ TableName: table, Key: { pk: { S: pk } }, ConsistentRead: true }),
+          )
+        ).Item,
+      start: { type: t.start.type, key: defaultJobKey('/test', 'start-bw') },
+    });
+    expect(chain.batches).toEqual([
+      expect.objectContaining({
+        batchId: startedBatchId('bw'),
+        startedBy: jobRecordKey(t.start.type, defaultJobKey('/test', 'start-bw')),
+        total: 3,
+        succeeded: 2,
+        waitingForRedrive: 1,
+        notCounted: 0,
+        state: 'open',
+        overdue: true,
+        completionJob: t.summary.type,
+      }),
+    ]);
+    expect(renderJobChain(chain)).toMatch(
+      /batch .*: open, OVERDUE\n {3}2 of 3 children counted \(2 succeeded, 0 dead-lettered, 1 waiting for their redrive, 0 not counted yet\); policy wait-for-redrive/,
+    );
 
     failing = false;
     const redriven = await redriveDeadLetters({

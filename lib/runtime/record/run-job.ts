@@ -4,6 +4,7 @@
  * steps goes to the failure stage (failed.ts); a failed completion write does not (see below).
  */
 import { backoffDelaySeconds } from '../../core/backoff.ts';
+import { batchKey } from '../../core/batch.ts';
 import type { JobEnvelope } from '../../core/envelope.ts';
 import { type BatchContext, batchContextOf } from '../batches/context.ts';
 import { completeBatchChild, completeBatchCompletion, sendCompletionIfDone } from '../batches/count.ts';
@@ -91,6 +92,8 @@ export async function runJob(
         deps.now(),
       );
       deps.metrics.add(job.type, 'BatchStarted', ctx.batches.length);
+      // The starting job's record links its batches too (`sqs-jobs job` shows their progress).
+      if (lease) childLinks = [...(childLinks ?? []), ...ctx.batches.map((b) => batchKey(b.batchId))];
     } catch (error) {
       return failed(run, job, error, lease, deps.now() - startedAt);
     }
