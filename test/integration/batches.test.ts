@@ -390,6 +390,28 @@ describe('a dead-lettered child', () => {
   });
 });
 
+describe('a worker without the idempotency table', () => {
+  it('refuses ctx.startBatch: the starting job is dead-lettered saying what batches need', async () => {
+    const t = batchJobs('unguarded');
+    const { queue, dlq } = await env.emulator.createQueuePair('unguarded', false);
+    const handler = createWorker({
+      jobs: t.jobs,
+      sqs: env.emulator.sqs,
+      idempotency: false,
+      logger: new Logger({ logLevel: 'SILENT' }),
+      env: { JOBS_QUEUE_NAME: 'work', JOBS_QUEUE_URL: queue.url, JOBS_DLQ_URL: dlq.url },
+    });
+    const s: Setup = { queue, dlq, handler, lines: [] };
+    await sendStart(s, t.start.type, 'bu', 2);
+    await deliverOnce(s, 2_000);
+    const [deadLetter] = await env.emulator.receiveWithin(dlq, 2_000);
+    expect(deadLetter?.MessageAttributes?.ErrorMessage?.StringValue).toMatch(
+      /ctx.startBatch needs the idempotency table where batches are kept/,
+    );
+    expect(t.childRuns.size).toBe(0);
+  });
+});
+
 describe('nested batches', () => {
   it('a child that starts its own batch: each inner completion once, then the outer once', async () => {
     const inner = batchJobs('inner');
