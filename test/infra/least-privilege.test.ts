@@ -26,7 +26,7 @@ const job = (type: string, queue: string, onDeadLetter?: 'park' | 'continue') =>
   ...(onDeadLetter === undefined ? {} : { onDeadLetter }),
 });
 
-const ITEM_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'];
+const ITEM_ACTIONS = ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'];
 const WITH_UNPARK = ['dynamodb:DeleteItem', ...ITEM_ACTIONS];
 
 function unbundledStack(id: string): Stack {
