@@ -245,6 +245,7 @@ describe('JobQueue: FIFO queue with table, topic and enqueue targets', () => {
     // Exactly the commands the runtime sends (test/infra/idempotency-actions.test.ts); DeleteItem
     // because this FIFO queue's jobs are not given, so it may park a group (least-privilege.test.ts).
     expect(actionsOn(statements, logicalId(table.table))).toEqual([
+      'dynamodb:BatchGetItem',
       'dynamodb:DeleteItem',
       'dynamodb:GetItem',
       'dynamodb:PutItem',

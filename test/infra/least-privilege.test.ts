@@ -27,7 +27,7 @@ const job = (type: string, queue: string, onDeadLetter?: 'park' | 'continue') =>
 });
 
 const ITEM_ACTIONS = ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'];
-const WITH_UNPARK = ['dynamodb:DeleteItem', ...ITEM_ACTIONS];
+const WITH_UNPARK = [...ITEM_ACTIONS, 'dynamodb:DeleteItem'].sort();
 
 function unbundledStack(id: string): Stack {
   return new Stack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), id);
