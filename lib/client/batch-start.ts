@@ -113,7 +113,8 @@ export interface BatchSendPort {
 /** The DynamoDB call a start makes (a `DynamoDBClient` satisfies it). */
 export interface BatchTablePort {
   readonly tableName: string;
-  putIfAbsent(item: Record<string, AttributeValue>): Promise<boolean>;
+  /** Writes `item` unless its key holds one; returns undefined when written, else the item there. */
+  putIfAbsent(item: Record<string, AttributeValue>): Promise<Record<string, AttributeValue> | undefined>;
 }
 
 /** Who starts the batch: a producer (its `source`), or a job (its lineage and defaults). */
@@ -172,7 +173,7 @@ export async function startBatchWith(
     };
   });
 
-  const created = await table.putIfAbsent(
+  const existing = await table.putIfAbsent(
     batchRecordToItem({
       pk: batchKey(batchId),
       recordType: 'batch',
@@ -191,6 +192,14 @@ export async function startBatchWith(
       expiresAt: batchExpiresAt(starter.now, openLimitSeconds),
     }),
   );
+  const created = existing === undefined;
+  // A batch started again must be the same batch: its children counted against the first total.
+  const existingTotal = existing?.total?.N === undefined ? undefined : Number(existing.total.N);
+  if (existingTotal !== undefined && existingTotal !== entries.length) {
+    throw invalidBatch([
+      `batch ${batchId} exists with ${existingTotal} children and this start has ${entries.length}: a batch's children cannot change once started (start a new batch, with another id or from another job)`,
+    ]);
+  }
 
   if (entries.length === 0) {
     // Nothing to count: the batch is done now. Sent again on a re-run, absorbed as a duplicate.

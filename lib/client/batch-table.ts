@@ -25,21 +25,35 @@ export function batchTable(options: JobClientBatchOptions): BatchTablePort {
   let client: Promise<DynamoSender> | undefined;
   return {
     tableName: options.tableName,
-    async putIfAbsent(item: Record<string, AttributeValue>): Promise<boolean> {
-      const { PutItemCommand, DynamoDBClient } = await import('@aws-sdk/client-dynamodb');
+    async putIfAbsent(
+      item: Record<string, AttributeValue>,
+    ): Promise<Record<string, AttributeValue> | undefined> {
+      const { PutItemCommand, GetItemCommand, DynamoDBClient } = await import('@aws-sdk/client-dynamodb');
       client ??= Promise.resolve((options.dynamodb as DynamoSender | undefined) ?? new DynamoDBClient({}));
+      const dynamodb = await client;
       try {
-        await (await client).send(
+        await dynamodb.send(
           new PutItemCommand({
             TableName: options.tableName,
             Item: item,
             ConditionExpression: 'attribute_not_exists(pk)',
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           }),
         );
-        return true;
+        return undefined;
       } catch (error) {
-        if ((error as { name?: unknown } | null)?.name === 'ConditionalCheckFailedException') return false;
-        throw error;
+        const failed = error as { name?: unknown; Item?: Record<string, AttributeValue> } | null;
+        if (failed?.name !== 'ConditionalCheckFailedException') throw error;
+        // The item there (some emulators leave it off the error: read it, strongly consistent).
+        if (failed.Item !== undefined) return failed.Item;
+        const read = (await dynamodb.send(
+          new GetItemCommand({
+            TableName: options.tableName,
+            Key: { pk: item.pk as AttributeValue },
+            ConsistentRead: true,
+          }),
+        )) as { Item?: Record<string, AttributeValue> };
+        return read.Item ?? item;
       }
     },
   };

@@ -476,6 +476,10 @@ describe('a batch started by a producer (JobClient.startBatch)', () => {
     const second = await client.startBatch(spec);
     expect(first).toEqual({ batchId: 'nightly-2026-12-01', total: 12, created: true });
     expect(second).toEqual({ batchId: 'nightly-2026-12-01', total: 12, created: false });
+    // The same id with other children is another batch under an old name: refused, nothing sent.
+    await expect(client.startBatch({ ...spec, children: spec.children.slice(0, 5) })).rejects.toThrow(
+      /batch nightly-2026-12-01 exists with 12 children and this start has 5/,
+    );
     await pump(s, () => t.completions.length > 0);
     await pump(s, () => false, 1_000);
 
