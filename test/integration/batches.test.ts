@@ -290,6 +290,50 @@ describe('a batch started by a job', () => {
   });
 });
 
+describe('many batches at once', () => {
+  it('25 batches of 4 under lost responses and every message sent twice: each completion job once, none open', async () => {
+    const t = batchJobs('many');
+    const lossy = lossyDynamo(env.db.endpoint);
+    const store = new DynamoIdempotencyStore({ tableName: env.tableName, client: lossy.client });
+    let transactions = 0;
+    const arm = () =>
+      lossy.dropNextResponse((operation) => {
+        if (operation !== 'TransactWriteItems') return false;
+        transactions += 1;
+        if (transactions % 3 === 0) {
+          queueMicrotask(arm);
+          return true;
+        }
+        return false;
+      });
+    arm();
+    // Every batch send of the worker (children, completion jobs) reaches the queue twice.
+    const sqs: SqsSender = {
+      async send(command) {
+        const out = await env.emulator.sqs.send(command as never);
+        if ((command as { constructor: { name: string } }).constructor.name === 'SendMessageBatchCommand') {
+          await env.emulator.sqs.send(command as never);
+        }
+        return out;
+      },
+    };
+    const s = await setup(t.jobs, { idempotency: store, sqs });
+    for (let i = 0; i < 25; i++) await sendStart(s, t.start.type, `m${i}`, 4);
+    await pump(s, () => t.completions.length >= 25, 1_500);
+    await pump(s, () => false, 1_500);
+
+    expect(lossy.dropped.filter((op) => op === 'TransactWriteItems').length).toBeGreaterThan(10);
+    expect(t.completions).toHaveLength(25);
+    expect(new Set(t.completions.map((c) => c.batchId)).size).toBe(25);
+    expect(t.completions.every((c) => c.total === 4 && c.succeeded === 4)).toBe(true);
+    for (let i = 0; i < 25; i++) {
+      const item = await batchItem(startedBatchId(`m${i}`));
+      expect(item?.state?.S, `batch m${i}`).toBe('completed');
+      expect(item?.succeeded?.N, `batch m${i}`).toBe('4');
+    }
+  });
+});
+
 describe('a dead-lettered child', () => {
   it('complete-with-failures: counts it, and the completion job lists it with its reason', async () => {
     const t = batchJobs('failing', {
