@@ -4,7 +4,13 @@
  */
 import { createWorker } from 'sqs-jobs';
 import { sampleJobs } from '../lib/sample/jobs.ts';
+import { nightlyInvoiceJobs } from '../lib/sample/nightly-invoices.ts';
 
 export const handler = createWorker({
-  jobs: [sampleJobs.reserveInventory, sampleJobs.confirmReservation, sampleJobs.issueInvoice],
+  jobs: [
+    sampleJobs.reserveInventory,
+    sampleJobs.confirmReservation,
+    sampleJobs.issueInvoice,
+    nightlyInvoiceJobs.nightlyInvoiceRun,
+  ],
 });

@@ -21,6 +21,7 @@ import type { FaultProxyStats } from '../local/fault-proxy.ts';
 import type { FunctionLogLine } from '../local/function-host.ts';
 import type { RuntimeStats, startLocalRuntime } from '../local/runtime.ts';
 import type { ExternalServiceOptions, ExternalServiceStats, FaultRates } from './external-service.ts';
+import { nightlySummaryServiceReference } from './nightly-invoices.ts';
 import { buildReport, type ReportFacts, type RunReport } from './report/index.ts';
 import { type RunWorkloadOptions, runWorkload, type WorkloadResult } from './workload/run.ts';
 import { type SampleStack, startSampleStack } from './workload/stack.ts';
@@ -218,6 +219,19 @@ async function runOn(stack: SampleStack, options: LocalRunOptions, bootMs: numbe
     ...(workload.idempotency ? { idempotency: workload.idempotency } : {}),
     producerRetries: workload.producerRetries,
     deadLetterMessages: workload.deadLetters,
+    ...(workload.batches === undefined
+      ? {}
+      : {
+          batches: {
+            ...workload.batches,
+            summariesByRun: Object.fromEntries(
+              workload.nightlyRuns.map((run) => [
+                run,
+                serviceStats.sideEffectsByReference[nightlySummaryServiceReference(run)] ?? 0,
+              ]),
+            ),
+          },
+        }),
   };
   return {
     facts,

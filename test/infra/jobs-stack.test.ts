@@ -12,6 +12,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JobsConfigError } from '../../lib/constructs/errors.ts';
 import { SAMPLE_JOB_TIMEOUT_SECONDS, SAMPLE_RETRY, sampleJobs } from '../../lib/sample/jobs.ts';
+import { nightlyInvoiceJobs } from '../../lib/sample/nightly-invoices.ts';
 import { SAMPLE_QUEUES } from '../../lib/sample/topology.ts';
 import { buildApp, DEFAULT_STACK_NAME, type SynthesizedApp, synthesizeApp } from '../../lib/stacks/app.ts';
 import {
@@ -108,10 +109,17 @@ describe('JobsStack (sample app)', () => {
         sampleJobs.reserveInventory.type,
         sampleJobs.confirmReservation.type,
         sampleJobs.issueInvoice.type,
+        nightlyInvoiceJobs.nightlyInvoiceRun.type,
       ].sort(),
     );
-    expect(types('payments')).toEqual([sampleJobs.capturePayment.type]);
-    expect(types('notifications')).toEqual([sampleJobs.sendEmail.type]);
+    expect(types('payments')).toEqual([
+      sampleJobs.capturePayment.type,
+      nightlyInvoiceJobs.nightlySummary.type,
+    ]);
+    expect(types('notifications')).toEqual([
+      sampleJobs.sendEmail.type,
+      nightlyInvoiceJobs.userStatement.type,
+    ]);
     for (const q of SAMPLE_QUEUES) {
       const jq = synthed.stack.jobQueue(q.name);
       expect([jq.maxAttempts, jq.jobTimeoutSeconds]).toEqual([
