@@ -30,6 +30,9 @@ import type { Expr } from './expr.ts';
 import { S } from './record.ts';
 import { isConditionFailure, translateSdkError } from './sdk-errors.ts';
 
+/** Tries of a transaction cancelled by `TransactionConflict` (another transaction on one of its items). */
+export const TRANSACTION_CONFLICT_TRIES = 6;
+
 /** Result of a conditional write: `old` is the item that failed the condition, when known. */
 export type WriteResult =
   | { readonly ok: true }
@@ -125,26 +128,42 @@ export class RecordTable {
    * without applying the actions again, so a retry after a lost response changes nothing. A
    * transaction cancelled by a failed condition is a result: `reasons` has one code per action
    * (`ConditionalCheckFailed`, `None`, ...); any other failure is translated and thrown.
+   *
+   * A transaction cancelled only because another one was writing one of its items at that moment
+   * (`TransactionConflict`: children of one batch counted at once all update its counter) wrote
+   * nothing: it is sent again, up to {@link TRANSACTION_CONFLICT_TRIES} tries in all, after a short
+   * random wait, with a token of its own per try (the cancelled try was not applied, so no answer
+   * to it can stand for this one). Still conflicting, it is thrown (transient).
    */
   async transact(
     operation: string,
     pk: string,
     items: TransactWriteItem[],
     token: string,
+    random: () => number = Math.random,
   ): Promise<{ readonly ok: true } | { readonly ok: false; readonly reasons: readonly string[] }> {
-    try {
-      await this.#client.send(
-        new TransactWriteItemsCommand({ TransactItems: items, ClientRequestToken: token }),
-      );
-      return { ok: true };
-    } catch (err) {
-      const reasons = (err as { name?: unknown; CancellationReasons?: { Code?: string }[] }) ?? {};
-      if (reasons.name === 'TransactionCanceledException' && Array.isArray(reasons.CancellationReasons)) {
-        const codes = reasons.CancellationReasons.map((reason) => reason.Code ?? 'None');
-        // A conflict with another transaction (TransactionConflict) is worth a retry: thrown.
-        if (codes.some((code) => code === 'ConditionalCheckFailed')) return { ok: false, reasons: codes };
+    for (let attempt = 1; ; attempt++) {
+      const tokenOfTry = attempt === 1 ? token : `${token.slice(0, 33)}-${attempt}`;
+      try {
+        await this.#client.send(
+          new TransactWriteItemsCommand({ TransactItems: items, ClientRequestToken: tokenOfTry }),
+        );
+        return { ok: true };
+      } catch (err) {
+        const cancelled = (err as { name?: unknown; CancellationReasons?: { Code?: string }[] }) ?? {};
+        if (
+          cancelled.name === 'TransactionCanceledException' &&
+          Array.isArray(cancelled.CancellationReasons)
+        ) {
+          const codes = cancelled.CancellationReasons.map((reason) => reason.Code ?? 'None');
+          if (codes.includes('ConditionalCheckFailed')) return { ok: false, reasons: codes };
+          if (codes.includes('TransactionConflict') && attempt < TRANSACTION_CONFLICT_TRIES) {
+            await new Promise((resolve) => setTimeout(resolve, Math.round(random() * 25 * 2 ** attempt)));
+            continue;
+          }
+        }
+        throw translateSdkError(`${operation} (TransactWriteItems)`, pk, this.tableName, err);
       }
-      throw translateSdkError(`${operation} (TransactWriteItems)`, pk, this.tableName, err);
     }
   }
 
