@@ -8,8 +8,8 @@
  *   or deleted when there was none); the answer is `TransactionCanceledException` with
  *   `CancellationReasons`, one per action, `ConditionalCheckFailed` on the one that failed
  *   (DynamoDB evaluates every condition; here the actions after the failed one are reported `None`);
- * - isolation: a transaction runs alone among writes: it waits for the writes in flight, and
- *   writes that arrive meanwhile wait for it (reads do not wait: one may see a transaction half
+ * - isolation: a transaction runs alone among writes: it waits for the writes in flight (at most
+ *   2 s: a write never answered must not stop them all), and writes that arrive meanwhile wait for it (reads do not wait: one may see a transaction half
  *   applied, which DynamoDB's serializable reads would not: nothing of sqs-jobs reads during one);
  * - `ClientRequestToken`: the same token with the same request within 10 minutes answers success
  *   without applying it again; with another request, `IdempotentParameterMismatchException`.
@@ -29,6 +29,9 @@ const TOKEN_MEMORY_MS = 10 * 60 * 1000;
 type Json = Record<string, unknown>;
 type Dispatch = (request: IncomingMessage, response: ServerResponse) => void;
 
+/** Longest wait of a transaction for the writes in flight before it, in milliseconds. */
+const MAX_EXCLUSIVE_WAIT_MS = 2_000;
+
 /** Writes run together; a transaction runs alone among them. */
 class WriteGate {
   #shared = 0;
@@ -45,9 +48,16 @@ class WriteGate {
     });
   }
 
+  /**
+   * Waits for the writes in flight, at most {@link MAX_EXCLUSIVE_WAIT_MS} for them (a write whose
+   * answer never comes, its client gone, must not stop every write of the run): then it goes on.
+   */
   async exclusive(): Promise<() => void> {
     this.#exclusiveWaiting += 1;
-    while (this.#exclusive || this.#shared > 0) await this.#changed();
+    const deadline = Date.now() + MAX_EXCLUSIVE_WAIT_MS;
+    while (this.#exclusive || (this.#shared > 0 && Date.now() < deadline)) {
+      await Promise.race([this.#changed(), new Promise((resolve) => setTimeout(resolve, 100))]);
+    }
     this.#exclusiveWaiting -= 1;
     this.#exclusive = true;
     return once(() => {
