@@ -164,7 +164,10 @@ export function isBatchDone(record: Pick<BatchRecord, 'succeeded' | 'deadLettere
 /** A counted child's outcome (`batch#<batchId>#child#<childId>`). */
 export type BatchChildStatus = 'succeeded' | 'dead-lettered' | 'waiting-for-redrive';
 
-/** The outcome item of one child. */
+/**
+ * The outcome item of one child. Its `status` is kept in the attribute `childStatus`, apart from
+ * the job records' lease `status`, which tools reading the table count.
+ */
 export interface BatchChildRecord {
   readonly pk: string;
   readonly recordType: 'batch-child';
@@ -263,7 +266,7 @@ export function batchChildRecordToItem(record: BatchChildRecord): Record<string,
     batchId: S(record.batchId),
     childId: S(record.childId),
     jobType: S(record.jobType),
-    status: S(record.status),
+    childStatus: S(record.status),
     ...(record.resultJson === undefined ? {} : { resultJson: S(record.resultJson) }),
     ...(record.reason === undefined ? {} : { reason: S(record.reason) }),
     ...(record.error === undefined ? {} : { error: S(record.error) }),
@@ -287,7 +290,7 @@ export function parseBatchChildRecord(item: Record<string, AttributeValue>): Bat
     batchId: str(item, 'batchId', pk),
     childId: str(item, 'childId', pk),
     jobType: str(item, 'jobType', pk),
-    status: str(item, 'status', pk) as BatchChildStatus,
+    status: str(item, 'childStatus', pk) as BatchChildStatus,
     ...(resultJson === undefined ? {} : { resultJson }),
     ...(reason === undefined ? {} : { reason }),
     ...(error === undefined ? {} : { error }),

@@ -95,7 +95,7 @@ describe('batch counting on moto', () => {
     expect(written).toBe('ok');
     expect(lossy.dropped).toEqual(['TransactWriteItems']);
     expect((await item(batchKey('b1')))?.succeeded).toEqual({ N: '1' });
-    expect((await item(batchChildKey('b1', 'c1')))?.status).toEqual({ S: 'succeeded' });
+    expect((await item(batchChildKey('b1', 'c1')))?.childStatus).toEqual({ S: 'succeeded' });
     expect((await store.readRecord('work.child', 'c1'))?.status).toBe('COMPLETED');
   });
 

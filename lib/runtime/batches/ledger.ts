@@ -95,9 +95,7 @@ export class BatchLedger {
   countItems(count: ChildCount, expiresAt: number, previous?: 'waiting-for-redrive'): TransactWriteItem[] {
     const outcomeExpr = new Expr();
     const outcomeCondition =
-      previous === undefined
-        ? 'attribute_not_exists(pk)'
-        : `${outcomeExpr.n('status')} = ${outcomeExpr.v({ S: previous })}`;
+      previous === undefined ? 'attribute_not_exists(pk)' : `childStatus = ${outcomeExpr.v({ S: previous })}`;
     const outcome: TransactWriteItem = {
       Put: {
         TableName: this.#table.tableName,
