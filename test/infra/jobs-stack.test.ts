@@ -235,6 +235,7 @@ describe('JobsStack (sample app)', () => {
       // No sample job parks its group, so no worker may delete idempotency records (the unpark).
       expect(jq.mayParkGroups, q.name).toBe(false);
       expect(actionsOn(statements, logicalId(synthed.stack.idempotencyTable.table))).toEqual([
+        'dynamodb:BatchGetItem',
         'dynamodb:GetItem',
         'dynamodb:PutItem',
         'dynamodb:UpdateItem',
