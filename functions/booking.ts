@@ -4,6 +4,7 @@
  */
 import { createWorker } from 'sqs-jobs';
 import { sampleJobs } from '../lib/sample/jobs.ts';
+import { nightlyInvoiceJobs } from '../lib/sample/nightly-invoices.ts';
 
 export const handler = createWorker({
   jobs: [
@@ -11,5 +12,6 @@ export const handler = createWorker({
     sampleJobs.confirmReservation,
     sampleJobs.issueInvoice,
     sampleJobs.issueNightlyInvoices,
+    nightlyInvoiceJobs.nightlyInvoiceRun,
   ],
 });

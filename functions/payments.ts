@@ -1,5 +1,6 @@
 /** Worker of the standard `payments` queue: captures payments through the payment API. */
 import { createWorker } from 'sqs-jobs';
 import { sampleJobs } from '../lib/sample/jobs.ts';
+import { nightlyInvoiceJobs } from '../lib/sample/nightly-invoices.ts';
 
-export const handler = createWorker({ jobs: [sampleJobs.capturePayment] });
+export const handler = createWorker({ jobs: [sampleJobs.capturePayment, nightlyInvoiceJobs.nightlySummary] });

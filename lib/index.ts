@@ -8,7 +8,9 @@
  * The public API: what README.md, docs/ and examples/ use, plus the types of those signatures.
  * test/unit/entry-points.test.ts pins this list; adding a name is a decision made in review.
  */
+export type { BatchChildEntry, BatchCompletionEntry } from './client/batch-start.ts';
 export type { RetryPolicy } from './core/backoff.ts';
+export type { BatchDeadLetterPolicy } from './core/batch.ts';
 export { EnvelopeError } from './core/envelope.ts';
 export {
   classifyError,
@@ -19,6 +21,8 @@ export {
   TransientError,
 } from './core/errors.ts';
 export type { JobLogger } from './core/logger.ts';
+export type { BatchChildOutcome, BatchContext } from './runtime/batches/context.ts';
+export type { JobBatchSpec } from './runtime/batches/start.ts';
 export {
   IdempotencyRecordError,
   PayloadMismatchError,
@@ -30,6 +34,7 @@ export type {
   IdempotencyGuard,
   Lease,
   LeaseWrite,
+  TogetherWrite,
 } from './runtime/idempotency/guard.ts';
 export {
   type DeadLetterPolicy,

@@ -18,7 +18,10 @@
  * checkEnvelope) share its settings, the batching by count and bytes and the retry loop; the
  * checks before sending are in prepare.ts, the retry policy in retry.ts.
  */
+
+import { randomUUID } from 'node:crypto';
 import { SendMessageBatchCommand, type SendMessageBatchResult, SQSClient } from '@aws-sdk/client-sqs';
+import { batchIdProblem } from '../core/batch.ts';
 import { chunkByCountAndBytes } from '../core/chunk.ts';
 import type { JobEnvelope } from '../core/envelope.ts';
 import { classifyError } from '../core/errors.ts';
@@ -26,6 +29,14 @@ import type { JobLogger } from '../core/logger.ts';
 import { SQS_MAX_BATCH_ENTRIES, SQS_MAX_MESSAGE_BYTES } from '../core/message-size.ts';
 import type { TransientNetworkCode } from '../core/network-errors.ts';
 import { isFifoQueueUrl } from '../core/queue-urls.ts';
+import {
+  type BatchSpec,
+  type BatchStarted,
+  delayedWatchdogScheduler,
+  startBatchWith,
+  type WatchdogScheduler,
+} from './batch-start.ts';
+import { batchTable, type JobClientBatchOptions } from './batch-table.ts';
 import { type EntryProblem, JobClientError } from './job-client-error.ts';
 import { describeValue, isPlainObject, unknownKeyProblems } from './option-keys.ts';
 import {
@@ -100,6 +111,16 @@ export interface JobClientOptions {
   readonly scheduler?: SchedulerSender;
   /** @default `new DynamoDBClient({})` of `@aws-sdk/client-dynamodb`, loaded and created on the first job sent for later */
   readonly dynamodb?: DynamoDbSender;
+  /**
+   * Where {@link JobClient.startBatch} keeps batches: the idempotency table of the workers that run
+   * the children and the completion job. @default none: `startBatch` throws `BatchesNeedTable`
+   */
+  readonly batches?: JobClientBatchOptions;
+  /**
+   * How a batch's watchdog is sent to be checked at the batch's open limit.
+   * @default an SQS delay of up to 900 s, then visibility timeouts until due (`delayedWatchdogScheduler`)
+   */
+  readonly scheduleBatchWatchdog?: WatchdogScheduler;
 }
 
 /** A job that was sent. */
@@ -230,6 +251,8 @@ const CLIENT_OPTION_KEYS = [
   'scheduling',
   'scheduler',
   'dynamodb',
+  'batches',
+  'scheduleBatchWatchdog',
 ] as const satisfies readonly (keyof JobClientOptions)[];
 
 /** What to write instead of keys other SDKs and clients take. */
@@ -573,6 +596,8 @@ export class JobClient {
   readonly #dynamodb: DynamoDbSender | undefined;
   /** The scheduled paths, loaded on first use (lib/client/scheduled-jobs.ts and the Scheduler and DynamoDB clients). */
   #scheduled: Promise<ScheduledJobs> | undefined;
+  readonly #batches: JobClientBatchOptions | undefined;
+  readonly #scheduleWatchdog: WatchdogScheduler;
 
   constructor(options: JobClientOptions) {
     this.#settings = checkOptions(options);
@@ -581,6 +606,8 @@ export class JobClient {
     this.#scheduling = options.scheduling ?? {};
     this.#scheduler = options.scheduler;
     this.#dynamodb = options.dynamodb;
+    this.#batches = options.batches;
+    this.#scheduleWatchdog = options.scheduleBatchWatchdog ?? delayedWatchdogScheduler(this, Date.now);
   }
 
   /** The scheduled paths; a failed load is tried again on the next call. */
@@ -653,6 +680,47 @@ export class JobClient {
       });
     }
     return (await this.#scheduledJobs()).reschedule(identity, due.runAtMs);
+  }
+
+  /**
+   * Starts a batch: its children now, and its completion job (`spec.then`) once every child is
+   * counted (completed, or dead-lettered under `complete-with-failures`), exactly once
+   * (docs/architecture.md, "Batches"). The batch is kept in the idempotency table of
+   * `options.batches`; the children's and completion job's workers count it there.
+   *
+   * Writes the batch item (one PutItem), sends the children (SendMessageBatch, 10 per request) and
+   * the batch's watchdog (checked at `openLimitSeconds`). Starting again with the same `spec.id`
+   * (after an error, or a retry of the caller) starts nothing new and sends no second child.
+   *
+   * @param spec children, completion job (`then`), `onChildDeadLettered`, `openLimitSeconds`, `id`.
+   * @returns the batch id, its number of children, and whether this call created it.
+   * @throws {JobClientError} `BatchesNeedTable` when the client has no `batches.tableName`;
+   *   `InvalidBatch` listing what is wrong with `spec` (nothing written or sent); `InvalidEntries`
+   *   when a child is refused before sending (schema, queue, partition key).
+   * @throws {TransientError} when some children could not be sent: call again with the same `id`.
+   */
+  async startBatch(spec: BatchSpec): Promise<BatchStarted> {
+    if (this.#batches === undefined || typeof this.#batches.tableName !== 'string') {
+      throw new JobClientError(
+        'startBatch needs the idempotency table where batches are kept: new JobClient({ ..., batches: { tableName } }) with the table of the workers that run the children (JOBS_IDEMPOTENCY_TABLE)',
+        { code: 'BatchesNeedTable', senderFault: true },
+      );
+    }
+    const id = spec?.id ?? randomUUID();
+    const idProblem = batchIdProblem(id);
+    if (idProblem !== undefined) {
+      throw new JobClientError(`startBatch refused: ${idProblem}`, {
+        code: 'InvalidBatch',
+        senderFault: true,
+      });
+    }
+    return startBatchWith(
+      spec,
+      { batchId: id, source: this.#settings.source, now: Date.now() },
+      this,
+      batchTable(this.#batches),
+      this.#scheduleWatchdog,
+    );
   }
 
   /**

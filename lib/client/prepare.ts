@@ -97,6 +97,13 @@ export interface SendOptions {
    * @default none: SQS keeps the request's header (the AWS SDK's, inside Lambda)
    */
   readonly awsTraceHeader?: string;
+  /**
+   * The batch the job is a child of (envelope `batchid`, 1–128 characters): its completion or dead
+   * letter is counted in that batch. Set by `startBatch` on every child (lib/client/batch-start.ts);
+   * a job sent with the id of a batch that does not exist completes as an ordinary job.
+   * @default none
+   */
+  readonly batchId?: string;
 }
 
 /** The job a sent job follows from (envelope `causationid`, `rootid`, `parentjob`). */
@@ -121,6 +128,7 @@ const SEND_OPTION_KEYS = [
   'awsTraceHeader',
   'runAt',
   'delayMs',
+  'batchId',
 ] as const satisfies readonly (keyof SendOptions)[];
 
 /** What to write instead of SQS parameter names and other clients' spellings. */
@@ -229,6 +237,7 @@ const ENVELOPE_FIELD_AS_INPUT: Record<string, string> = {
   causationid: 'options.parent.id',
   rootid: 'options.parent.rootId',
   parentjob: 'options.parent.job',
+  batchid: 'options.batchId',
 };
 
 /**
@@ -501,6 +510,7 @@ async function prepareOne(
       ...(runAtMs === undefined
         ? {}
         : { schedule: { runat: new Date(runAtMs).toISOString(), schedulegeneration: '1' } }),
+      ...(options.batchId === undefined ? {} : { batch: { batchid: options.batchId } }),
     });
   } catch (error) {
     if (error instanceof EnvelopeError) {

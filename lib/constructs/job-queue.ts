@@ -75,7 +75,7 @@ export type { JobQueueScheduleAlarms } from './job-queue/scheduling.ts';
  * - X-Ray active tracing on the worker (`tracing`, default `Tracing.ACTIVE`), with a policy of
  *   its own on the role for the two X-Ray write actions [lambda-x-ray] [list_awsx-ray];
  * - the SQS event source with `ReportBatchItemFailures` always on [services-sqs-errorhandling];
- * - seven alarms ({@link JobQueueAlarms}), with the alarm topic as action when given;
+ * - eight alarms ({@link JobQueueAlarms}), with the alarm topic as action when given;
  * - only when the queue uses time (`recurringJobs`, {@link addRecurringJob},
  *   {@link grantScheduleJobs}): an EventBridge Scheduler schedule group, the scheduler's role
  *   (sends to this queue only), a standard schedule DLQ, two more alarms
@@ -612,7 +612,8 @@ export class JobQueue extends Construct {
       | 'JobDeadLettered'
       | 'JobDuplicateAbsorbed'
       | 'JobDuration'
-      | 'BatchFailed',
+      | 'BatchFailed'
+      | 'BatchOverdue',
     options: cloudwatch.MetricOptions = {},
   ): cloudwatch.Metric {
     return new cloudwatch.Metric({
@@ -704,6 +705,14 @@ export class JobQueue extends Construct {
       batchesFailed: new cloudwatch.Alarm(this, 'BatchesFailedAlarm', {
         alarmDescription: `${q}: the worker failed a whole batch outside any record (a configuration error such as a missing environment variable, a bug, an early timeout) and reported every record failed. Lambda's Errors does not count this; nothing runs until it is fixed.`,
         metric: this.metricJobs('BatchFailed', { period: oneMinute, statistic: 'Sum' }),
+        threshold: 1,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      }),
+      batchesOverdue: new cloudwatch.Alarm(this, 'JobBatchesOverdueAlarm', {
+        alarmDescription: `${q}: a batch of jobs (ctx.startBatch / JobClient.startBatch) whose completion job runs on this queue is still open past its openLimitSeconds: a child dead-lettered and waiting for its redrive, or a child lost. The worker's WARN log 'batch overdue' names the children not counted.`,
+        metric: this.metricJobs('BatchOverdue', { period: fiveMinutes, statistic: 'Sum' }),
         threshold: 1,
         comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
         evaluationPeriods: 1,

@@ -81,7 +81,27 @@ export interface JobEnvelope<Data = unknown> {
    * are strings here so every producer language writes the same JSON). Needs `runat`.
    */
   readonly schedulegeneration?: string;
+  /**
+   * Batch extension: the id of the batch this job is a child of (lib/core/batch.ts); its
+   * completion or dead letter is counted in that batch (docs/contracts.md, "Batches"). Set by
+   * `startBatch`. 1–128 characters.
+   */
+  readonly batchid?: string;
+  /**
+   * Batch extension: the id of the batch whose completion job this is; `ctx.batch` reads that
+   * batch, and its completion marks the batch completed. Set by `startBatch`. 1–128 characters.
+   */
+  readonly completesbatch?: string;
+  /**
+   * Batch extension: the id of the batch this message watches: the worker does not run the job
+   * named by `type` but checks the batch (`BatchOverdue` when still open). Set by `startBatch`.
+   * 1–128 characters.
+   */
+  readonly batchwatch?: string;
 }
+
+/** The batch attributes of an envelope (lib/core/batch.ts). */
+export type EnvelopeBatchAttributes = Pick<JobEnvelope, 'batchid' | 'completesbatch' | 'batchwatch'>;
 
 /** The attributes of a job sent for later (both or neither). */
 export type EnvelopeSchedule = Required<Pick<JobEnvelope, 'runat' | 'schedulegeneration'>>;
@@ -102,6 +122,8 @@ export class EnvelopeError extends JobError {
 }
 
 const MAX_ID_CHARS = 256;
+/** Longest batch id (`batchid`, `completesbatch`, `batchwatch`; lib/core/batch.ts). */
+const MAX_BATCH_ID_CHARS = 128;
 /** Longest `parentjob`: a job record key (at most 1,542 bytes, docs/contracts.md) with room to spare. */
 const MAX_PARENT_JOB_CHARS = 2048;
 // RFC 3339 date-time (§5.6): full-date "T" full-time with a mandatory offset. Hours 00-23,
@@ -206,6 +228,9 @@ const KNOWN = new Set([
   'tracestate',
   'runat',
   'schedulegeneration',
+  'batchid',
+  'completesbatch',
+  'batchwatch',
 ]);
 
 /** The optional attributes an envelope keeps (the rest of KNOWN is required). */
@@ -219,6 +244,9 @@ const OPTIONAL = [
   'tracestate',
   'runat',
   'schedulegeneration',
+  'batchid',
+  'completesbatch',
+  'batchwatch',
 ] as const satisfies readonly (keyof JobEnvelope)[];
 
 function requireString(
@@ -302,6 +330,9 @@ export function parseEnvelope(body: string): JobEnvelope {
   if (obj.causationid !== undefined) requireString(obj, 'causationid', MAX_ID_CHARS);
   if (obj.rootid !== undefined) requireString(obj, 'rootid', MAX_ID_CHARS);
   if (obj.parentjob !== undefined) requireString(obj, 'parentjob', MAX_PARENT_JOB_CHARS);
+  if (obj.batchid !== undefined) requireString(obj, 'batchid', MAX_BATCH_ID_CHARS);
+  if (obj.completesbatch !== undefined) requireString(obj, 'completesbatch', MAX_BATCH_ID_CHARS);
+  if (obj.batchwatch !== undefined) requireString(obj, 'batchwatch', MAX_BATCH_ID_CHARS);
   if (obj.traceparent !== undefined) {
     const problem = traceparentProblem(requireString(obj, 'traceparent'));
     if (problem !== undefined) throw new EnvelopeError('traceparent', problem);
@@ -364,6 +395,8 @@ export interface CreateEnvelopeInput<Data> {
   readonly lineage?: EnvelopeLineage;
   /** A job sent for later: `runat` and `schedulegeneration`, written last. @default none */
   readonly schedule?: EnvelopeSchedule;
+  /** Batch attributes, written as given (`batchid`, `completesbatch`, `batchwatch`). */
+  readonly batch?: EnvelopeBatchAttributes;
 }
 
 /**
@@ -384,6 +417,7 @@ export function createEnvelope<Data>(input: CreateEnvelopeInput<Data>): JobEnvel
     ...(input.schedule === undefined
       ? {}
       : { runat: input.schedule.runat, schedulegeneration: input.schedule.schedulegeneration }),
+    ...batchAttributes(input.batch),
   };
   parseEnvelope(JSON.stringify(envelope));
   return envelope;
@@ -399,6 +433,16 @@ function lineageAttributes(lineage: EnvelopeLineage | undefined): EnvelopeLineag
   if (lineage.parentjob !== undefined) out.parentjob = lineage.parentjob;
   if (lineage.traceparent !== undefined) out.traceparent = lineage.traceparent;
   if (lineage.tracestate !== undefined) out.tracestate = lineage.tracestate;
+  return out;
+}
+
+/** The batch attributes that are set, in a fixed order. */
+function batchAttributes(batch: EnvelopeBatchAttributes | undefined): EnvelopeBatchAttributes {
+  if (batch === undefined) return {};
+  const out: { -readonly [K in keyof EnvelopeBatchAttributes]: EnvelopeBatchAttributes[K] } = {};
+  if (batch.batchid !== undefined) out.batchid = batch.batchid;
+  if (batch.completesbatch !== undefined) out.completesbatch = batch.completesbatch;
+  if (batch.batchwatch !== undefined) out.batchwatch = batch.batchwatch;
   return out;
 }
 

@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { FauxqsServer } from 'fauxqs';
 import { isValidSqsText } from '../core/characters.ts';
+import { DynaliteTransactions } from './dynamodb-transactions.ts';
 import { LocalRuntimeError } from './errors.ts';
 
 /** Names of the environment variables read by {@link resolveEndpointOptions}. */
@@ -195,6 +196,8 @@ export async function startDynalite(port = 0): Promise<{ url: string; stop(): Pr
   );
   const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   let handling = 0;
+  // TransactWriteItems, which dynalite lacks (dynamodb-transactions.ts); set once listening.
+  let transactions = new DynaliteTransactions('http://127.0.0.1:0');
   let drained: (() => void) | undefined;
   let stopping = false;
   // dynalite's own request handlers run behind one gate: once stopping, a request that arrives
@@ -229,7 +232,9 @@ export async function startDynalite(port = 0): Promise<{ url: string; stop(): Pr
     response.once('close', () => {
       if (!request.complete) done();
     });
-    for (const handler of handlers) handler.call(server, request, response);
+    transactions.route(request, response, (req, res) => {
+      for (const handler of handlers) handler.call(server, req, res);
+    });
     // dynalite rethrows any error of the request stream (\`req.on('error', (err) => { throw err })\`):
     // a client that goes away mid-body (a function thread killed during its request) would end
     // the process with an uncaught ECONNRESET. Such a request never gets a response anyway.
@@ -244,6 +249,7 @@ export async function startDynalite(port = 0): Promise<{ url: string; stop(): Pr
     });
   });
   const listening = (server.address() as AddressInfo).port;
+  transactions = new DynaliteTransactions(`http://127.0.0.1:${listening}`);
   let stopped: Promise<void> | undefined;
   return {
     url: `http://127.0.0.1:${listening}`,

@@ -54,6 +54,20 @@ export function renderJobChain(chain: JobChain): string {
       );
     }
   }
+  for (const batch of chain.batches) {
+    const states = [
+      `${batch.succeeded} succeeded`,
+      `${batch.deadLettered} dead-lettered`,
+      `${batch.waitingForRedrive} waiting for their redrive`,
+      `${batch.notCounted} not counted yet`,
+    ].join(', ');
+    lines.push(
+      '',
+      `batch ${batch.batchId}${batch.startedBy === '' ? '' : ` started by ${describeJobRef(batch.startedBy)}`}: ${batch.state}${batch.overdue ? ', OVERDUE' : ''}`,
+      `   ${batch.succeeded + batch.deadLettered} of ${batch.total} children counted (${states}); policy ${batch.policy}`,
+      `   started ${batch.createdAt}, open limit ${batch.openLimitSeconds} s; completion job ${batch.completionJob ?? '(unknown)'}`,
+    );
+  }
   if (chain.deadLetterQueues.length > 0) {
     lines.push(
       '',

@@ -20,6 +20,7 @@
  * over the same reads.
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { type BatchRecord, parseBatchRecord } from '../core/batch.ts';
 import {
   decodeDefaultJobKey,
   decodeRecordKey,
@@ -132,6 +133,30 @@ export interface ChainJob {
   readonly table: string | undefined;
 }
 
+/** A batch a job of the chain started (docs/architecture.md, "Batches"): its progress. */
+export interface ChainBatch {
+  readonly batchId: string;
+  /** Record key of the job that started it. */
+  readonly startedBy: string;
+  readonly total: number;
+  readonly succeeded: number;
+  /** Dead-lettered and counted (`complete-with-failures`). */
+  readonly deadLettered: number;
+  /** Dead-lettered, waiting for their redrive (`wait-for-redrive`). */
+  readonly waitingForRedrive: number;
+  /** Children not counted yet (queued, running, retrying, or lost). */
+  readonly notCounted: number;
+  readonly policy: string;
+  /** `open` or `completed` (its completion job completed). */
+  readonly state: string;
+  /** The completion job's type. */
+  readonly completionJob: string | undefined;
+  readonly createdAt: string;
+  readonly openLimitSeconds: number;
+  /** Open past its limit (the watchdog reports `BatchOverdue`). */
+  readonly overdue: boolean;
+}
+
 /** What {@link walkJobChain} found. */
 export interface JobChain {
   /** Record key of the job asked for. */
@@ -140,6 +165,8 @@ export interface JobChain {
   readonly root: string;
   /** The jobs, root first, each followed by its descendants (depth-first). */
   readonly jobs: readonly ChainJob[];
+  /** The batches jobs of the chain started (linked from their records' `childJobs`). */
+  readonly batches: readonly ChainBatch[];
   /** The DLQs read, or empty when none was (all done, or none given). */
   readonly deadLetterQueues: readonly { name: string; read: number; notRead: number; error?: string }[];
   /** What could not be known, and why. */
@@ -222,6 +249,7 @@ export async function walkJobChain(options: WalkJobChainOptions): Promise<JobCha
   const maxJobs = options.maxJobs ?? 200;
   const notes: string[] = [];
   const nodes = new Map<string, Node>();
+  const batches = new Map<string, ChainBatch>();
   let reads = 0;
   let capped = false;
 
@@ -242,6 +270,11 @@ export async function walkJobChain(options: WalkJobChainOptions): Promise<JobCha
         table = name;
         break;
       }
+    }
+    if (item?.recordType?.S === 'batch') {
+      const batch = chainBatchOf(item, now());
+      if (batch !== undefined) batches.set(pk, batch);
+      return undefined;
     }
     if (item !== undefined && item.recordType?.S !== undefined && item.recordType.S !== 'job') {
       notes.push(`${pk} holds a ${item.recordType.S} record, not a job record`);
@@ -290,6 +323,9 @@ export async function walkJobChain(options: WalkJobChainOptions): Promise<JobCha
         if (seen.has(childPk)) continue;
         seen.add(childPk);
         const child = await read(childPk);
+        const batch = batches.get(childPk);
+        if (batch !== undefined && batch.startedBy === '')
+          batches.set(childPk, { ...batch, startedBy: node.pk });
         if (child === undefined) continue;
         child.parentPk ??= node.pk;
         queue.push(child);
@@ -387,6 +423,7 @@ export async function walkJobChain(options: WalkJobChainOptions): Promise<JobCha
     asked: askedPk,
     root: rootPk,
     jobs,
+    batches: [...batches.values()],
     deadLetterQueues: (dlqs ?? []).map((d) => ({
       name: d.name,
       read: d.messages.length,
@@ -394,6 +431,38 @@ export async function walkJobChain(options: WalkJobChainOptions): Promise<JobCha
       ...(d.error === undefined ? {} : { error: d.error }),
     })),
     notes,
+  };
+}
+
+/** A batch item as a chain shows it; undefined when it is malformed. */
+function chainBatchOf(item: Record<string, AttributeValue>, nowMs: number): ChainBatch | undefined {
+  let batch: BatchRecord;
+  try {
+    batch = parseBatchRecord(item);
+  } catch {
+    return undefined;
+  }
+  let completionJob: string | undefined;
+  try {
+    completionJob = (JSON.parse(batch.completionEnvelope) as { type?: string }).type;
+  } catch {
+    completionJob = undefined;
+  }
+  const counted = batch.succeeded + batch.deadLettered + batch.waiting;
+  return {
+    batchId: batch.batchId,
+    startedBy: batch.parentJob ?? '',
+    total: batch.total,
+    succeeded: batch.succeeded,
+    deadLettered: batch.deadLettered,
+    waitingForRedrive: batch.waiting,
+    notCounted: Math.max(0, batch.total - counted),
+    policy: batch.policy,
+    state: batch.state,
+    completionJob,
+    createdAt: new Date(batch.createdAtMs).toISOString(),
+    openLimitSeconds: batch.openLimitSeconds,
+    overdue: batch.state !== 'completed' && nowMs > batch.createdAtMs + batch.openLimitSeconds * 1000,
   };
 }
 

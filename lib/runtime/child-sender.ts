@@ -34,21 +34,49 @@ export interface ChildSenderOptions {
 export function createJobClientChildSender(options: ChildSenderOptions): ChildSender {
   // Loaded at the first send (with the SQS module it needs): most workers' batches send no child.
   let client: Promise<JobClient> | undefined;
+  const jobClient = (): Promise<JobClient> => {
+    client ??= import('../client/job-client.ts').then(
+      ({ JobClient }) =>
+        new JobClient({
+          source: options.source,
+          queueUrls: options.queueUrls ?? queueUrlsFromEnv(options.env),
+          sqs: options.sqs,
+          logger: options.logger,
+        }),
+    );
+    return client;
+  };
   return {
     // With it the parent's record links its children (childRecordKeys).
     source: options.source,
     async sendBatch(entries) {
       try {
-        client ??= import('../client/job-client.ts').then(
-          ({ JobClient }) =>
-            new JobClient({
-              source: options.source,
-              queueUrls: options.queueUrls ?? queueUrlsFromEnv(options.env),
-              sqs: options.sqs,
-              logger: options.logger,
-            }),
+        return await (await jobClient()).sendBatch(entries);
+      } catch (error) {
+        throw rejected(error);
+      }
+    },
+    async sendEnvelope(queue, body) {
+      try {
+        return await (await jobClient()).sendEnvelope(queue, body);
+      } catch (error) {
+        throw rejected(error);
+      }
+    },
+    async startBatch(spec, starter, tableName) {
+      try {
+        const sender = await jobClient();
+        const [{ startBatchWith, delayedWatchdogScheduler }, { batchTable }] = await Promise.all([
+          import('../client/batch-start.ts'),
+          import('../client/batch-table.ts'),
+        ]);
+        return await startBatchWith(
+          spec,
+          starter,
+          sender,
+          batchTable({ tableName }),
+          delayedWatchdogScheduler(sender, Date.now),
         );
-        return await (await client).sendBatch(entries);
       } catch (error) {
         throw rejected(error);
       }

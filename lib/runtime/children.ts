@@ -11,6 +11,7 @@
  * traceparent starts a trace for its children, derived from its identity. All of it is the same
  * on a re-run of the parent (only the child's `time` differs).
  */
+import type { BatchSpec, BatchStarted, BatchStarter } from '../client/batch-start.ts';
 import type { SendOptions } from '../client/prepare.ts';
 import { childIdentity, derivedTraceId, type EnvelopeLineage } from '../core/envelope.ts';
 import { jsonFormOf, jsonValueProblems } from '../core/json-value.ts';
@@ -48,6 +49,13 @@ export interface ChildSender {
    * it the parent's record links its children ({@link childRecordKeys}).
    */
   readonly source?: string;
+  /** Sends a built envelope (a batch's completion job, kept on its batch item); batches need it. */
+  sendEnvelope?(queue: string, body: string): Promise<unknown>;
+  /**
+   * Starts a batch of `ctx.startBatch` (lib/client/batch-start.ts), its item written to the
+   * idempotency table `tableName`; batches need it.
+   */
+  startBatch?(spec: BatchSpec, starter: BatchStarter, tableName: string): Promise<BatchStarted>;
 }
 
 /** The parent's identity the children derive from. */
@@ -61,6 +69,30 @@ export interface ParentIdentity {
   readonly job?: string;
   /** The X-Ray trace header the children carry (`AWSTraceHeader`, chain-trace.ts); undefined: none. */
   readonly awsTraceHeader?: string | undefined;
+}
+
+/**
+ * The lineage options of a child of `parent` whose trace span id is `spanId` (16 hex digits):
+ * parent link, correlation id, trace (`traceId` gives the trace a parent without a traceparent
+ * starts), and the X-Ray header. Shared by `ctx.enqueue` and the children of `ctx.startBatch`.
+ */
+export function childLineageOptions(
+  parent: ParentIdentity,
+  spanId: string,
+  traceId: () => string,
+): SendOptions {
+  const lineage = parent.lineage;
+  return {
+    parent: {
+      id: parent.id,
+      rootId: lineage?.rootid ?? parent.id,
+      ...(parent.job === undefined ? {} : { job: parent.job }),
+    },
+    ...(lineage?.correlationid === undefined ? {} : { correlationId: lineage.correlationid }),
+    traceparent: childTraceparent(lineage?.traceparent, spanId, traceId),
+    ...(lineage?.tracestate === undefined ? {} : { tracestate: lineage.tracestate }),
+    ...(parent.awsTraceHeader === undefined ? {} : { awsTraceHeader: parent.awsTraceHeader }),
+  };
 }
 
 /** Collects the children of one run, with ids fixed at enqueue time. */
@@ -82,19 +114,7 @@ export class ChildCollector {
 
   /** The lineage options of a child whose trace span id is `spanId`. */
   #lineage(spanId: string): SendOptions {
-    const parent = this.#parent;
-    const lineage = parent.lineage;
-    return {
-      parent: {
-        id: parent.id,
-        rootId: lineage?.rootid ?? parent.id,
-        ...(parent.job === undefined ? {} : { job: parent.job }),
-      },
-      ...(lineage?.correlationid === undefined ? {} : { correlationId: lineage.correlationid }),
-      traceparent: childTraceparent(lineage?.traceparent, spanId, this.#derivedTraceId),
-      ...(lineage?.tracestate === undefined ? {} : { tracestate: lineage.tracestate }),
-      ...(parent.awsTraceHeader === undefined ? {} : { awsTraceHeader: parent.awsTraceHeader }),
-    };
+    return childLineageOptions(this.#parent, spanId, this.#derivedTraceId);
   }
 
   /**

@@ -6,6 +6,8 @@ import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { type RetryPolicy, resolveRetryPolicy } from '../core/backoff.ts';
 import { JobError } from '../core/errors.ts';
 import type { JobLogger } from '../core/logger.ts';
+import type { BatchContext } from './batches/context.ts';
+import type { JobBatchSpec } from './batches/start.ts';
 import { type ConcurrencyOptions, concurrencyProblems } from './limits/concurrency.ts';
 import { isRateLimit, type RateLimitDefinition } from './limits/rate-limit.ts';
 import { type RawMessageOptions, rawOptionsProblems } from './raw-messages.ts';
@@ -143,6 +145,23 @@ export interface JobContext {
    *   `LimitStoreError` (transient) when DynamoDB fails.
    */
   rateLimit(limit: RateLimitDefinition, options?: RateLimitOptions): Promise<RateLimitPermit>;
+  /**
+   * Starts a batch (fan-out and fan-in, docs/architecture.md "Batches"): `children` are sent, and
+   * `completion` (the completion job) runs once, exactly once, after every child is counted (completed,
+   * or dead-lettered under `onChildDeadLettered: 'complete-with-failures'`, the default). Like
+   * {@link enqueue}, nothing is sent unless `run` succeeds; the batch id derives from this job's
+   * identity, so a re-run starts no second batch and sends no second child. Needs the worker's
+   * idempotency table (the batch is counted there, in DynamoDB transactions).
+   * @returns the batch id.
+   * @throws `ChildRejectedError` (permanent: this job is dead-lettered) when the spec is invalid
+   *   (every problem named) or the worker keeps no batches (idempotency off).
+   */
+  startBatch(spec: JobBatchSpec): { readonly batchId: string };
+  /**
+   * The batch this job completes, when it is a batch's completion job (`completion`): its id, counts,
+   * and each child's outcome (`children()`: results, dead letters and why). Undefined otherwise.
+   */
+  readonly batch: BatchContext | undefined;
 }
 
 /** What a job does when it finds its own earlier run's lease expired without completion. */

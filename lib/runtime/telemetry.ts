@@ -51,7 +51,17 @@ export type JobMetricName =
   | 'JobLimitDelayed'
   /** Milliseconds a run spent waiting for a rate-limit token inside the run (summed per batch). */
   | 'JobLimitWaitMs'
-  | 'JobDuration';
+  | 'JobDuration'
+  /** Batches started by a job of this type (`ctx.startBatch`, docs/architecture.md "Batches"). */
+  | 'BatchStarted'
+  /** Children of this type counted in their batch (completed or dead-lettered), once each. */
+  | 'BatchChildCounted'
+  /** Completion jobs sent by a worker that saw a batch done (a repeat is absorbed as a duplicate). */
+  | 'BatchCompletionSent'
+  /** Batches completed: the completion job of this type completed. */
+  | 'BatchCompleted'
+  /** Batches still open past their `openLimitSeconds` (the watchdog of a completion job of this type). */
+  | 'BatchOverdue';
 
 /** `JobType` dimension value of a record whose type could not be read (bad JSON). */
 export const UNKNOWN_JOB_TYPE = 'unknown';

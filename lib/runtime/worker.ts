@@ -22,6 +22,7 @@ import middy, { type MiddlewareObj } from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { isFifoQueueUrl } from '../core/queue-urls.ts';
 import { runBatch } from './batch.ts';
+import type { BatchLedger } from './batches/ledger.ts';
 import { ChainTraceHeaders } from './chain-trace.ts';
 import { createJobClientChildSender } from './child-sender.ts';
 import type { ChildSender } from './children.ts';
@@ -34,6 +35,7 @@ import {
   isGroupParkStore,
   isScheduledJobStore,
 } from './idempotency/guard.ts';
+import { DynamoIdempotencyStore } from './idempotency/store.ts';
 import { type DeadLetterPolicy, deadLetterPolicyProblem } from './job.ts';
 import { LimitStore } from './limits/store.ts';
 import { type AnyJob, processRecord, type RecordDeps, type RecordOutcome } from './record/index.ts';
@@ -158,6 +160,8 @@ interface WorkerSetup {
   /** Concurrency slots and rate buckets; undefined when no job has limits. */
   readonly limits: LimitStore | undefined;
   readonly childSender: () => ChildSender;
+  /** Where batches are kept: the DynamoDB store's table; undefined without one. */
+  readonly batchLedger: BatchLedger | undefined;
 }
 
 /**
@@ -247,6 +251,7 @@ export function createWorker(options: WorkerOptions): WorkerHandler {
       scheduledJobs: isScheduledJobStore(setup.value.guard) ? setup.value.guard : undefined,
       limits: setup.value.limits,
       fullConcurrencyKeys: setup.value.limits ? new Set() : undefined,
+      batchLedger: setup.value.batchLedger,
       parking: setup.value.parkStore
         ? new BatchParking(setup.value.parkStore, config.queueName, defaultDeadLetterPolicy)
         : undefined,
@@ -543,5 +548,10 @@ function resolveSetup(
     });
     return childSender;
   };
-  return { ok: true, value: { config, guard, parkStore, limits: limitStore, childSender: getChildSender } };
+  // Batches are counted in the DynamoDB store's table (its transactions): a guard without it has none.
+  const batchLedger = guard instanceof DynamoIdempotencyStore ? guard.batchLedger() : undefined;
+  return {
+    ok: true,
+    value: { config, guard, parkStore, limits: limitStore, childSender: getChildSender, batchLedger },
+  };
 }

@@ -9,6 +9,7 @@
  * its name) in lib/sample/jobs.ts. Nothing else needs a type-level change.
  */
 import { sampleJobs } from './jobs.ts';
+import { nightlyInvoiceJobs } from './nightly-invoices.ts';
 
 /** A sample job as the topology reads it (a `defineJob` result). */
 export interface SampleJob {
@@ -36,7 +37,7 @@ export interface SampleQueue {
   readonly jobTimeoutSeconds: number;
 }
 
-const ALL_JOBS: readonly SampleJob[] = Object.values(sampleJobs);
+const ALL_JOBS: readonly SampleJob[] = [...Object.values(sampleJobs), ...Object.values(nightlyInvoiceJobs)];
 
 /** The queue with its jobs and what they need. A queue without jobs gets 0s (JobQueue refuses it). */
 function sampleQueue<const N extends string>(queue: {
@@ -59,10 +60,17 @@ export const SAMPLE_QUEUES = [
     name: 'booking',
     fifo: true,
     entry: 'functions/booking.ts',
-    enqueuesTo: ['booking', 'notifications'],
+    // payments: the nightly run's batch watchdog goes to its completion job's queue.
+    enqueuesTo: ['booking', 'notifications', 'payments'],
   }),
   sampleQueue({ name: 'payments', fifo: false, entry: 'functions/payments.ts', enqueuesTo: [] }),
-  sampleQueue({ name: 'notifications', fifo: false, entry: 'functions/notifications.ts', enqueuesTo: [] }),
+  // payments: the last user statement of a nightly run sends its summary (the batch's completion job).
+  sampleQueue({
+    name: 'notifications',
+    fifo: false,
+    entry: 'functions/notifications.ts',
+    enqueuesTo: ['payments'],
+  }),
 ] as const;
 
 /**

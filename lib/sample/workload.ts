@@ -26,6 +26,7 @@ import {
   type FaultRates,
   resolveTenantRateLimit,
 } from './external-service.ts';
+import { nightlySummaryServiceReference } from './nightly-invoices.ts';
 import { buildReport, type ReportFacts, type RunReport } from './report/index.ts';
 import { type RunWorkloadOptions, runWorkload, type WorkloadResult } from './workload/run.ts';
 import { type SampleStack, startSampleStack } from './workload/stack.ts';
@@ -237,6 +238,19 @@ async function runOn(stack: SampleStack, options: LocalRunOptions, bootMs: numbe
           },
         }),
     deadLetterMessages: workload.deadLetters,
+    ...(workload.batches === undefined
+      ? {}
+      : {
+          batches: {
+            ...workload.batches,
+            summariesByRun: Object.fromEntries(
+              workload.nightlyRuns.map((run) => [
+                run,
+                serviceStats.sideEffectsByReference[nightlySummaryServiceReference(run)] ?? 0,
+              ]),
+            ),
+          },
+        }),
   };
   return {
     facts,

@@ -25,6 +25,7 @@ export {
   type RecordedStep,
   type RunJobOptions,
   runJob,
+  type StartedBatch,
   type TakenRateLimit,
 } from './run-job.ts';
 export {

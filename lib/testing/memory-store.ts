@@ -247,6 +247,14 @@ export class MemoryIdempotencyStore implements IdempotencyGuard, GroupParkStore 
       });
       return 'ok';
     },
+    // Batches are counted in DynamoDB transactions: the memory store keeps none (the worker then
+    // refuses ctx.startBatch, as with any guard without a batch ledger), so these never run.
+    completeTogether: async () => {
+      throw new Error('MemoryIdempotencyStore keeps no batches: test a job that starts one with runJob');
+    },
+    failTogether: async () => {
+      throw new Error('MemoryIdempotencyStore keeps no batches: test a job that starts one with runJob');
+    },
     // A run that waited on a flow-control limit gives its attempt back (lease-end.ts, handBackWrite).
     handBack: async (record): Promise<LeaseWrite> => {
       if (!this.#holds(record)) return 'fenced';

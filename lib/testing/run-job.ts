@@ -15,7 +15,9 @@ import { randomUUID } from 'node:crypto';
 import { createEnvelope, type EnvelopeLineage, type JobEnvelope } from '../core/envelope.ts';
 import { classifyError, type ErrorClassification } from '../core/errors.ts';
 import type { JobLogger } from '../core/logger.ts';
-import { ChildCollector } from '../runtime/children.ts';
+import type { BatchContext } from '../runtime/batches/context.ts';
+import { type JobBatchSpec, requestBatch } from '../runtime/batches/start.ts';
+import { ChildCollector, type ParentIdentity } from '../runtime/children.ts';
 import { unfaithfulJsonReason } from '../runtime/idempotency/faithful-json.ts';
 import { deriveIdempotencyKey, jobRecordKey } from '../runtime/idempotency/keys.ts';
 import {
@@ -68,6 +70,19 @@ export interface RunJobOptions {
    * without running the step (as a retry of a half-done job does). @default none
    */
   readonly completedSteps?: Readonly<Record<string, unknown>>;
+  /**
+   * For a batch's completion job: what `ctx.batch` gives it (id, counts, `children()`), e.g. made
+   * with the outcomes a test wants it to see. @default undefined (not a completion job)
+   */
+  readonly batch?: BatchContext;
+}
+
+/** A batch `run` started (`ctx.startBatch`): the worker starts it only if `run` succeeds. */
+export interface StartedBatch {
+  /** The id the worker would give it (derived from this job's identity and the call's position). */
+  readonly batchId: string;
+  /** The spec as given: children, completion job, policy, open limit. */
+  readonly spec: JobBatchSpec;
 }
 
 /** A child job `run` enqueued (`ctx.enqueue`): sent by the worker only if `run` succeeds. */
@@ -133,6 +148,8 @@ interface RunReport {
   readonly steps: readonly RecordedStep[];
   /** Rate-limit tokens taken, in order; the same checks as the worker (declared in `rateLimits`). */
   readonly rateLimits: readonly TakenRateLimit[];
+  /** Batches started (checked as the worker checks them: a refused spec fails the run, permanent). */
+  readonly batches: readonly StartedBatch[];
   readonly logs: readonly LoggedLine[];
   /** How long `run` took, in milliseconds. */
   readonly durationMs: number;
@@ -214,6 +231,7 @@ export async function runJob<Data, Result>(
   const logs: LoggedLine[] = [];
   const steps: RecordedStep[] = [];
   const rateLimits: { name: string; key: string | undefined; throttled: boolean }[] = [];
+  const batches: StartedBatch[] = [];
   const failure = (
     error: unknown,
     key: string,
@@ -235,6 +253,7 @@ export async function runJob<Data, Result>(
       children,
       steps,
       rateLimits,
+      batches,
       logs,
       durationMs,
     };
@@ -273,6 +292,8 @@ export async function runJob<Data, Result>(
     steps,
     logs,
     rateLimits,
+    batches,
+    options.batch,
   );
   const startedAt = Date.now();
   try {
@@ -285,6 +306,7 @@ export async function runJob<Data, Result>(
       children: ctx.enqueued(),
       steps,
       rateLimits,
+      batches,
       logs,
       durationMs: Date.now() - startedAt,
     };
@@ -322,6 +344,9 @@ class TestJobContext implements JobContext {
     readonly rateLimits?: readonly RateLimitDefinition[];
   };
   readonly #rateLimits: { name: string; key: string | undefined; throttled: boolean }[];
+  readonly #batches: StartedBatch[];
+  readonly #parent: ParentIdentity;
+  readonly batch: BatchContext | undefined;
   readonly #envelope: JobEnvelope;
   readonly #key: string;
   readonly #limit: RunLimit;
@@ -340,9 +365,13 @@ class TestJobContext implements JobContext {
     steps: RecordedStep[],
     logs: LoggedLine[],
     rateLimits: { name: string; key: string | undefined; throttled: boolean }[],
+    batches: StartedBatch[],
+    batch: BatchContext | undefined,
   ) {
     this.#job = job;
     this.#rateLimits = rateLimits;
+    this.#batches = batches;
+    this.batch = batch;
     this.#envelope = envelope;
     this.#key = key;
     this.#limit = limit;
@@ -358,13 +387,21 @@ class TestJobContext implements JobContext {
         logs.push({ level, message, extra });
       };
     this.logger = { debug: line('debug'), info: line('info'), warn: line('warn'), error: line('error') };
-    this.#children = new ChildCollector({
+    this.#parent = {
       source: envelope.source,
       id: envelope.id,
       partitionKey: envelope.partitionkey,
       lineage: envelope,
       job: jobRecordKey(identityTypeOf(job), key),
-    });
+    };
+    this.#children = new ChildCollector(this.#parent);
+  }
+
+  startBatch(spec: JobBatchSpec): { readonly batchId: string } {
+    // The worker's own check and id; any table name: the kit keeps no batches, it records them.
+    const request = requestBatch(this.#parent, this.#batches.length, spec, 'test-kit');
+    this.#batches.push(request);
+    return { batchId: request.batchId };
   }
 
   get signal(): AbortSignal {

@@ -39,7 +39,11 @@ function dynamoActionsSent(): string[] {
       valueImports(text, '@aws-sdk/client-dynamodb').filter((name) => name.endsWith('Command')),
     );
     for (const m of text.matchAll(/new\s+(\w+)Command\s*\(/g)) {
-      if (commands.has(`${m[1]}Command`)) actions.add(`dynamodb:${m[1]}`);
+      if (!commands.has(`${m[1]}Command`)) continue;
+      // IAM checks a transaction's actions as the item actions they are (the runtime's: Put, Update).
+      if (m[1] === 'TransactWriteItems')
+        for (const a of ['PutItem', 'UpdateItem']) actions.add(`dynamodb:${a}`);
+      else actions.add(`dynamodb:${m[1]}`);
     }
   }
   return [...actions].sort();
@@ -66,9 +70,10 @@ describe('idempotency table grant', () => {
     expect(dynamoActionsSent().length).toBeGreaterThan(0);
   });
 
-  it('grants exactly the DynamoDB commands the runtime sends (DeleteItem to unpark a FIFO group, GetItem, PutItem, UpdateItem)', () => {
+  it('grants exactly the DynamoDB commands the runtime sends (BatchGetItem of batches, DeleteItem to unpark a FIFO group, GetItem, PutItem, UpdateItem)', () => {
     expect([...IDEMPOTENCY_TABLE_ACTIONS].sort()).toEqual(dynamoActionsSent());
     expect(dynamoActionsSent()).toEqual([
+      'dynamodb:BatchGetItem',
       'dynamodb:DeleteItem',
       'dynamodb:GetItem',
       'dynamodb:PutItem',

@@ -245,6 +245,7 @@ describe('JobQueue: FIFO queue with table, topic and enqueue targets', () => {
     // Exactly the commands the runtime sends (test/infra/idempotency-actions.test.ts); DeleteItem
     // because this FIFO queue's jobs are not given, so it may park a group (least-privilege.test.ts).
     expect(actionsOn(statements, logicalId(table.table))).toEqual([
+      'dynamodb:BatchGetItem',
       'dynamodb:DeleteItem',
       'dynamodb:GetItem',
       'dynamodb:PutItem',
@@ -261,10 +262,18 @@ describe('JobQueue: FIFO queue with table, topic and enqueue targets', () => {
     expect(s.json.Resources[logicalId(booking.worker)]!.Properties.RecursiveLoop).toBeUndefined();
   });
 
-  it('creates seven alarms, each notifying the topic on ALARM and OK', () => {
+  it('creates eight alarms, each notifying the topic on ALARM and OK', () => {
     const topicRef = { Ref: logicalId(topic.topic) };
     const alarms = s.template.findResources('AWS::CloudWatch::Alarm');
-    expect(Object.keys(alarms)).toHaveLength(7);
+    expect(Object.keys(alarms)).toHaveLength(8);
+    // Batches open past their limit (the watchdog's BatchOverdue), per queue of completion jobs.
+    s.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'SqsJobs',
+      MetricName: 'BatchOverdue',
+      Dimensions: [{ Name: 'Queue', Value: 'booking' }],
+      Threshold: 1,
+      Period: 300,
+    });
     for (const alarm of Object.values(alarms)) {
       expect(alarm.Properties.AlarmActions).toEqual([topicRef]);
       expect(alarm.Properties.OKActions).toEqual([topicRef]);
@@ -543,7 +552,7 @@ describe('JobQueue: standard and high-throughput FIFO queues with non-default se
       AlarmActions: Match.absent(),
       OKActions: Match.absent(),
     });
-    s.template.resourceCountIs('AWS::CloudWatch::Alarm', 14);
+    s.template.resourceCountIs('AWS::CloudWatch::Alarm', 16);
   });
 
   it('warns at synth that the alarms of a queue without alarmTopic notify nobody; alarmTopic: false is silent', () => {

@@ -12,6 +12,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JobsConfigError } from '../../lib/constructs/errors.ts';
 import { SAMPLE_JOB_TIMEOUT_SECONDS, SAMPLE_RETRY, sampleJobs } from '../../lib/sample/jobs.ts';
+import { nightlyInvoiceJobs } from '../../lib/sample/nightly-invoices.ts';
 import { NIGHTLY_INVOICES, SAMPLE_QUEUES } from '../../lib/sample/topology.ts';
 import { buildApp, DEFAULT_STACK_NAME, type SynthesizedApp, synthesizeApp } from '../../lib/stacks/app.ts';
 import {
@@ -110,10 +111,17 @@ describe('JobsStack (sample app)', () => {
         sampleJobs.confirmReservation.type,
         sampleJobs.issueInvoice.type,
         sampleJobs.issueNightlyInvoices.type,
+        nightlyInvoiceJobs.nightlyInvoiceRun.type,
       ].sort(),
     );
-    expect(types('payments')).toEqual([sampleJobs.capturePayment.type]);
-    expect(types('notifications')).toEqual([sampleJobs.sendEmail.type]);
+    expect(types('payments')).toEqual([
+      sampleJobs.capturePayment.type,
+      nightlyInvoiceJobs.nightlySummary.type,
+    ]);
+    expect(types('notifications')).toEqual([
+      sampleJobs.sendEmail.type,
+      nightlyInvoiceJobs.userStatement.type,
+    ]);
     for (const q of SAMPLE_QUEUES) {
       const jq = synthed.stack.jobQueue(q.name);
       expect([jq.maxAttempts, jq.jobTimeoutSeconds]).toEqual([
@@ -317,6 +325,7 @@ describe('JobsStack (sample app)', () => {
       // No sample job parks its group, so no worker may delete idempotency records (the unpark).
       expect(jq.mayParkGroups, q.name).toBe(false);
       expect(actionsOn(statements, logicalId(synthed.stack.idempotencyTable.table))).toEqual([
+        'dynamodb:BatchGetItem',
         'dynamodb:GetItem',
         'dynamodb:PutItem',
         'dynamodb:UpdateItem',
@@ -366,15 +375,15 @@ describe('JobsStack (sample app)', () => {
     template.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: Match.anyValue() });
   });
 
-  it("has seven alarms per queue (21) and the booking schedules' two, every one notifying the alarm topic", () => {
+  it("has eight alarms per queue (24) and the booking schedules' two, every one notifying the alarm topic", () => {
     const topicRef = { Ref: logicalId(synthed.stack.alarmTopic.topic) };
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 23);
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 26);
     template.allResourcesProperties('AWS::CloudWatch::Alarm', {
       AlarmActions: [topicRef],
       OKActions: [topicRef],
     });
     for (const q of SAMPLE_QUEUES) {
-      for (const metric of ['JobDeadLettered', 'BatchFailed']) {
+      for (const metric of ['JobDeadLettered', 'BatchFailed', 'BatchOverdue']) {
         template.hasResourceProperties('AWS::CloudWatch::Alarm', {
           Namespace: 'SqsJobs',
           MetricName: metric,

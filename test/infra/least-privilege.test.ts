@@ -31,8 +31,8 @@ const job = (type: string, queue: string, onDeadLetter?: 'park' | 'continue') =>
   ...(onDeadLetter === undefined ? {} : { onDeadLetter }),
 });
 
-const ITEM_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'];
-const WITH_UNPARK = ['dynamodb:DeleteItem', ...ITEM_ACTIONS];
+const ITEM_ACTIONS = ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'];
+const WITH_UNPARK = [...ITEM_ACTIONS, 'dynamodb:DeleteItem'].sort();
 
 function unbundledStack(id: string): Stack {
   return new Stack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), id);

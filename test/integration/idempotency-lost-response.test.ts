@@ -6,10 +6,9 @@
  * and at once (not `busy`, never a false LeaseExpiredError), its writes are not "fenced", its
  * step value is stored. Runs the real worker on fauxqs (SQS) and dynalite (DynamoDB).
  */
-import type { Readable } from 'node:stream';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
-import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createEnvelope, type JobEnvelope } from '../../lib/core/envelope.ts';
@@ -23,6 +22,7 @@ import { defineJob } from '../../lib/runtime/job.ts';
 import type { AnyJob } from '../../lib/runtime/record/index.ts';
 import { createWorker } from '../../lib/runtime/worker.ts';
 import { type EmulatedQueue, type EmulatedSqs, startEmulatedSqs } from '../factories/emulated-sqs.ts';
+import { type LossyDynamo, lossyDynamo } from '../factories/lossy-dynamo.ts';
 import { type DynaliteHandle, startDynalite } from '../support/dynalite.ts';
 
 let emulator: EmulatedSqs;
@@ -37,85 +37,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([emulator?.stop(), db?.stop()]);
 });
-
-/** The part of the SDK's HTTP handler this test wraps. */
-interface HandlerLike {
-  handle(
-    request: { headers: Record<string, string>; body?: unknown },
-    options?: unknown,
-  ): Promise<{ response: { statusCode: number; body?: unknown } }>;
-}
-
-/** A DynamoDB client (SDK retries on) whose transport can lose one response after the server applied the request. */
-interface LossyDynamo {
-  readonly client: DynamoDBClient;
-  /**
-   * The next request for which `match` holds and that the server answers with 200 is applied,
-   * then its response is dropped: the SDK sees `ECONNRESET` and retries the same request.
-   */
-  dropNextResponse(match: (operation: string, body: string) => boolean): void;
-  /** Operations sent over HTTP, SDK retries included, e.g. `PutItem`. */
-  readonly sent: string[];
-  /** Operations whose response was dropped. */
-  readonly dropped: string[];
-}
-
-function lossyDynamo(endpoint: string): LossyDynamo {
-  const client = new DynamoDBClient({
-    endpoint,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
-    maxAttempts: 3,
-  });
-  const handler = client.config.requestHandler as unknown as HandlerLike;
-  const send = handler.handle.bind(handler);
-  const sent: string[] = [];
-  const dropped: string[] = [];
-  let pending: ((operation: string, body: string) => boolean) | undefined;
-  handler.handle = async (request, options) => {
-    const operation = (request.headers['x-amz-target'] ?? '').split('.').pop() ?? '';
-    const body = bodyText(request.body);
-    sent.push(operation);
-    const out = await send(request, options);
-    if (pending && out.response.statusCode === 200 && pending(operation, body)) {
-      pending = undefined;
-      await drain(out.response.body as Readable | undefined);
-      dropped.push(operation);
-      throw Object.assign(
-        new Error('socket hang up (test: response lost after the server applied the request)'),
-        {
-          code: 'ECONNRESET',
-        },
-      );
-    }
-    return out;
-  };
-  return {
-    client,
-    sent,
-    dropped,
-    dropNextResponse(match) {
-      pending = match;
-    },
-  };
-}
-
-/** The request body as text: the SDK sends a string or bytes. */
-function bodyText(body: unknown): string {
-  if (typeof body === 'string') return body;
-  if (body instanceof Uint8Array)
-    return Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
-  return '';
-}
-
-async function drain(body: Readable | undefined): Promise<void> {
-  if (!body || typeof body.resume !== 'function') return;
-  await new Promise<void>((resolve, reject) => {
-    body.on('end', resolve);
-    body.on('error', reject);
-    body.resume();
-  });
-}
 
 /** Request matchers by operation and the record status or kind the request writes. */
 const writes = {

@@ -70,6 +70,10 @@ function context(jobId: string, attempt = 1): TestContext {
       return value;
     },
     idempotencyKey: (step: string) => `${jobId}/${step}`,
+    startBatch() {
+      throw new Error('the sample domain jobs start no batch');
+    },
+    batch: undefined,
   };
 }
 

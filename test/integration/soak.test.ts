@@ -56,6 +56,8 @@ describe('npm run soak (small)', () => {
         expect.stringMatching(/^dead letters without evidence/),
         expect.stringMatching(/^idempotency records IN_PROGRESS past their lease/),
         expect.stringMatching(/^per-user order violations/),
+        expect.stringMatching(/^completion jobs run exactly once/),
+        expect.stringMatching(/^batches still open once the queues drained/),
       ]),
     );
     for (const i of report.invariants)

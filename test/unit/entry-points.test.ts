@@ -100,6 +100,11 @@ const PUBLIC_API: Record<string, { values: string[]; types: string[] }> = {
     ],
     types: [
       'AdaptiveRateOptions',
+      'BatchChildEntry',
+      'BatchChildOutcome',
+      'BatchCompletionEntry',
+      'BatchContext',
+      'BatchDeadLetterPolicy',
       'BeginOutcome',
       'BeginRequest',
       'ConcurrencyOptions',
@@ -109,6 +114,7 @@ const PUBLIC_API: Record<string, { values: string[]; types: string[] }> = {
       'IdempotencyGuard',
       'JobContext',
       'JobDefinition',
+      'JobBatchSpec',
       'JobIdempotencyOptions',
       'JobLineage',
       'JobLogger',
@@ -127,6 +133,7 @@ const PUBLIC_API: Record<string, { values: string[]; types: string[] }> = {
       'RetryPolicy',
       'SqsSender',
       'StepValue',
+      'TogetherWrite',
       'WorkerHandler',
       'WorkerOptions',
     ],
@@ -141,14 +148,21 @@ const PUBLIC_API: Record<string, { values: string[]; types: string[] }> = {
       'schedulingFromEnv',
     ],
     types: [
+      'BatchChildEntry',
+      'BatchCompletionEntry',
+      'BatchDeadLetterPolicy',
       'BatchEntry',
       'BatchResult',
+      'BatchSpec',
+      'BatchStarted',
       'CancelResult',
       'CheckedEnvelope',
       'ClientRetryOptions',
       'DynamoDbSender',
+      'DynamoSender',
       'EntryProblem',
       'FailedEntry',
+      'JobClientBatchOptions',
       'JobClientOptions',
       'JobEnvelope',
       'ParentLink',
@@ -163,6 +177,7 @@ const PUBLIC_API: Record<string, { values: string[]; types: string[] }> = {
       'SendableJob',
       'SentEntry',
       'SqsBatchSender',
+      'WatchdogScheduler',
     ],
   },
   './cdk': {
@@ -223,6 +238,7 @@ const PUBLIC_API: Record<string, { values: string[]; types: string[] }> = {
       'RecordedStep',
       'RunJobOptions',
       'SqsCall',
+      'StartedBatch',
       'TakenRateLimit',
       'TestLambdaContext',
     ],
@@ -364,10 +380,11 @@ describe('entry points', () => {
     );
   });
 
-  it('sqs-jobs/client reaches the SQS client, and the Scheduler and DynamoDB clients only through the jobs sent for later', async () => {
+  it('sqs-jobs/client reaches the SQS client, and the Scheduler and DynamoDB clients only when sending for later or starting a batch', async () => {
     const { files, packages } = await reach(sourceOf('./client'));
     expect(files).toContain('lib/client/job-client.ts');
-    // lib/client/scheduled-jobs.ts is imported dynamically, on the first job sent for later.
+    // lib/client/scheduled-jobs.ts is imported dynamically, on the first job sent for later;
+    // DynamoDB also for the batch item of JobClient.startBatch (lib/client/batch-table.ts).
     expect([...packages].sort()).toEqual(
       ['@aws-sdk/client-dynamodb', '@aws-sdk/client-scheduler', '@aws-sdk/client-sqs', 'croner'].sort(),
     );

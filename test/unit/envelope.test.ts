@@ -169,6 +169,10 @@ const cases: readonly Case[] = [
   { name: 'parentjob of 2048 chars', value: { ...valid, parentjob: 'p'.repeat(2048) } },
   { name: 'parentjob of 2049 chars', value: { ...valid, parentjob: 'p'.repeat(2049) }, field: 'parentjob' },
   { name: 'parentjob an object', value: { ...valid, parentjob: { type: 'x' } }, field: 'parentjob' },
+  { name: 'batch attributes', value: { ...valid, batchid: 'b-1', completesbatch: 'b-2', batchwatch: 'b-3' } },
+  { name: 'batchid of 129 chars', value: { ...valid, batchid: 'b'.repeat(129) }, field: 'batchid' },
+  { name: 'completesbatch empty', value: { ...valid, completesbatch: '' }, field: 'completesbatch' },
+  { name: 'batchwatch a number', value: { ...valid, batchwatch: 7 }, field: 'batchwatch' },
   // trace context (Distributed Tracing extension, W3C Trace Context)
   { name: 'traceparent', value: { ...valid, traceparent: TRACEPARENT } },
   { name: 'traceparent sampled', value: { ...valid, traceparent: `${TRACEPARENT.slice(0, -2)}01` } },

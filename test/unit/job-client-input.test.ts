@@ -143,14 +143,14 @@ describe('plain JavaScript: option keys, batch shape, queue URLs', () => {
     const cases: Array<[Record<string, unknown>, string]> = [
       [
         { delay: 30 },
-        'options.delay is not an option (known: awsTraceHeader, correlationId, delayMs, delaySeconds, id, parent, partitionKey, runAt, traceparent, tracestate); did you mean delaySeconds (up to 900 seconds) or delayMs (any length)?',
+        'options.delay is not an option (known: awsTraceHeader, batchId, correlationId, delayMs, delaySeconds, id, parent, partitionKey, runAt, traceparent, tracestate); did you mean delaySeconds (up to 900 seconds) or delayMs (any length)?',
       ],
       [{ delaySecond: 30 }, 'did you mean delaySeconds?'],
       [{ partition_key: 'u-1' }, 'did you mean partitionKey?'],
       [{ MessageGroupId: 'u-1' }, 'did you mean partitionKey (it becomes the MessageGroupId)?'],
       [
         { zzz: 1 },
-        'options.zzz is not an option (known: awsTraceHeader, correlationId, delayMs, delaySeconds, id, parent, partitionKey, runAt, traceparent, tracestate)',
+        'options.zzz is not an option (known: awsTraceHeader, batchId, correlationId, delayMs, delaySeconds, id, parent, partitionKey, runAt, traceparent, tracestate)',
       ],
     ];
     for (const [options, says] of cases) {
@@ -201,10 +201,10 @@ describe('plain JavaScript: option keys, batch shape, queue URLs', () => {
     const make = (options: Record<string, unknown>) => () =>
       new JobClient({ source: '/s', queueUrls: URLS, sqs: new FakeSqs(), ...options } as JobClientOptions);
     expect(make({ payloadWarnByte: 1 })).toThrow(
-      'payloadWarnByte is not an option (known: dynamodb, logger, maxMessageBytes, payloadWarnBytes, queueUrls, retry, scheduler, scheduling, source, sqs); did you mean payloadWarnBytes?',
+      'payloadWarnByte is not an option (known: batches, dynamodb, logger, maxMessageBytes, payloadWarnBytes, queueUrls, retry, scheduleBatchWatchdog, scheduler, scheduling, source, sqs); did you mean payloadWarnBytes?',
     );
     expect(make({ region: 'eu-west-1' })).toThrow(
-      'region is not an option (known: dynamodb, logger, maxMessageBytes, payloadWarnBytes, queueUrls, retry, scheduler, scheduling, source, sqs); did you mean sqs: new SQSClient({ region }) (or set AWS_REGION)?',
+      'region is not an option (known: batches, dynamodb, logger, maxMessageBytes, payloadWarnBytes, queueUrls, retry, scheduleBatchWatchdog, scheduler, scheduling, source, sqs); did you mean sqs: new SQSClient({ region }) (or set AWS_REGION)?',
     );
     expect(make({ retry: { attempts: 5 } })).toThrow(
       'retry.attempts is not an option (known: baseDelayMs, maxAttempts); did you mean maxAttempts?',

@@ -277,3 +277,54 @@ describe('runJob and rate limits', () => {
     }
   });
 });
+
+describe('runJob and batches', () => {
+  it('records a batch the job starts, with the id the worker would give it, and refuses a bad spec as the worker does', async () => {
+    const child = defineJob({
+      type: 'kit.child',
+      queue: 'jobs',
+      schema: z.object({ n: z.number() }),
+      run: async () => {},
+    });
+    const summary = defineJob({
+      type: 'kit.summary',
+      queue: 'jobs',
+      schema: z.object({}),
+      run: async () => {},
+    });
+    const fanOut = defineJob({
+      type: 'kit.fan-out',
+      queue: 'jobs',
+      schema: z.object({ count: z.number(), openLimitSeconds: z.number().optional() }),
+      async run({ count, openLimitSeconds }, ctx) {
+        const children = Array.from({ length: count }, (_, n) => ({ job: child, data: { n } }));
+        return ctx.startBatch({ children, completion: { job: summary, data: {} }, openLimitSeconds });
+      },
+    });
+    const first = await runJob(fanOut, { count: 3 }, { jobId: 'run-1' });
+    const again = await runJob(fanOut, { count: 3 }, { jobId: 'run-1' });
+    expect(first.status).toBe('completed');
+    expect(first.batches).toHaveLength(1);
+    expect(first.batches[0]?.spec.children).toHaveLength(3);
+    // A re-run of the same job starts the same batch.
+    expect(again.batches[0]?.batchId).toBe(first.batches[0]?.batchId);
+
+    const refused = await runJob(fanOut, { count: 3, openLimitSeconds: -1 }, { jobId: 'run-2' });
+    expect(refused.status).toBe('failed');
+    if (refused.status === 'failed') expect(refused.classification.kind).toBe('permanent');
+  });
+
+  it('gives a completion job the batch the test passes', async () => {
+    const summary = defineJob({
+      type: 'kit.summary-reader',
+      queue: 'jobs',
+      schema: z.object({}),
+      async run(_data, ctx) {
+        return { total: ctx.batch?.total, failed: ctx.batch?.deadLettered };
+      },
+    });
+    const batch = { id: 'b-1', total: 2, succeeded: 1, deadLettered: 1, children: async function* () {} };
+    const done = await runJob(summary, {}, { batch });
+    expect(done.status === 'completed' && done.result).toEqual({ total: 2, failed: 1 });
+  });
+});

@@ -62,6 +62,14 @@ export function Chain({ chain, note, onRefresh }) {
         })}
       </tbody>
     </table>
+    ${chain.batches.map(
+      (b) => html`<p data-chain-batch=${b.batchId} data-state=${b.state}>
+        Batch <code>${b.batchId}</code>: <span class=${b.state === 'completed' ? 'ok' : b.overdue ? 'bad' : 'warn'}>${b.state}${b.overdue ? ', overdue' : ''}</span>,
+        ${b.succeeded + b.deadLettered} of ${plural(b.total, 'child', 'children')} counted
+        (${b.succeeded} succeeded, ${b.deadLettered} dead-lettered, ${b.waitingForRedrive} waiting for their redrive, ${b.notCounted} not counted yet);
+        policy ${b.policy}, open limit ${b.openLimitSeconds} s, completion job ${b.completionJob ?? 'unknown'}
+      </p>`,
+    )}
     ${chain.notes.map((n) => html`<p class="note">${n}</p>`)}
   </section>`;
 }

@@ -43,12 +43,16 @@ export const JOB_QUEUE_DEFAULTS = {
  * Every command the runtime sends to the idempotency table (lib/runtime/idempotency/table.ts):
  * conditional PutItem and UpdateItem (lease, completion, release, step records, parking a FIFO
  * group), a consistent GetItem, and a conditional DeleteItem (unparking a group once its blocker
- * completed; job and step records expire by TTL). No Scan, Query, batch or transaction.
+ * completed; job and step records expire by TTL); for batches (lib/runtime/batches/) a
+ * BatchGetItem of children's outcomes and TransactWriteItems of Put and Update actions, which IAM
+ * checks as `dynamodb:PutItem` and `dynamodb:UpdateItem` (developer guide, "Using IAM with
+ * DynamoDB transactions": no action of its own). No Scan or Query.
  * test/infra/idempotency-actions.test.ts keeps this list equal to the runtime's `new XCommand(`
  * calls of `@aws-sdk/client-dynamodb`. A worker that cannot park a group is granted these
  * without {@link IDEMPOTENCY_UNPARK_ACTIONS} (./grants.ts).
  */
 export const IDEMPOTENCY_TABLE_ACTIONS = [
+  'dynamodb:BatchGetItem',
   'dynamodb:DeleteItem',
   'dynamodb:GetItem',
   'dynamodb:PutItem',

@@ -219,7 +219,7 @@ export interface JobQueueProps {
   readonly ageOfOldestMessageAlarmThreshold?: Duration;
 
   /**
-   * SNS topic the seven alarms notify (on ALARM and on return to OK). `false` creates the alarms
+   * SNS topic the eight alarms notify (on ALARM and on return to OK). `false` creates the alarms
    * without actions on purpose (e.g. a composite alarm elsewhere watches them). Left out, the
    * alarms also have no actions and synth shows the warning `sqs-jobs:noAlarmTopic`.
    * @default - no actions, with a synth warning
@@ -337,7 +337,7 @@ export interface JobQueueProps {
   readonly depsLockFilePath?: string;
 }
 
-/** The seven alarms of a {@link JobQueue}. */
+/** The eight alarms of a {@link JobQueue}. */
 export interface JobQueueAlarms {
   /**
    * DLQ `ApproximateNumberOfMessagesVisible` ≥ 1: a job gave up and needs a human. Notifies when
@@ -364,4 +364,11 @@ export interface JobQueueAlarms {
    * `Errors` does not count.
    */
   readonly batchesFailed: cloudwatch.Alarm;
+  /**
+   * `SqsJobs/BatchOverdue` (Queue = name) ≥ 1 in five minutes: a batch of jobs whose completion job
+   * runs on this queue was still open past its `openLimitSeconds` when its watchdog checked it (a
+   * child dead-lettered and waiting for its redrive, a child lost or stuck); the worker's WARN log
+   * `batch overdue` names the children not counted (docs/architecture.md, "Batches").
+   */
+  readonly batchesOverdue: cloudwatch.Alarm;
 }

@@ -2,6 +2,7 @@
  * The seam between the batch worker and an idempotency store: what the worker asks before and
  * after each job run. The DynamoDB store implements it; tests may supply their own.
  */
+import type { TransactWriteItem } from '@aws-sdk/client-dynamodb';
 import type { LeaseExpiredPolicy } from '../job.ts';
 
 /** Input of {@link IdempotencyGuard.begin}. */
@@ -50,6 +51,13 @@ export type BeginOutcome =
 /** Outcome of a conditional write that needs the lease: `fenced` means another run took it over. */
 export type LeaseWrite = 'ok' | 'fenced';
 
+/**
+ * Outcome of a lease end written together with other items (one transaction): `ok` (all written),
+ * `fenced` (another run holds the lease: nothing written), or `cancelled` when one of the other
+ * items failed its condition (nothing written): `reasons` has one code per other item, in order.
+ */
+export type TogetherWrite = 'ok' | 'fenced' | { readonly cancelled: readonly string[] };
+
 /** The lease of one run: every write is conditional on still holding it (fencing token). */
 export interface Lease {
   /** 1-based count of runs of this key, this one included; survives releases. */
@@ -73,6 +81,19 @@ export interface Lease {
    * a guard without it has the run released with `fail(error, 'transient')` (an attempt spent).
    */
   handBack?(): Promise<LeaseWrite>;
+  /**
+   * {@link complete}, and `items` written in the same DynamoDB transaction (a batch child's count:
+   * lib/runtime/batches/). Optional: a guard without transactions leaves it out, and batches are
+   * then refused. The transaction's `ClientRequestToken` derives from the lease, so a retry of a
+   * transaction whose response was lost is answered without writing twice.
+   */
+  completeTogether?(
+    result: unknown,
+    children: readonly string[] | undefined,
+    items: readonly TransactWriteItem[],
+  ): Promise<TogetherWrite>;
+  /** {@link fail} as `permanent` (the job was dead-lettered), and `items` in the same transaction. */
+  failTogether?(error: unknown, items: readonly TransactWriteItem[]): Promise<TogetherWrite>;
   /** Runs `fn` once per step under this key; a completed step returns its stored value. */
   once<T>(stepName: string, fn: () => Promise<T>): Promise<T>;
   /** Stable key for external APIs, per job key and step. */

@@ -2,8 +2,10 @@
  * The lease one run holds on a key: what the worker calls to complete, fail or run a `once` step
  * under it. Every call goes back to the store that granted it.
  */
+
+import type { TransactWriteItem } from '@aws-sdk/client-dynamodb';
 import type { IdempotencyStoreError, StepValueNotStoredError } from './errors.ts';
-import type { Lease, LeaseWrite } from './guard.ts';
+import type { Lease, LeaseWrite, TogetherWrite } from './guard.ts';
 import { deriveIdempotencyKey } from './keys.ts';
 import type { JobRecord } from './record.ts';
 
@@ -11,6 +13,17 @@ import type { JobRecord } from './record.ts';
 export interface LeaseOps {
   complete(record: JobRecord, result: unknown, children?: readonly string[]): Promise<LeaseWrite>;
   fail(record: JobRecord, error: unknown, kind: 'transient' | 'permanent'): Promise<LeaseWrite>;
+  completeTogether(
+    record: JobRecord,
+    result: unknown,
+    children: readonly string[] | undefined,
+    items: readonly TransactWriteItem[],
+  ): Promise<TogetherWrite>;
+  failTogether(
+    record: JobRecord,
+    error: unknown,
+    items: readonly TransactWriteItem[],
+  ): Promise<TogetherWrite>;
   once<T>(record: JobRecord, stepName: string, fn: () => Promise<T>): Promise<T>;
   handBack(record: JobRecord): Promise<LeaseWrite>;
 }
@@ -55,6 +68,29 @@ export class DynamoLease implements Lease {
    */
   fail(error: unknown, kind: 'transient' | 'permanent'): Promise<LeaseWrite> {
     return this.#ops.fail(this.#record, error, kind);
+  }
+
+  /**
+   * {@link complete} and `items` in one TransactWriteItems (2 write units per item), its
+   * `ClientRequestToken` derived from this lease: a retry after a lost response writes nothing twice.
+   * @returns `ok`, `fenced` (another run took the lease over), or `cancelled` with the codes of
+   *   `items` when one failed its condition; nothing is written unless `ok`.
+   * @throws {IdempotencyStoreError} when DynamoDB fails.
+   */
+  completeTogether(
+    result: unknown,
+    children: readonly string[] | undefined,
+    items: readonly TransactWriteItem[],
+  ): Promise<TogetherWrite> {
+    return this.#ops.completeTogether(this.#record, result, children, items);
+  }
+
+  /**
+   * {@link fail} as `permanent` and `items` in one TransactWriteItems, as {@link completeTogether}.
+   * @throws {IdempotencyStoreError} when DynamoDB fails.
+   */
+  failTogether(error: unknown, items: readonly TransactWriteItem[]): Promise<TogetherWrite> {
+    return this.#ops.failTogether(this.#record, error, items);
   }
 
   /**

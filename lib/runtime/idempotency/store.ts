@@ -11,8 +11,10 @@
  * - group-store.ts, group-record.ts: parked FIFO message groups (`onDeadLetter: 'park'`);
  * - table.ts, expr.ts, sdk-errors.ts: DynamoDB calls, expressions, SDK error translation.
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { createHash } from 'node:crypto';
+import { DynamoDBClient, type TransactWriteItem } from '@aws-sdk/client-dynamodb';
 import { JobError, type PermanentError, type TransientError } from '../../core/errors.ts';
+import { BatchLedger } from '../batches/ledger.ts';
 import { type AcquirePlan, acquisitionWrite } from './acquire.ts';
 import { checkRequest, mismatch } from './begin-request.ts';
 import { CompletedKeyCache } from './cache.ts';
@@ -30,11 +32,18 @@ import type {
   ScheduledJobStore,
   ScheduledStart,
   ScheduledStartRequest,
+  TogetherWrite,
   UnparkOutcome,
 } from './guard.ts';
 import { jobRecordKey, stepRecordKey } from './keys.ts';
 import { DynamoLease, type LeaseOps } from './lease.ts';
-import { completionWrite, failureStatus, failureWrite, handBackWrite } from './lease-end.ts';
+import {
+  completionWrite,
+  type FencedUpdate,
+  failureStatus,
+  failureWrite,
+  handBackWrite,
+} from './lease-end.ts';
 import {
   type DynamoIdempotencyStoreOptions,
   type ResolvedStoreLimits,
@@ -86,6 +95,7 @@ export class DynamoIdempotencyStore implements IdempotencyGuard, GroupParkStore,
   readonly #now: () => number;
   readonly #cache: CompletedKeyCache;
   readonly #groups: GroupParks;
+  #ledger: BatchLedger | undefined;
 
   /** @throws {JobError} listing every invalid option. */
   constructor(options: DynamoIdempotencyStoreOptions) {
@@ -221,6 +231,9 @@ export class DynamoIdempotencyStore implements IdempotencyGuard, GroupParkStore,
   readonly #leaseOps: LeaseOps = {
     complete: (record, result, children) => this.#completeLease(record, result, children),
     fail: (record, error, kind) => this.#failLease(record, error, kind),
+    completeTogether: (record, result, children, items) =>
+      this.#completeTogether(record, result, children, items),
+    failTogether: (record, error, items) => this.#failTogether(record, error, items),
     once: (record, stepName, fn) => this.#runOnce(record, stepName, fn),
     handBack: (record) => this.#handBackLease(record),
   };
@@ -255,6 +268,88 @@ export class DynamoIdempotencyStore implements IdempotencyGuard, GroupParkStore,
       });
     }
     return outcome;
+  }
+
+  /** Completes a lease and writes `items`, in one transaction (batches). */
+  async #completeTogether(
+    record: JobRecord,
+    result: unknown,
+    children: readonly string[] | undefined,
+    items: readonly TransactWriteItem[],
+  ): Promise<TogetherWrite> {
+    const stored = storable(result, record, this.#limits.maxResultBytes, {
+      kind: 'result',
+      jobType: record.jobType,
+    });
+    const write = completionWrite(record, stored, this.#now(), children);
+    const outcome = await this.#together('complete', record, write, items, 'COMPLETED');
+    if (outcome === 'ok') {
+      this.#cache.set(record.pk, {
+        payloadHash: record.payloadHash,
+        resultJson: stored.json,
+        resultStored: stored.stored,
+        expiresAt: record.expiresAt,
+      });
+    }
+    return outcome;
+  }
+
+  /** Ends a lease as permanent (dead-lettered) and writes `items`, in one transaction (batches). */
+  #failTogether(
+    record: JobRecord,
+    error: unknown,
+    items: readonly TransactWriteItem[],
+  ): Promise<TogetherWrite> {
+    const write = failureWrite(record, error, 'permanent', this.#now());
+    return this.#together('fail', record, write, items, 'FAILED');
+  }
+
+  /**
+   * The fenced lease write and `items` in one TransactWriteItems whose ClientRequestToken derives
+   * from the lease token and the request: a retry of the same request within 10 minutes (the SDK's,
+   * after a lost response) is answered without a second write.
+   */
+  async #together(
+    operation: 'complete' | 'fail',
+    record: JobRecord,
+    write: FencedUpdate,
+    items: readonly TransactWriteItem[],
+    target: JobRecordStatus,
+  ): Promise<TogetherWrite> {
+    const lease: TransactWriteItem = {
+      Update: {
+        TableName: this.tableName,
+        Key: { pk: { S: record.pk } },
+        UpdateExpression: write.update,
+        ConditionExpression: write.condition,
+        ...write.expr.params(),
+      },
+    };
+    const all = [lease, ...items];
+    // Derived from the lease and the request: an SDK retry (same request) is answered without a
+    // second write; another request of this lease gets a token of its own (never a mismatch).
+    const token = createHash('sha256')
+      .update(`${record.leaseToken}\n${operation}\n${JSON.stringify(all)}`)
+      .digest('hex')
+      .slice(0, 36);
+    const written = await this.#table.transact(operation, record.pk, all, token);
+    if (written.ok) return 'ok';
+    if (written.reasons[0] === 'ConditionalCheckFailed') {
+      // The record already holds this lease's own end (a transaction applied earlier), or another run's.
+      return (await this.#afterFencedWrite(record, { ok: false, old: undefined }, target)) === 'ok'
+        ? 'ok'
+        : 'fenced';
+    }
+    return { cancelled: written.reasons.slice(1) };
+  }
+
+  /**
+   * The batches kept in this store's table (lib/runtime/batches/ledger.ts): batch items, child
+   * outcomes, and their transactions.
+   */
+  batchLedger(): BatchLedger {
+    this.#ledger ??= new BatchLedger(this.#table, this.#now);
+    return this.#ledger;
   }
 
   /** Ends a lease after a failure: conditional UpdateItem, fenced by the lease token. */

@@ -6,6 +6,8 @@
 import type { MessageAttributeValue } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
 import { backoffDelaySeconds, DEFAULT_RETRY_POLICY, type RetryPolicy } from '../../core/backoff.ts';
+import type { JobEnvelope } from '../../core/envelope.ts';
+import { countDeadLetteredChild, sendCompletionIfDone } from '../batches/count.ts';
 import { type DeadLetterEvidence, sendToDeadLetterQueue } from '../dead-letter.ts';
 import type { Lease } from '../idempotency/guard.ts';
 import { identityAttributeOf } from '../raw-messages.ts';
@@ -83,7 +85,13 @@ export async function deadLetter(run: RecordRun, input: DeadLetterInput): Promis
   // routed types become a JobType dimension: a type from an unrouted body is producer input, and
   // each distinct value would be a new CloudWatch metric.
   deps.metrics.deadLettered(input.job?.type ?? UNKNOWN_JOB_TYPE, failureOf(run, 'dead-lettered'));
-  if (input.lease) await failLease(run, input.lease, input.error, 'permanent');
+  const batchChild = run.envelope?.batchid !== undefined && input.job !== undefined;
+  if (batchChild) {
+    const pending = await countInBatch(run, input);
+    if (pending) return pending;
+  } else if (input.lease) {
+    await failLease(run, input.lease, input.error, 'permanent');
+  }
   await unparkUnderContinue(run, input);
   run.logger.error('job dead-lettered', {
     outcome: 'dead-lettered',
@@ -92,6 +100,35 @@ export async function deadLetter(run: RecordRun, input: DeadLetterInput): Promis
     error: input.error,
   });
   return { status: 'dead-lettered' };
+}
+
+/**
+ * After the DLQ send of a batch child: its dead letter is counted in its batch (with its lease's
+ * permanent end, one transaction), and the completion job sent when that made the batch done.
+ * When the store fails, the lease is ended alone (so the redelivery is absorbed as this message's
+ * duplicate, which counts it then: lease.ts) and the record is left on the queue.
+ */
+async function countInBatch(run: RecordRun, input: DeadLetterInput): Promise<RecordOutcome | undefined> {
+  const envelope = run.envelope as JobEnvelope;
+  try {
+    const done = await countDeadLetteredChild(run, envelope, input.lease, input.error, input.reason);
+    if (done) await sendCompletionIfDone(run, envelope.batchid as string, envelope.type);
+    return undefined;
+  } catch (error) {
+    if (input.lease) await failLease(run, input.lease, input.error, 'permanent');
+    const delaySeconds = backoffDelaySeconds(
+      input.attempts,
+      input.job?.retry ?? DEFAULT_RETRY_POLICY,
+      0,
+      run.deps.random,
+    );
+    run.logger.error('batch child dead-lettered but not yet counted in its batch: retried', {
+      batchId: envelope.batchid,
+      delaySeconds,
+      error,
+    });
+    return retry(delaySeconds, 'batch-pending');
+  }
 }
 
 /**

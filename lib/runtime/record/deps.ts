@@ -1,5 +1,6 @@
 /** What the record pipeline is given: the worker's per-invocation dependencies and its jobs. */
 import type { SQSRecord } from 'aws-lambda';
+import type { BatchLedger } from '../batches/ledger.ts';
 import type { ChildSender } from '../children.ts';
 import type { WorkerConfig } from '../config.ts';
 import type { BatchParking } from '../group-park.ts';
@@ -26,6 +27,11 @@ export interface RecordDeps {
    * sent for later runs unchecked, with a warning (lib/runtime/record/scheduled.ts).
    */
   readonly scheduledJobs?: ScheduledJobStore | undefined;
+  /**
+   * Batches (lib/runtime/batches/): where they are kept, the idempotency store's table; undefined
+   * when the worker's guard has none (idempotency off, or a guard without transactions).
+   */
+  readonly batchLedger?: BatchLedger | undefined;
   /** FIFO group parking of this invocation; undefined when no job of the worker parks (no reads). */
   readonly parking: BatchParking | undefined;
   /** Concurrency slots and rate buckets; undefined when the worker has no table for them. */

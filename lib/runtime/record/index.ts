@@ -17,6 +17,7 @@ import type { SQSRecord } from 'aws-lambda';
 import { backoffDelaySeconds, DEFAULT_RETRY_POLICY } from '../../core/backoff.ts';
 import { type JobEnvelope, parseEnvelope } from '../../core/envelope.ts';
 import { classifyError } from '../../core/errors.ts';
+import { watchBatch } from '../batches/watchdog.ts';
 import { jobIdentityPks } from '../group-park.ts';
 import type { Lease } from '../idempotency/guard.ts';
 import { identityTypeOf } from '../job.ts';
@@ -121,6 +122,8 @@ async function pipeline(run: RecordRun): Promise<RecordOutcome> {
     rawMessage = true;
   }
   run.readEnvelope(envelope);
+  // A batch's watchdog is the worker's own message, not a job (batches/watchdog.ts).
+  if (envelope.batchwatch !== undefined) return watchBatch(run, envelope);
   // Only a parking worker needs who the job is (what a park names, what recognises a blocker).
   if (deps.parking) {
     run.identity = {

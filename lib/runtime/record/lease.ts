@@ -4,7 +4,9 @@
  * an expired lease dead-lettered (`onLeaseExpired: 'dead-letter'`), or a store outage retried
  * without spending an attempt.
  */
+import { backoffDelaySeconds } from '../../core/backoff.ts';
 import type { JobEnvelope } from '../../core/envelope.ts';
+import { afterDuplicateChild } from '../batches/count.ts';
 import type { IdempotencyGuard, Lease } from '../idempotency/guard.ts';
 import { identityTypeOf } from '../job.ts';
 import { LeaseExpiredError } from '../worker-errors.ts';
@@ -14,6 +16,28 @@ import { type RecordOutcome, retry } from './outcome.ts';
 import { unparkAfterCompletion } from './parked-group.ts';
 import type { RecordRun } from './record-run.ts';
 import { storeUnavailable } from './store-unavailable.ts';
+
+/**
+ * A duplicate of a batch child: what a crashed or failed earlier run of it left undone (its count,
+ * its batch's completion job) is done now (batches/count.ts); a retry outcome when it cannot be yet.
+ */
+async function batchPending(
+  run: RecordRun,
+  job: AnyJob,
+  envelope: JobEnvelope,
+  status: 'completed' | 'dead-lettered',
+): Promise<RecordOutcome | undefined> {
+  if (envelope.batchid === undefined) return undefined;
+  const error = await afterDuplicateChild(run, envelope, status);
+  if (error === undefined) return undefined;
+  const delaySeconds = backoffDelaySeconds(run.receiveCount, job.retry, 0, run.deps.random);
+  run.logger.error("batch child's count or its batch's completion job still pending: retried", {
+    batchId: envelope.batchid,
+    delaySeconds,
+    error,
+  });
+  return retry(delaySeconds, 'batch-pending');
+}
 
 /**
  * Asks the guard; returns the lease to run under, or the record's outcome when it must not run.
@@ -63,19 +87,25 @@ export async function beginLease(
   switch (begun.status) {
     case 'acquired':
       return { lease: begun.lease };
-    case 'completed':
+    case 'completed': {
       deps.metrics.add(job.type, 'JobDuplicateAbsorbed');
       run.logger.info('duplicate delivery absorbed: the job already completed', {
         outcome: 'duplicate',
         resultStored: begun.resultStored,
       });
+      const pending = await batchPending(run, job, envelope, 'completed');
+      if (pending) return { outcome: pending };
       return { outcome: (await unparkAfterCompletion(run, job)) ?? { status: 'duplicate' } };
-    case 'dead-lettered':
+    }
+    case 'dead-lettered': {
       deps.metrics.add(job.type, 'JobDuplicateAbsorbed');
       run.logger.info('duplicate delivery absorbed: this message was already dead-lettered', {
         outcome: 'duplicate',
       });
-      return { outcome: { status: 'duplicate' } };
+      return {
+        outcome: (await batchPending(run, job, envelope, 'dead-lettered')) ?? { status: 'duplicate' },
+      };
+    }
     case 'busy': {
       const delaySeconds = Math.ceil(begun.retryAfterMs / 1000);
       run.logger.info('another run holds the lease; record will be retried', {

@@ -31,8 +31,13 @@ export type RetryReason =
   | 'limited'
   /** A bug in the worker itself. */
   | 'internal'
-  /** A job sent for later arrived before its `runat` (clock skew): it waits, no attempt spent. */
-  | 'not-due';
+  /**
+   * Not due yet: a job sent for later that arrived before its `runat` (clock skew), or a batch's
+   * watchdog received before its batch's open limit. It waits; no attempt spent.
+   */
+  | 'not-due'
+  /** A batch child was done but its count or its batch's completion job could not be written or sent: its redelivery finishes it. */
+  | 'batch-pending';
 
 /** What happened to one record. Only `retry` is reported in `batchItemFailures`. */
 export type RecordOutcome =

@@ -1,7 +1,9 @@
 /** The `ctx` a job's `run` receives: its attempt, ids, signal, logger, lineage, children and steps. */
 import type { JobEnvelope } from '../../core/envelope.ts';
 import type { JobLogger } from '../../core/logger.ts';
-import { ChildCollector } from '../children.ts';
+import type { BatchContext } from '../batches/context.ts';
+import { type BatchRequest, type JobBatchSpec, requestBatch } from '../batches/start.ts';
+import { ChildCollector, type ParentIdentity } from '../children.ts';
 import type { Lease } from '../idempotency/guard.ts';
 import { deriveIdempotencyKey, jobRecordKey } from '../idempotency/keys.ts';
 import {
@@ -34,6 +36,10 @@ export class RunContext implements JobContext {
   readonly partitionKey: string | undefined;
   /** The children enqueued so far; made on the first enqueue (most runs enqueue nothing). */
   children: ChildCollector | undefined;
+  /** The batches `startBatch` asked for, started after the run (batches/start.ts). */
+  batches: BatchRequest[] | undefined;
+  /** `ctx.batch` of a completion job: set before the run (run-job.ts). */
+  batch: BatchContext | undefined;
   readonly #run: RecordRun;
   readonly #job: AnyJob;
   readonly #envelope: JobEnvelope;
@@ -78,16 +84,33 @@ export class RunContext implements JobContext {
     return lineageOf(this.#envelope);
   }
 
-  enqueue<D>(child: JobDefinition<D>, childData: NoInfer<D>, options?: EnqueueOptions): void {
-    this.children ??= new ChildCollector({
+  /** Who this job's children (and batches) descend from. */
+  get parentIdentity(): ParentIdentity {
+    return {
       source: this.#envelope.source,
       id: this.#envelope.id,
       partitionKey: this.partitionKey,
       lineage: this.#envelope,
       job: jobRecordKey(identityTypeOf(this.#job), this.#key),
       awsTraceHeader: this.#run.deps.childTraceHeaderOf?.(this.#run.record),
-    });
+    };
+  }
+
+  enqueue<D>(child: JobDefinition<D>, childData: NoInfer<D>, options?: EnqueueOptions): void {
+    this.children ??= new ChildCollector(this.parentIdentity);
     this.children.add(child, childData, options);
+  }
+
+  startBatch(spec: JobBatchSpec): { readonly batchId: string } {
+    this.batches ??= [];
+    const request = requestBatch(
+      this.parentIdentity,
+      this.batches.length,
+      spec,
+      this.#lease === undefined ? undefined : this.#run.deps.batchLedger?.tableName,
+    );
+    this.batches.push(request);
+    return { batchId: request.batchId };
   }
 
   once<T>(stepName: string, fn: () => Promise<T & StepValue<T>>): Promise<T> {

@@ -3,7 +3,12 @@
  * children it enqueued, completes its lease, and counts it completed. A failure at any of these
  * steps goes to the failure stage (failed.ts); a failed completion write does not (see below).
  */
+import { backoffDelaySeconds } from '../../core/backoff.ts';
+import { batchKey } from '../../core/batch.ts';
 import type { JobEnvelope } from '../../core/envelope.ts';
+import { type BatchContext, batchContextOf } from '../batches/context.ts';
+import { completeBatchChild, completeBatchCompletion, sendCompletionIfDone } from '../batches/count.ts';
+import { startRequestedBatches } from '../batches/start.ts';
 import { childRecordKeys, sendChildren } from '../children.ts';
 import type { Lease } from '../idempotency/guard.ts';
 import type { JobContext } from '../job.ts';
@@ -11,7 +16,7 @@ import { LimitWait } from '../limits/errors.ts';
 import type { AnyJob } from './deps.ts';
 import { failed } from './failed.ts';
 import { waitForLimit } from './limit-wait.ts';
-import { COMPLETED, type RecordOutcome } from './outcome.ts';
+import { COMPLETED, type RecordOutcome, retry } from './outcome.ts';
 import { unparkAfterCompletion } from './parked-group.ts';
 import type { RecordRun } from './record-run.ts';
 import { RunContext } from './run-context.ts';
@@ -38,8 +43,20 @@ export async function runJob(
   const attempt = lease?.attempt ?? run.receiveCount;
   const partitionKey = envelope.partitionkey ?? run.record.attributes?.MessageGroupId;
   run.startAttempt(attempt);
+  // A batch's completion job reads its batch (counts) before it runs: `ctx.batch`.
+  const completesBatch = envelope.completesbatch;
+  let batch: BatchContext | undefined;
+  if (completesBatch !== undefined && deps.batchLedger !== undefined) {
+    try {
+      const record = await deps.batchLedger.read(completesBatch);
+      if (record !== undefined) batch = batchContextOf(record, deps.batchLedger);
+    } catch (error) {
+      return failed(run, job, error, lease, undefined);
+    }
+  }
   const limit = deps.runLimits.start(job.type, jobTimeoutMs, lambdaBudgetMs);
   const ctx = new RunContext(run, job, envelope, key, lease, limit, attempt, partitionKey);
+  ctx.batch = batch;
 
   const startedAt = deps.now();
   let result: unknown;
@@ -68,21 +85,62 @@ export async function runJob(
       return failed(run, job, error, lease, deps.now() - startedAt);
     }
   }
+  // The batches the run started (ctx.startBatch), after its children; requestBatch saw the ledger.
+  if (ctx.batches !== undefined && ctx.batches.length > 0 && deps.batchLedger !== undefined) {
+    try {
+      await startRequestedBatches(
+        deps.childSender(),
+        ctx.batches,
+        ctx.parentIdentity,
+        deps.batchLedger.tableName,
+        deps.now(),
+      );
+      deps.metrics.add(job.type, 'BatchStarted', ctx.batches.length);
+      // The starting job's record links its batches too (`sqs-jobs job` shows their progress).
+      if (lease) childLinks = [...(childLinks ?? []), ...ctx.batches.map((b) => batchKey(b.batchId))];
+    } catch (error) {
+      return failed(run, job, error, lease, deps.now() - startedAt);
+    }
+  }
   const durationMs = deps.now() - startedAt;
 
   if (lease) {
     warnIfNotStored(run, result, { kind: 'result', jobType: job.type });
+    const batchId = envelope.batchid;
+    let counted = false;
     try {
-      const write = await (childLinks === undefined
-        ? lease.complete(result)
-        : lease.complete(result, childLinks));
+      const write = await (batchId !== undefined
+        ? completeBatchChild(run, lease, envelope, result, childLinks)
+        : completesBatch !== undefined
+          ? completeBatchCompletion(run, lease, completesBatch, job.type, result, childLinks)
+          : childLinks === undefined
+            ? lease.complete(result)
+            : lease.complete(result, childLinks));
       if (write === 'fenced') {
         deps.metrics.add(job.type, 'JobLeaseFenced');
         run.logger.warn(
           'lease was taken over by another run before completion; its run will complete the key',
         );
       }
+      counted = write === 'ok';
+      if (batchId !== undefined && counted) await sendCompletionIfDone(run, batchId, job.type);
     } catch (error) {
+      if (batchId !== undefined) {
+        // A batch child must be counted, and its batch's completion job sent when it is the last:
+        // the record stays on the queue, and its redelivery (run again, or a duplicate) finishes it.
+        if (counted) deps.metrics.add(job.type, 'JobCompleted');
+        const delaySeconds = backoffDelaySeconds(attempt, job.retry, 0, deps.random);
+        run.logger.error(
+          "batch child done but not yet counted, or its batch's completion job not sent: retried",
+          {
+            batchId,
+            counted,
+            delaySeconds,
+            error,
+          },
+        );
+        return retry(delaySeconds, 'batch-pending');
+      }
       // The work and its children are done: acknowledging risks a rare re-run on a duplicate
       // delivery, while retrying would re-run it for certain.
       run.logger.error('could not mark the job completed in the idempotency store', { error });

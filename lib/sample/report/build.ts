@@ -4,6 +4,8 @@
  * effects, order, latency, and the invariants (invariants.ts). Nothing here does I/O, so every
  * figure and every invariant is unit-tested on hand-made facts.
  */
+
+import { batchInvariants } from './batches.ts';
 import { summariseDeadLetters } from './dead-letters.ts';
 import type { JobOutcome, JobState, ReportFacts } from './facts.ts';
 import { checkInvariants } from './invariants.ts';
@@ -46,6 +48,14 @@ export function buildReport(facts: ReportFacts): RunReport {
     unexplained: deadLetters.unexplained,
   });
 
+  if (facts.batches !== undefined) {
+    invariants.push(
+      ...batchInvariants(
+        facts.batches,
+        facts.timedOut ? 'the deadline passed before every job was final' : undefined,
+      ),
+    );
+  }
   const failed = invariants.some((i) => !i.ok && i.severity === 'invariant' && i.skipped === undefined);
   const complete = !facts.timedOut;
   return {

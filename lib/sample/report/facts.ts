@@ -3,8 +3,10 @@
  * outcome, the dead letters read, order logs, side effects, faults, scans), gathered by the
  * workload (lib/sample/workload/) and turned into a report by build.ts.
  */
+
 import type { OrderLog } from '../domain.ts';
 import type { IdempotencyRecordSummary } from '../workload/idempotency-records.ts';
+import type { BatchRunFacts } from './batches.ts';
 
 /**
  * Final state of a job at the end of a run: `lost` = neither completed nor dead-lettered once
@@ -91,6 +93,8 @@ export interface ReportFacts {
   readonly idempotency?: IdempotencyRecordSummary;
   /** Producer send retries (requests SQS did not take, sent again); undefined when not counted. */
   readonly producerRetries?: number;
+  /** The batches of the run (the nightly invoice run); undefined when not read (no batch invariants). */
+  readonly batches?: BatchRunFacts;
   /**
    * The partner API's rate limit per tenant and its 429 answers (`npm start -- --partner-rate-limit`);
    * undefined when the partner has no limit. Shown, not an invariant: each 429 is retried.

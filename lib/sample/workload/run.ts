@@ -5,6 +5,8 @@
 import { JobClient } from '../../client/job-client.ts';
 import { DomainRepository, type DomainSnapshot } from '../domain.ts';
 import type { FaultKind } from '../external-service.ts';
+import type { BatchRunFacts } from '../report/batches.ts';
+import { scanBatches, sendNightlyInvoiceRun } from './batches.ts';
 import { type CollectedDeadLetter, collectDeadLetters } from './dead-letters.ts';
 import { finalIdempotencyScan, type IdempotencyRecordSummary } from './idempotency-records.ts';
 import type { WorkloadOptions } from './options.ts';
@@ -62,6 +64,10 @@ export interface WorkloadResult {
   readonly idempotency?: IdempotencyRecordSummary;
   /** Producer send retries (JobClient retrying a SendMessageBatch SQS did not take). */
   readonly producerRetries: number;
+  /** The nightly invoice runs sent (their run ids). */
+  readonly nightlyRuns: readonly string[];
+  /** The batches in the idempotency tables at the end; undefined when not scanned. */
+  readonly batches?: Pick<BatchRunFacts, 'started' | 'completed' | 'open'>;
 }
 
 /**
@@ -105,6 +111,8 @@ export async function runWorkload(
     progress.addSent(n);
     progress.report('sending');
   });
+  // The nightly invoice run: a batch of one statement per user, then its summary (batches.ts).
+  const nightlyRuns = [await sendNightlyInvoiceRun(client, plan, `run-${startedAtMs}`)];
 
   const faults = options.faultsByReference ?? (() => ({}));
   let quietChecks = 0;
@@ -181,6 +189,10 @@ export async function runWorkload(
     final: true,
     timedOut,
   });
+  const batches =
+    target.idempotencyTables.length > 0
+      ? await scanBatches(target.dynamodb, target.idempotencyTables)
+      : undefined;
   progress.report('done', {
     completed: reconciliation.completed,
     deadLettered: reconciliation.deadLettered,
@@ -199,6 +211,8 @@ export async function runWorkload(
     interrupted: options.signal?.aborted === true,
     ...(idempotency ? { idempotency } : {}),
     producerRetries,
+    nightlyRuns,
+    ...(batches ? { batches } : {}),
   };
 }
 

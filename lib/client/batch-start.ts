@@ -1,0 +1,362 @@
+/**
+ * Starting a batch (fan-out and fan-in), shared by producers (`JobClient.startBatch`) and jobs
+ * (`ctx.startBatch`, sent by the worker after the run succeeded): write the batch item, send the
+ * children in SendMessageBatch requests of 10 with ids derived from the batch id, then the batch's
+ * watchdog. Every step may run again (a re-run parent, a producer retrying with the same batch id):
+ * the batch item is written only if absent, and the children and watchdog keep their ids, so a
+ * second start makes no second batch and no second child (FIFO dedup ids and the children's
+ * idempotency keys derive from them).
+ *
+ * The completion job's envelope is built here once and kept on the batch item: whoever sees the
+ * batch done sends exactly that body, so all senders send one job (same `source` + `id`).
+ */
+
+import { createHash } from 'node:crypto';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import type { StandardSchemaV1 } from '@standard-schema/spec';
+import {
+  type BatchDeadLetterPolicy,
+  batchChildId,
+  batchCompletionId,
+  batchExpiresAt,
+  batchKey,
+  batchRecordToItem,
+  batchSettingsProblems,
+  batchWatchdogId,
+  DEFAULT_BATCH_OPEN_LIMIT_SECONDS,
+  MAX_COMPLETION_ENVELOPE_BYTES,
+} from '../core/batch.ts';
+import { createEnvelope, type EnvelopeLineage } from '../core/envelope.ts';
+import { TransientError } from '../core/errors.ts';
+import { jsonFormOf, jsonValueProblems } from '../core/json-value.ts';
+import { isFifoQueueUrl } from '../core/queue-urls.ts';
+import { JobClientError } from './job-client-error.ts';
+import type { BatchEntry, SendableJob, SendOptions } from './prepare.ts';
+
+/** One child of a batch. */
+export interface BatchChildEntry<Data = unknown> {
+  readonly job: SendableJob<Data>;
+  readonly data: Data;
+  /** `partitionKey` (FIFO queues: required unless the starter has one), `delaySeconds` (standard queues). */
+  readonly options?: Pick<SendOptions, 'partitionKey' | 'delaySeconds'>;
+}
+
+/** The completion job of a batch: runs once, after every child is counted. */
+export interface BatchCompletionEntry<Data = unknown> {
+  readonly job: SendableJob<Data>;
+  /** Its data (ids only; at most 64 KiB of JSON with the envelope, kept on the batch item). */
+  readonly data: Data;
+  /** `partitionKey` (FIFO queues: required unless the starter has one). */
+  readonly options?: Pick<SendOptions, 'partitionKey'>;
+}
+
+/**
+ * What a batch is made of: `JobClient.startBatch` and `ctx.startBatch` take it.
+ *
+ * @example
+ * await client.startBatch({
+ *   id: `invoices-${day}`, // producer only: the same id again starts nothing new
+ *   children: users.map((userId) => ({ job: issueInvoice, data: { userId, day }, options: { partitionKey: userId } })),
+ *   completion: { job: sendInvoiceSummary, data: { day }, options: { partitionKey: 'summary' } },
+ *   onChildDeadLettered: 'complete-with-failures',
+ *   openLimitSeconds: 3600,
+ * });
+ */
+export interface BatchSpec {
+  /**
+   * `JobClient.startBatch` only: the batch id, 1–128 printable ASCII characters; a retry with the
+   * same id starts nothing new. @default a random UUID (inside a job: derived from the job's identity)
+   */
+  readonly id?: string;
+  /** The children, 0 to 100,000 (an empty batch sends its completion job at once). */
+  readonly children: readonly BatchChildEntry[];
+  /** The completion job: runs once, after every child is counted (`ctx.batch` reads the batch). */
+  readonly completion: BatchCompletionEntry;
+  /**
+   * What a child dead-lettered by the worker does to the batch: `complete-with-failures` counts it
+   * (the completion job lists it with its reason); `wait-for-redrive` does not: the batch completes
+   * once the child is redriven and completes. @default 'complete-with-failures'
+   */
+  readonly onChildDeadLettered?: BatchDeadLetterPolicy;
+  /**
+   * Seconds after its start by which the batch should have completed, 1–43,200: then its watchdog
+   * reports it (`BatchOverdue` metric, a WARN log naming the children not counted). @default 3600
+   */
+  readonly openLimitSeconds?: number;
+}
+
+/** What `startBatch` returns. */
+export interface BatchStarted {
+  readonly batchId: string;
+  /** Children in the batch. */
+  readonly total: number;
+  /** Whether this call wrote the batch item (false: the batch existed, this was a retry). */
+  readonly created: boolean;
+}
+
+/** Sends a batch's watchdog so that it is checked at `dueAtMs` (epoch ms). The seam Part 11's `runAt` replaces. */
+export type WatchdogScheduler = (watchdog: {
+  readonly queue: string;
+  readonly body: string;
+  readonly dueAtMs: number;
+}) => Promise<void>;
+
+/** The JobClient calls a start uses. */
+export interface BatchSendPort {
+  sendBatch(entries: BatchEntry[]): Promise<{
+    readonly failed: readonly { readonly index: number; readonly code: string; readonly message: string }[];
+  }>;
+  sendEnvelope(queue: string, envelope: string, options?: { delaySeconds?: number }): Promise<unknown>;
+  checkEnvelope(queue: string, envelope: string): { readonly queueUrl: string };
+}
+
+/** The DynamoDB call a start makes (a `DynamoDBClient` satisfies it). */
+export interface BatchTablePort {
+  readonly tableName: string;
+  /** Writes `item` unless its key holds one; returns undefined when written, else the item there. */
+  putIfAbsent(item: Record<string, AttributeValue>): Promise<Record<string, AttributeValue> | undefined>;
+}
+
+/** Who starts the batch: a producer (its `source`), or a job (its lineage and defaults). */
+export interface BatchStarter {
+  readonly batchId: string;
+  readonly source: string;
+  /** Epoch ms. */
+  readonly now: number;
+  /** The starting job's lineage options for children and completion (parent link, trace), when a job starts it. */
+  readonly lineageOf?: (
+    index: number | 'completion',
+  ) => Pick<SendOptions, 'parent' | 'correlationId' | 'traceparent' | 'tracestate' | 'awsTraceHeader'>;
+  /** The partition key children and completion get when they give none (the starting job's). */
+  readonly partitionKey?: string;
+  /** The starting job's reference, kept on the batch item. */
+  readonly parentJob?: string;
+}
+
+/**
+ * Starts (or starts again) a batch. Order: batch item (PutItem if absent), children
+ * (SendMessageBatch in requests of 10), the completion job when there are no children, the watchdog.
+ *
+ * @throws {JobClientError} `InvalidBatch` (senderFault) listing every problem of the spec, before
+ *   anything is written; `InvalidEntries` when a child is refused (schema, queue, partition key).
+ * @throws {TransientError} when some children were not sent: starting again with the same batch id
+ *   sends them (and no second copy of the others).
+ */
+export async function startBatchWith(
+  spec: BatchSpec,
+  starter: BatchStarter,
+  send: BatchSendPort,
+  table: BatchTablePort,
+  scheduleWatchdog: WatchdogScheduler,
+): Promise<BatchStarted> {
+  const problems = specProblems(spec);
+  if (problems.length > 0) throw invalidBatch(problems);
+  const { batchId } = starter;
+  const policy = spec.onChildDeadLettered ?? 'complete-with-failures';
+  const openLimitSeconds = spec.openLimitSeconds ?? DEFAULT_BATCH_OPEN_LIMIT_SECONDS;
+  const completion = await completionEnvelope(spec.completion, starter);
+  checked(() => send.checkEnvelope(spec.completion.job.queue, completion));
+  const watchdog = watchdogEnvelope(spec.completion.job, starter);
+
+  const entries: BatchEntry[] = spec.children.map((child, index) => {
+    const partitionKey = child.options?.partitionKey ?? starter.partitionKey;
+    return {
+      job: child.job,
+      data: child.data,
+      options: {
+        ...(child.options?.delaySeconds === undefined ? {} : { delaySeconds: child.options.delaySeconds }),
+        ...(partitionKey === undefined ? {} : { partitionKey }),
+        ...starter.lineageOf?.(index),
+        id: batchChildId(batchId, index),
+        batchId,
+      },
+    };
+  });
+
+  const existing = await table.putIfAbsent(
+    batchRecordToItem({
+      pk: batchKey(batchId),
+      recordType: 'batch',
+      batchId,
+      total: entries.length,
+      succeeded: 0,
+      deadLettered: 0,
+      waiting: 0,
+      policy,
+      completionEnvelope: completion,
+      completionQueue: spec.completion.job.queue,
+      ...(starter.parentJob === undefined ? {} : { parentJob: starter.parentJob }),
+      createdAtMs: starter.now,
+      openLimitSeconds,
+      state: 'open',
+      expiresAt: batchExpiresAt(starter.now, openLimitSeconds),
+    }),
+  );
+  const created = existing === undefined;
+  // A batch started again must be the same batch: its children counted against the first total.
+  const existingTotal = existing?.total?.N === undefined ? undefined : Number(existing.total.N);
+  if (existingTotal !== undefined && existingTotal !== entries.length) {
+    throw invalidBatch([
+      `batch ${batchId} exists with ${existingTotal} children and this start has ${entries.length}: a batch's children cannot change once started (start a new batch, with another id or from another job)`,
+    ]);
+  }
+
+  if (entries.length === 0) {
+    // Nothing to count: the batch is done now. Sent again on a re-run, absorbed as a duplicate.
+    await send.sendEnvelope(spec.completion.job.queue, completion);
+  } else {
+    // JobClient splits per queue into SendMessageBatch requests of at most 10 (and 1 MiB).
+    const result = await send.sendBatch(entries);
+    if (result.failed.length > 0) {
+      const list = result.failed
+        .slice(0, 10)
+        .map((f) => `child ${f.index} (${f.code}: ${f.message})`)
+        .join('; ');
+      throw new TransientError(
+        `batch ${batchId}: ${result.failed.length} of ${entries.length} children not sent: ${list}; starting the batch again sends them`,
+        { context: { batchId, failed: result.failed.length } },
+      );
+    }
+  }
+  await scheduleWatchdog({
+    queue: spec.completion.job.queue,
+    body: watchdog,
+    dueAtMs: starter.now + openLimitSeconds * 1000,
+  });
+  return { batchId, total: entries.length, created };
+}
+
+/**
+ * The default watchdog scheduler until one-time jobs (`runAt`) are available: the watchdog is sent
+ * with an SQS delay of up to 900 s (standard queues; FIFO queues take no per-message delay), and a
+ * worker that receives it before it is due puts it back with a visibility timeout until then.
+ */
+export function delayedWatchdogScheduler(send: BatchSendPort, now: () => number): WatchdogScheduler {
+  return async ({ queue, body, dueAtMs }) => {
+    const { queueUrl } = send.checkEnvelope(queue, body);
+    const delaySeconds = Math.min(900, Math.max(0, Math.ceil((dueAtMs - now()) / 1000)));
+    await send.sendEnvelope(queue, body, isFifoQueueUrl(queueUrl) ? {} : { delaySeconds });
+  };
+}
+
+/** Every problem of a batch spec (its shape; entries are checked by the client when sent). */
+function specProblems(spec: BatchSpec): string[] {
+  if (typeof spec !== 'object' || spec === null) {
+    return ['startBatch takes { children: [{ job, data, options? }], completion: { job, data }, ... }'];
+  }
+  const known = new Set(['id', 'children', 'completion', 'onChildDeadLettered', 'openLimitSeconds']);
+  const problems = Object.keys(spec)
+    .filter((key) => !known.has(key))
+    .map((key) => `unknown field ${key} (known: ${[...known].join(', ')})`);
+  problems.push(...batchSettingsProblems(spec));
+  const completion = spec.completion as Partial<BatchCompletionEntry> | undefined;
+  if (typeof completion !== 'object' || completion === null || !isJob(completion.job)) {
+    problems.push('completion must be { job, data, options? } with a job made by defineJob');
+  }
+  if (Array.isArray(spec.children)) {
+    for (const [index, child] of spec.children.entries()) {
+      if (!isJob((child as Partial<BatchChildEntry> | undefined)?.job)) {
+        problems.push(`children[${index}].job must be a job made by defineJob`);
+        if (problems.length > 20) break;
+      }
+    }
+  }
+  return problems;
+}
+
+function isJob(job: unknown): job is SendableJob {
+  const j = job as Partial<SendableJob> | undefined;
+  return typeof j === 'object' && j !== null && typeof j.type === 'string' && typeof j.queue === 'string';
+}
+
+function invalidBatch(problems: readonly string[]): JobClientError {
+  return new JobClientError(`startBatch refused: ${problems.join('; ')}`, {
+    code: 'InvalidBatch',
+    senderFault: true,
+  });
+}
+
+/** Runs a check that throws JobClientError; rethrows as an InvalidBatch naming the completion job. */
+function checked<T>(check: () => T): T {
+  try {
+    return check();
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw invalidBatch([`completion: ${message}`]);
+  }
+}
+
+/** The completion job's envelope (SQS body), its data checked against its schema. */
+async function completionEnvelope(entry: BatchCompletionEntry, starter: BatchStarter): Promise<string> {
+  const jsonProblems = jsonValueProblems(entry.data);
+  if (entry.data === undefined || jsonProblems.length > 0) {
+    const list = jsonProblems.map((p) => `${p.path}: ${p.message}`).join('; ');
+    throw invalidBatch([`entry.data must be a JSON value${list ? ` (${list})` : ''}`]);
+  }
+  const data = jsonFormOf(entry.data);
+  const validated = await (entry.job.schema as StandardSchemaV1)['~standard'].validate(data);
+  if (validated.issues) {
+    const list = validated.issues.map((issue) => issue.message).join('; ');
+    throw invalidBatch([`entry.data fails the schema of ${entry.job.type}: ${list}`]);
+  }
+  const partitionKey = entry.options?.partitionKey ?? starter.partitionKey;
+  const lineage = starter.lineageOf?.('completion');
+  let body: string;
+  try {
+    body = JSON.stringify(
+      createEnvelope({
+        type: entry.job.type,
+        source: starter.source,
+        id: batchCompletionId(starter.batchId),
+        data,
+        time: new Date(starter.now),
+        ...(partitionKey === undefined ? {} : { partitionKey }),
+        lineage: envelopeLineage(lineage),
+        batch: { completesbatch: starter.batchId },
+      }),
+    );
+  } catch (error) {
+    throw invalidBatch([`completion: ${(error as Error).message}`]);
+  }
+  if (Buffer.byteLength(body, 'utf8') > MAX_COMPLETION_ENVELOPE_BYTES) {
+    throw invalidBatch([
+      `completion: the completion job's envelope is over ${MAX_COMPLETION_ENVELOPE_BYTES} bytes; its data should carry ids`,
+    ]);
+  }
+  return body;
+}
+
+/** The watchdog: an envelope of the completion job's type, marked `batchwatch`, in a FIFO group of its own. */
+function watchdogEnvelope(job: SendableJob, starter: BatchStarter): string {
+  const group = `batchwatch-${createHash('sha256').update(starter.batchId).digest('hex').slice(0, 32)}`;
+  return JSON.stringify(
+    createEnvelope({
+      type: job.type,
+      source: starter.source,
+      id: batchWatchdogId(starter.batchId),
+      data: null,
+      time: new Date(starter.now),
+      partitionKey: group,
+      batch: { batchwatch: starter.batchId },
+    }),
+  );
+}
+
+/** Send options' lineage as envelope attributes. */
+function envelopeLineage(
+  options: Pick<SendOptions, 'parent' | 'correlationId' | 'traceparent' | 'tracestate'> | undefined,
+): EnvelopeLineage | undefined {
+  if (options === undefined) return undefined;
+  return {
+    ...(options.correlationId === undefined ? {} : { correlationid: options.correlationId }),
+    ...(options.parent === undefined
+      ? {}
+      : {
+          causationid: options.parent.id,
+          rootid: options.parent.rootId,
+          ...(options.parent.job === undefined ? {} : { parentjob: options.parent.job }),
+        }),
+    ...(options.traceparent === undefined ? {} : { traceparent: options.traceparent }),
+    ...(options.tracestate === undefined ? {} : { tracestate: options.tracestate }),
+  };
+}

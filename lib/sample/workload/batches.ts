@@ -1,0 +1,74 @@
+/**
+ * The nightly invoice run of a workload (lib/sample/nightly-invoices.ts): sent once per run, and
+ * its batches read back at the end from the idempotency tables (batch items, docs/contracts.md
+ * "Batch records"), for the report's batch invariants (report/batches.ts).
+ */
+import { type AttributeValue, type DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
+import type { JobClient } from '../../client/job-client.ts';
+import { nightlyInvoiceJobs } from '../nightly-invoices.ts';
+import type { BatchRunFacts } from '../report/batches.ts';
+import type { WorkloadPlan } from './plan.ts';
+
+/** The message group of the nightly run on the FIFO queue: its own, apart from the users'. */
+export const NIGHTLY_RUN_GROUP = 'nightly-invoices';
+
+/**
+ * Sends the run's nightly invoice job (one statement per planned user, then the summary).
+ * @returns the run id.
+ */
+export async function sendNightlyInvoiceRun(
+  client: JobClient,
+  plan: WorkloadPlan,
+  runId: string,
+): Promise<string> {
+  await client.send(
+    nightlyInvoiceJobs.nightlyInvoiceRun,
+    { runId, userIds: plan.users.map((user) => user.userId) },
+    { partitionKey: NIGHTLY_RUN_GROUP, id: `nightly-${runId}` },
+  );
+  return runId;
+}
+
+/** The batches in the idempotency tables: started, completed, and the ones still open (pure). */
+export function summariseBatches(
+  items: readonly Readonly<Record<string, AttributeValue>>[],
+): Pick<BatchRunFacts, 'started' | 'completed' | 'open'> {
+  const open: string[] = [];
+  let started = 0;
+  let completed = 0;
+  for (const item of items) {
+    if (item.recordType?.S !== 'batch') continue;
+    started += 1;
+    if (item.state?.S === 'completed') completed += 1;
+    else
+      open.push(
+        `${item.batchId?.S ?? '?'} (${item.succeeded?.N ?? '?'}+${item.deadLettered?.N ?? '?'} of ${item.total?.N ?? '?'} counted)`,
+      );
+  }
+  return { started, completed, open };
+}
+
+/** Scans the idempotency tables for batch items (consistent reads, every page). */
+export async function scanBatches(
+  dynamodb: DynamoDBClient,
+  tables: readonly string[],
+): Promise<Pick<BatchRunFacts, 'started' | 'completed' | 'open'>> {
+  const items: Record<string, AttributeValue>[] = [];
+  for (const table of tables) {
+    let start: Record<string, AttributeValue> | undefined;
+    do {
+      const out = await dynamodb.send(
+        new ScanCommand({
+          TableName: table,
+          ConsistentRead: true,
+          FilterExpression: 'recordType = :batch',
+          ExpressionAttributeValues: { ':batch': { S: 'batch' } },
+          ...(start ? { ExclusiveStartKey: start } : {}),
+        }),
+      );
+      items.push(...(out.Items ?? []));
+      start = out.LastEvaluatedKey;
+    } while (start);
+  }
+  return summariseBatches(items);
+}
