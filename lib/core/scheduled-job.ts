@@ -25,6 +25,14 @@
 import { createHash } from 'node:crypto';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 
+/**
+ * Tag key of a schedule dead-letter queue (JobQueue's scheduling DLQ): Scheduler names it in
+ * `DeadLetterConfig`, not a RedrivePolicy, so tools that tell dead-letter queues from queues of
+ * work (the local runtime, the console) read this tag. Value: the logical name of the queue whose
+ * schedules it serves.
+ */
+export const SCHEDULE_DLQ_TAG = 'sqs-jobs:schedule-dead-letter-queue-of';
+
 /** `recordType` of the state item. */
 export const SCHEDULED_JOB_RECORD_TYPE = 'scheduled-job';
 /** Prefix of the state item's `pk`: the IAM condition `dynamodb:LeadingKeys` `schedule#*` matches it. */

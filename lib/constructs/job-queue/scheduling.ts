@@ -20,14 +20,14 @@
  *   (`dynamodb:LeadingKeys` limits item access by partition key value)
  */
 import { createHash } from 'node:crypto';
-import { Duration, Names, RemovalPolicy, Stack, Token } from 'aws-cdk-lib';
+import { Duration, Names, RemovalPolicy, Stack, Tags, Token } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { SCHEDULED_JOB_PK_PREFIX } from '../../core/scheduled-job.ts';
+import { SCHEDULE_DLQ_TAG, SCHEDULED_JOB_PK_PREFIX } from '../../core/scheduled-job.ts';
 import { validationsOf } from '../cdk-features.ts';
 import { JOB_QUEUE_DEFAULTS } from './defaults.ts';
 import { grantSend } from './grants.ts';
@@ -154,6 +154,8 @@ export class JobQueueScheduling extends Construct {
       retentionPeriod: JOB_QUEUE_DEFAULTS.deadLetterRetentionPeriod,
       maxMessageSizeBytes: props.maxMessageSizeBytes,
     });
+    // Tools tell it from a queue of work by this tag (no RedrivePolicy names it).
+    Tags.of(this.deadLetterQueue).add(SCHEDULE_DLQ_TAG, props.queueName);
     // Without Validations (aws-cdk-lib before 2.257) there is no cdk-nag 3 to acknowledge it to.
     validationsOf(this.deadLetterQueue)?.acknowledge({
       id: 'AwsSolutions-SQS3',

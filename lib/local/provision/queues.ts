@@ -41,6 +41,8 @@ export interface ProvisionedQueue {
     /** Receives before a message moves to the DLQ. */
     readonly maxReceiveCount: number;
   };
+  /** The template's tags of the queue, when it has any. */
+  readonly tags?: Readonly<Record<string, string>>;
 }
 
 /** Where queues are created: the SQS client and its endpoint. */
@@ -144,7 +146,16 @@ export async function createQueue(
     );
     const arn = got.Attributes?.QueueArn;
     if (!arn) throw new Error('GetQueueAttributes returned no QueueArn');
-    return { logicalId, name, url, arn, fifo, attributes, redrive };
+    return {
+      logicalId,
+      name,
+      url,
+      arn,
+      fifo,
+      attributes,
+      redrive,
+      ...(Object.keys(tags).length > 0 ? { tags } : {}),
+    };
   } catch (cause) {
     throw new ProvisionError(`cannot create queue ${name} (${logicalId}): ${(cause as Error).message}`, {
       cause,

@@ -3,6 +3,7 @@
  * its RedrivePolicy names, and one worker per emulated event source mapping, with the function
  * it invokes, its batching, its concurrency (pollers) and whether it is polled at all.
  */
+import { SCHEDULE_DLQ_TAG } from '../../core/scheduled-job.ts';
 import type { FunctionDefinition } from '../function-config.ts';
 import type { ProvisionedQueue } from '../provision/queues.ts';
 import type { ProvisionedStack } from '../provision/stack.ts';
@@ -27,7 +28,8 @@ export function linkDeadLetterQueues(provisioned: readonly ProvisionedQueue[]): 
               maxReceiveCount: q.redrive.maxReceiveCount,
             }
           : undefined,
-      isDeadLetterQueue: dlqArns.has(q.arn),
+      // A schedule DLQ is named by Scheduler's DeadLetterConfig, not a RedrivePolicy: its tag says so.
+      isDeadLetterQueue: dlqArns.has(q.arn) || q.tags?.[SCHEDULE_DLQ_TAG] !== undefined,
     };
   });
 }
