@@ -68,7 +68,7 @@ describe('a queue that does not use time', () => {
     expect(Object.values(json.Resources).filter((r) => r.Type.startsWith('AWS::Scheduler::'))).toEqual([]);
     expect(json.Resources[logicalId(q.queue)]!.Properties.ContentBasedDeduplication).toBeUndefined();
     expect(resourcesOf(json, 'AWS::SQS::Queue')).toHaveLength(2);
-    expect(resourcesOf(json, 'AWS::CloudWatch::Alarm')).toHaveLength(7);
+    expect(resourcesOf(json, 'AWS::CloudWatch::Alarm')).toHaveLength(8); // the eight of every JobQueue (batches overdue included), none for schedules
     expect(q.scheduleAlarms).toBeUndefined();
     expect(q.recurringJobs).toEqual([]);
   });
