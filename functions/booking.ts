@@ -1,6 +1,6 @@
 /**
  * Worker of the FIFO `booking` queue: reserve inventory → confirm reservation → issue invoice,
- * one `MessageGroupId` per user, and the nightly invoice run (a recurring job). Thin on purpose: the jobs live in lib/sample/jobs.ts.
+ * one `MessageGroupId` per user, the nightly invoice run (a recurring job) and reservation hold expiry (jobs sent for later). Thin on purpose: the jobs live in lib/sample/jobs.ts.
  */
 import { createWorker } from 'sqs-jobs';
 import { sampleJobs } from '../lib/sample/jobs.ts';
@@ -11,5 +11,6 @@ export const handler = createWorker({
     sampleJobs.confirmReservation,
     sampleJobs.issueInvoice,
     sampleJobs.issueNightlyInvoices,
+    sampleJobs.expireHold,
   ],
 });

@@ -1,5 +1,5 @@
-/** Worker of the standard `payments` queue: captures payments through the payment API. */
+/** Worker of the standard `payments` queue: captures payments through the payment API; expires short reservation holds (jobs sent with DelaySeconds). */
 import { createWorker } from 'sqs-jobs';
 import { sampleJobs } from '../lib/sample/jobs.ts';
 
-export const handler = createWorker({ jobs: [sampleJobs.capturePayment] });
+export const handler = createWorker({ jobs: [sampleJobs.capturePayment, sampleJobs.expirePaymentHold] });

@@ -10,6 +10,7 @@ import { checkInvariants } from './invariants.ts';
 import { completionLatencies, percentile, summariseLatency } from './latency.ts';
 import { findOrderViolations } from './order.ts';
 import type { RunReport } from './run-report.ts';
+import { scheduleInvariants, summariseSchedules } from './schedules.ts';
 
 const examples = (list: readonly string[], n = 10): string[] => list.slice(0, n);
 
@@ -32,6 +33,7 @@ export function buildReport(facts: ReportFacts): RunReport {
   const faultTotal = Object.values(facts.faultsInjected).reduce((a, b) => a + b, 0);
 
   const unfinished = count('unfinished');
+  const schedules = facts.schedules === undefined ? undefined : summariseSchedules(facts.schedules);
   const invariants = checkInvariants(facts, {
     lostKeys,
     unfinished,
@@ -45,6 +47,7 @@ export function buildReport(facts: ReportFacts): RunReport {
     withoutEvidence: deadLetters.withoutEvidence,
     unexplained: deadLetters.unexplained,
   });
+  if (schedules !== undefined) invariants.push(...scheduleInvariants(schedules, facts.timedOut));
 
   const failed = invariants.some((i) => !i.ok && i.severity === 'invariant' && i.skipped === undefined);
   const complete = !facts.timedOut;
@@ -93,6 +96,7 @@ export function buildReport(facts: ReportFacts): RunReport {
     faultsInjected: { total: faultTotal, byKind: { ...facts.faultsInjected } },
     workerMetrics: facts.workerMetrics === undefined ? undefined : { ...facts.workerMetrics },
     invariants,
+    ...(schedules === undefined ? {} : { schedules }),
   };
 }
 

@@ -11,4 +11,14 @@ export type { InvariantResult } from './invariants.ts';
 export { type LatencySummary, percentile, summariseLatency } from './latency.ts';
 export { findOrderViolations, type OrderViolation } from './order.ts';
 export { renderReport, unfinishedMessage } from './render.ts';
+export {
+  type FiringFact,
+  type HoldFact,
+  type JobRunFact,
+  type NightlyBacklogFact,
+  type ScheduleFacts,
+  type ScheduleSummary,
+  scheduleInvariants,
+  summariseSchedules,
+} from './schedules.ts';
 export type { RunReport } from './run-report.ts';
