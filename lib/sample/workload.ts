@@ -28,6 +28,7 @@ import {
 } from './external-service.ts';
 import { buildReport, type ReportFacts, type RunReport } from './report/index.ts';
 import { type RunWorkloadOptions, runWorkload, type WorkloadResult } from './workload/run.ts';
+import { type ScheduledWorkOptions, scheduledWork } from './workload/scheduled.ts';
 import { type SampleStack, startSampleStack } from './workload/stack.ts';
 
 export {
@@ -72,11 +73,20 @@ export {
   sendWorkload,
   WORKLOAD_SOURCE,
 } from './workload/send.ts';
+export {
+  RUN_AT_PRECISION_MS,
+  type ScheduledWork,
+  type ScheduledWorkOptions,
+  scheduledWork,
+  schedulingOfRuntime,
+} from './workload/scheduled.ts';
 export { type SampleStack, type SampleStackOptions, startSampleStack } from './workload/stack.ts';
 export { targetOf, type WorkloadTarget } from './workload/target.ts';
 
 /** Options of {@link runLocal}: a workload on the local runtime with the fake external service. */
-export interface LocalRunOptions extends Omit<RunWorkloadOptions, 'faultsByReference'> {
+export interface LocalRunOptions
+  extends Omit<RunWorkloadOptions, 'faultsByReference' | 'scheduled'>,
+    ScheduledWorkOptions {
   /** Fault rates of the fake external service. */
   readonly faults?: Partial<FaultRates>;
   /**
@@ -186,11 +196,24 @@ async function runOn(stack: SampleStack, options: LocalRunOptions, bootMs: numbe
   step(
     `running the workload (endpoints: SQS ${runtime.endpoints.sqs}, DynamoDB ${runtime.endpoints.dynamodb})`,
   );
-  const workload = await runWorkload(target, {
-    ...options,
-    faultsByReference: () => service.stats().faultsByReference,
-    completedSoFar: () => metrics.JobCompleted ?? 0,
-  });
+  // Reservation holds and the nightly run fired now, when the run has them (workload/scheduled.ts).
+  const scheduled =
+    (options.holds ?? 0) > 0 || (options.nightlyBacklog ?? 0) > 0
+      ? scheduledWork(runtime, target, stack.repository, options)
+      : undefined;
+  let workload: WorkloadResult;
+  let schedules: ReportFacts['schedules'];
+  try {
+    workload = await runWorkload(target, {
+      ...options,
+      faultsByReference: () => service.stats().faultsByReference,
+      completedSoFar: () => metrics.JobCompleted ?? 0,
+      ...(scheduled ? { scheduled } : {}),
+    });
+    schedules = await scheduled?.collect(workload.deadLetters, metrics.JobCancelled ?? 0);
+  } finally {
+    scheduled?.close();
+  }
   const serviceStats = service.stats();
   const runtimeStats = runtime.stats();
   const awsFaults = runtime.awsFaultStats();
@@ -237,6 +260,7 @@ async function runOn(stack: SampleStack, options: LocalRunOptions, bootMs: numbe
           },
         }),
     deadLetterMessages: workload.deadLetters,
+    ...(schedules ? { schedules } : {}),
   };
   return {
     facts,

@@ -70,6 +70,11 @@ export async function runStart(
         ? {}
         : { externalService: { tenantRateLimit: { requestsPerSecond: flags.partnerRateLimit } } }),
       lostResponseRate: flags.lostResponseRate,
+      schedulerDuplicateDeliveryRate: request.preset.schedulerDuplicateDeliveryRate,
+      // Reservation holds and the nightly run fired now (lib/sample/workload/scheduled.ts).
+      holds: request.preset.holds,
+      holdDelayMs: request.preset.holdDelayMs,
+      nightlyBacklog: request.preset.nightlyBacklog,
       ...(flags.visibilityTimeoutSeconds === 'deployed'
         ? {}
         : { visibilityTimeoutSeconds: flags.visibilityTimeoutSeconds }),

@@ -11,6 +11,7 @@ import type { WorkloadOptions } from './options.ts';
 import { plannedJobs, planWorkload, type WorkloadPlan } from './plan.ts';
 import { ProgressReporter, type WorkloadProgress } from './progress.ts';
 import { queueActivity } from './queues.ts';
+import type { ScheduledWork } from './scheduled.ts';
 import { type Reconciliation, reconcile } from './reconcile.ts';
 import { type SentLedger, seedDomain, sendWorkload, WORKLOAD_SOURCE } from './send.ts';
 import type { WorkloadTarget } from './target.ts';
@@ -40,6 +41,11 @@ export interface RunWorkloadOptions extends WorkloadOptions {
    * the deadline (pending jobs are unfinished, not lost), with `interrupted` set.
    */
   readonly signal?: AbortSignal;
+  /**
+   * Jobs sent for later and schedules fired (./scheduled.ts): started once the workload is sent;
+   * its pending work keeps the run waiting like queued jobs do.
+   */
+  readonly scheduled?: ScheduledWork;
 }
 
 /** What {@link runWorkload} found. */
@@ -105,6 +111,7 @@ export async function runWorkload(
     progress.addSent(n);
     progress.report('sending');
   });
+  await options.scheduled?.start(plan);
 
   const faults = options.faultsByReference ?? (() => ({}));
   let quietChecks = 0;
@@ -116,7 +123,9 @@ export async function runWorkload(
     const dlqActivity = await Promise.all(
       Object.values(target.dlqUrls).map((url) => queueActivity(target.sqs, url)),
     );
-    const inQueues = activity.reduce((acc, a) => acc + a.visible + a.inFlight + a.delayed, 0);
+    const inQueues =
+      activity.reduce((acc, a) => acc + a.visible + a.inFlight + a.delayed, 0) +
+      (options.scheduled?.pending() ?? 0);
     const deadLettered = dlqActivity.reduce((acc, a) => acc + a.visible + a.inFlight + a.delayed, 0);
     if (options.completedSoFar) {
       progress.report('running', {
