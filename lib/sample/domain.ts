@@ -601,9 +601,12 @@ export class DomainRepository {
     } catch (err) {
       if (!isConditionFailure(err)) throw err;
     }
-    const out = await this.#client.send(new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }), {
-      abortSignal: signal,
-    });
+    const out = await this.#client.send(
+      new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }),
+      {
+        abortSignal: signal,
+      },
+    );
     return out.Item?.status as HoldStatus;
   }
 

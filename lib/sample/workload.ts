@@ -66,6 +66,13 @@ export { type QueueActivity, queueActivity } from './workload/queues.ts';
 export { type Reconciliation, reconcile } from './workload/reconcile.ts';
 export { type RunWorkloadOptions, runWorkload, type WorkloadResult } from './workload/run.ts';
 export {
+  RUN_AT_PRECISION_MS,
+  type ScheduledWork,
+  type ScheduledWorkOptions,
+  scheduledWork,
+  schedulingOfRuntime,
+} from './workload/scheduled.ts';
+export {
   badMessageBody,
   RESEND_DELAY_SECONDS,
   type SentLedger,
@@ -73,13 +80,6 @@ export {
   sendWorkload,
   WORKLOAD_SOURCE,
 } from './workload/send.ts';
-export {
-  RUN_AT_PRECISION_MS,
-  type ScheduledWork,
-  type ScheduledWorkOptions,
-  scheduledWork,
-  schedulingOfRuntime,
-} from './workload/scheduled.ts';
 export { type SampleStack, type SampleStackOptions, startSampleStack } from './workload/stack.ts';
 export { targetOf, type WorkloadTarget } from './workload/target.ts';
 

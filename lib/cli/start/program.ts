@@ -163,6 +163,30 @@ export function buildProgram(preset: Preset, output: ProgramOutput): Command {
       integer(1),
       preset.timeoutSeconds,
     )
+    .option(
+      '--holds <n>',
+      'bookings that get a reservation hold: its expiry job is sent for later (alternately a one-time schedule on the FIFO queue and DelaySeconds on a standard one), half are confirmed at once (the job cancelled)',
+      integer(0),
+      preset.holds,
+    )
+    .option(
+      '--hold-delay-ms <n>',
+      'how long a hold lasts before its expiry job runs, in ms',
+      integer(0, 900_000),
+      preset.holdDelayMs,
+    )
+    .option(
+      '--nightly-backlog <n>',
+      'bookings confirmed over the grace period ago and never invoiced; the run fires the nightly invoice schedule now, delivered twice (0: not fired)',
+      integer(0),
+      preset.nightlyBacklog,
+    )
+    .option(
+      '--scheduler-duplicate-rate <rate>',
+      "share of the local EventBridge Scheduler's firings delivered twice",
+      rate,
+      preset.schedulerDuplicateDeliveryRate,
+    )
     .addOption(
       new Option(
         '--endpoint <url>',

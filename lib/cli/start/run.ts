@@ -70,11 +70,11 @@ export async function runStart(
         ? {}
         : { externalService: { tenantRateLimit: { requestsPerSecond: flags.partnerRateLimit } } }),
       lostResponseRate: flags.lostResponseRate,
-      schedulerDuplicateDeliveryRate: request.preset.schedulerDuplicateDeliveryRate,
+      schedulerDuplicateDeliveryRate: flags.schedulerDuplicateRate,
       // Reservation holds and the nightly run fired now (lib/sample/workload/scheduled.ts).
-      holds: request.preset.holds,
-      holdDelayMs: request.preset.holdDelayMs,
-      nightlyBacklog: request.preset.nightlyBacklog,
+      holds: flags.holds,
+      holdDelayMs: flags.holdDelayMs,
+      nightlyBacklog: flags.nightlyBacklog,
       ...(flags.visibilityTimeoutSeconds === 'deployed'
         ? {}
         : { visibilityTimeoutSeconds: flags.visibilityTimeoutSeconds }),

@@ -11,6 +11,7 @@ export type { InvariantResult } from './invariants.ts';
 export { type LatencySummary, percentile, summariseLatency } from './latency.ts';
 export { findOrderViolations, type OrderViolation } from './order.ts';
 export { renderReport, unfinishedMessage } from './render.ts';
+export type { RunReport } from './run-report.ts';
 export {
   type FiringFact,
   type HoldFact,
@@ -21,4 +22,3 @@ export {
   scheduleInvariants,
   summariseSchedules,
 } from './schedules.ts';
-export type { RunReport } from './run-report.ts';

@@ -183,18 +183,21 @@ export function summariseSchedules(facts: ScheduleFacts): ScheduleSummary {
       viaSchedule: holds.filter((h) => h.via === 'schedule').length,
       viaDelay: holds.filter((h) => h.via === 'delay').length,
       cancelled: cancelled.length,
-      cancelledRan: cancelled.filter((h) => h.runs.length > 0 || h.status !== 'CONFIRMED').map((h) => h.holdId),
+      cancelledRan: cancelled
+        .filter((h) => h.runs.length > 0 || h.status !== 'CONFIRMED')
+        .map((h) => h.holdId),
       expected: expected.length,
       expired: expected.filter((h) => h.status === 'EXPIRED').length,
       notExpired: expected.filter((h) => h.status !== 'EXPIRED').map((h) => h.holdId),
-      early: lateness
-        .filter((l) => l.ms < -facts.runAtPrecisionMs)
-        .map((l) => `${l.hold} ${-l.ms} ms early`),
+      early: lateness.filter((l) => l.ms < -facts.runAtPrecisionMs).map((l) => `${l.hold} ${-l.ms} ms early`),
       minLatenessMs: lateness.length === 0 ? undefined : Math.min(...lateness.map((l) => l.ms)),
       maxLatenessMs: lateness.length === 0 ? undefined : Math.max(...lateness.map((l) => l.ms)),
       cancelledMessages: facts.cancelledMessages,
     },
-    duplicateRuns: [...duplicateFirstRuns(holds.flatMap((h) => h.runs)), ...duplicateFirstRuns(facts.recurringRuns)],
+    duplicateRuns: [
+      ...duplicateFirstRuns(holds.flatMap((h) => h.runs)),
+      ...duplicateFirstRuns(facts.recurringRuns),
+    ],
     recurringNotRun: recurringFirings
       .filter((f) => f.outcome === 'delivered' && f.jobId !== undefined && !recurringRunIds.has(f.jobId))
       .map((f) => f.jobId as string),
@@ -261,7 +264,8 @@ export function scheduleInvariants(summary: ScheduleSummary, timedOut: boolean):
   ];
 }
 
-const msText = (value: number | undefined): string => (value === undefined ? 'n/a' : `${Math.round(value)} ms`);
+const msText = (value: number | undefined): string =>
+  value === undefined ? 'n/a' : `${Math.round(value)} ms`;
 
 /** The text lines of the time part (render.ts prints them with the figures). */
 export function scheduleLines(summary: ScheduleSummary): string[] {

@@ -11,8 +11,8 @@ import type { WorkloadOptions } from './options.ts';
 import { plannedJobs, planWorkload, type WorkloadPlan } from './plan.ts';
 import { ProgressReporter, type WorkloadProgress } from './progress.ts';
 import { queueActivity } from './queues.ts';
-import type { ScheduledWork } from './scheduled.ts';
 import { type Reconciliation, reconcile } from './reconcile.ts';
+import type { ScheduledWork } from './scheduled.ts';
 import { type SentLedger, seedDomain, sendWorkload, WORKLOAD_SOURCE } from './send.ts';
 import type { WorkloadTarget } from './target.ts';
 

@@ -75,7 +75,10 @@ export function schedulingOfRuntime(runtime: LocalRuntime): SchedulingOptions {
   const env = Object.assign({}, ...runtime.workers.map((w) => w.env)) as Record<string, string>;
   const found = schedulingFromEnv(env);
   const queues = Object.fromEntries(
-    Object.entries(found.queues ?? {}).map(([name, q]) => [name, { ...q, queueArn: runtime.queue(name).arn }]),
+    Object.entries(found.queues ?? {}).map(([name, q]) => [
+      name,
+      { ...q, queueArn: runtime.queue(name).arn },
+    ]),
   );
   return { ...found, queues };
 }
@@ -131,7 +134,11 @@ export function scheduledWork(
             const data = { userId: b.userId, holdId };
             const id = `hold-${holdId}`;
             const result = fifo
-              ? await client.send(sampleJobs.expireHold, data, { id, delayMs: holdDelayMs, partitionKey: b.userId })
+              ? await client.send(sampleJobs.expireHold, data, {
+                  id,
+                  delayMs: holdDelayMs,
+                  partitionKey: b.userId,
+                })
               : await client.send(sampleJobs.expirePaymentHold, data, { id, delayMs: holdDelayMs });
             sent[i] = {
               userId: b.userId,
@@ -156,7 +163,8 @@ export function scheduledWork(
               const answer = await client.cancel({ queue: s.hold.queue, id: s.hold.jobId });
               s.hold.cancel = answer.status;
               // Confirmed only when its job will not run; too late, the hold expires as it should.
-              if (answer.status === 'cancelled') await repository.confirmHold(s.userId, s.hold.holdId, Date.now());
+              if (answer.status === 'cancelled')
+                await repository.confirmHold(s.userId, s.hold.holdId, Date.now());
             }),
           ),
       );
@@ -213,7 +221,9 @@ export function scheduledWork(
         firings,
         recurringRuns: recurringRuns.map((r) => ({ jobId: r.jobId, atMs: r.atMs, attempt: r.attempt })),
         recurringFiringsExpected: nightly?.fired ? 1 : 0,
-        ...(nightly ? { nightly: await backlogFacts(repository, nightly.backlog, graceMinutes, deadLetters) } : {}),
+        ...(nightly
+          ? { nightly: await backlogFacts(repository, nightly.backlog, graceMinutes, deadLetters) }
+          : {}),
         runAtPrecisionMs: RUN_AT_PRECISION_MS,
         ...(cancelledMessages === undefined ? {} : { cancelledMessages }),
       };
