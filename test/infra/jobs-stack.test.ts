@@ -110,9 +110,10 @@ describe('JobsStack (sample app)', () => {
         sampleJobs.confirmReservation.type,
         sampleJobs.issueInvoice.type,
         sampleJobs.issueNightlyInvoices.type,
+        sampleJobs.expireHold.type,
       ].sort(),
     );
-    expect(types('payments')).toEqual([sampleJobs.capturePayment.type]);
+    expect(types('payments')).toEqual([sampleJobs.capturePayment.type, sampleJobs.expirePaymentHold.type]);
     expect(types('notifications')).toEqual([sampleJobs.sendEmail.type]);
     for (const q of SAMPLE_QUEUES) {
       const jq = synthed.stack.jobQueue(q.name);
