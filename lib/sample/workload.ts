@@ -14,6 +14,8 @@
  * - dead-letters.ts, reconcile.ts: collecting the dead letters and one outcome per job;
  * - stack.ts, target.ts, emf-metrics.ts: the sample stack started locally, its queues and
  *   table, the workers' metrics.
+ * - scheduled.ts: the time part: reservation holds sent for later (half cancelled on
+ *   confirmation) and the nightly invoice schedule fired now, delivered twice.
  */
 
 import { AWS_FAULT_KINDS, AWS_FAULT_LABELS, type AwsFaultRates } from '../local/aws-faults.ts';
