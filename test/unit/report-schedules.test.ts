@@ -39,6 +39,7 @@ function schedules(overrides: Partial<ScheduleFacts> = {}): ScheduleFacts {
         via: 'schedule',
         scheduleName: 'sj-2',
         cancel: 'cancelled',
+        scheduleDeleted: true,
         status: 'CONFIRMED',
         runs: [],
       }),
@@ -118,7 +119,7 @@ describe('the time part of the run report', () => {
       'Schedules fired: 2 (1 one-time, 1 recurring of which 1 fired now), 1 delivered twice',
     );
     expect(text).toContain(
-      '4 (2 via a one-time schedule, 2 via DelaySeconds); 2 cancelled on confirmation (0 ran',
+      '4 (2 via a one-time schedule, 2 via DelaySeconds); 2 cancelled on confirmation (0 ran; 1 schedules deleted before they fired',
     );
     expect(text).toContain('2 of 2 bookings confirmed over 60 min ago invoiced');
     expect(text).toMatch(/PASS {2}cancelled jobs that ran/);

@@ -46,6 +46,8 @@ export interface HoldFact {
   readonly runAtMs: number;
   /** What `JobClient.cancel` answered when the booking was confirmed; undefined: never confirmed. */
   readonly cancel?: 'cancelled' | 'already-started' | 'already-cancelled' | 'not-found';
+  /** Cancelled: its schedule was deleted before it fired (false: it had fired, or it went with DelaySeconds). */
+  readonly scheduleDeleted?: boolean;
   /** The hold's status at the end. */
   readonly status: 'HELD' | 'CONFIRMED' | 'EXPIRED';
   /** Every run of its expiry job that reached the hold. */
@@ -116,6 +118,8 @@ export interface ScheduleSummary {
     readonly viaDelay: number;
     /** Holds whose job was cancelled in time. */
     readonly cancelled: number;
+    /** Of those, the ones whose schedule was deleted before it fired. */
+    readonly schedulesDeleted: number;
     /** Cancelled holds whose job ran anyway (ids). */
     readonly cancelledRan: readonly string[];
     /** Holds not cancelled (their job had to run). */
@@ -183,6 +187,7 @@ export function summariseSchedules(facts: ScheduleFacts): ScheduleSummary {
       viaSchedule: holds.filter((h) => h.via === 'schedule').length,
       viaDelay: holds.filter((h) => h.via === 'delay').length,
       cancelled: cancelled.length,
+      schedulesDeleted: cancelled.filter((h) => h.scheduleDeleted === true).length,
       cancelledRan: cancelled
         .filter((h) => h.runs.length > 0 || h.status !== 'CONFIRMED')
         .map((h) => h.holdId),
@@ -273,7 +278,7 @@ export function scheduleLines(summary: ScheduleSummary): string[] {
   return [
     `Schedules fired: ${firings.total} (${firings.oneTime} one-time, ${firings.recurring} recurring of which ${firings.manual} fired now), ${firings.deliveredTwice} delivered twice, ${firings.notDelivered} not delivered`,
     `Jobs sent for later (reservation holds): ${holds.total} (${holds.viaSchedule} via a one-time schedule, ${holds.viaDelay} via DelaySeconds); ` +
-      `${holds.cancelled} cancelled on confirmation (${holds.cancelledRan.length} ran, ${holds.cancelledMessages ?? 'n/a'} messages arrived and were recorded as cancelled); ` +
+      `${holds.cancelled} cancelled on confirmation (${holds.cancelledRan.length} ran; ${holds.schedulesDeleted} schedules deleted before they fired, ${holds.cancelledMessages ?? 'n/a'} messages arrived and were recorded as cancelled); ` +
       `${holds.expired} of ${holds.expected} expired and ran, start after runAt: min ${msText(holds.minLatenessMs)}, max ${msText(holds.maxLatenessMs)}`,
     ...(summary.nightly
       ? [

@@ -66,6 +66,7 @@ export const RUN_AT_PRECISION_MS = 1_000;
 interface SentHold {
   readonly hold: Pick<HoldFact, 'holdId' | 'jobId' | 'queue' | 'via' | 'scheduleName' | 'runAtMs'> & {
     cancel?: HoldFact['cancel'];
+    scheduleDeleted?: boolean;
   };
   readonly userId: string;
 }
@@ -118,7 +119,9 @@ export function scheduledWork(
       startedAtMs = Date.now();
       const limit = pLimit(8);
       const bookings = plan.bookings.filter((b) => !plan.soldOut.has(b.bookingId)).slice(0, holdsWanted);
-      // Taken and sent: alternately FIFO (schedule) and standard (DelaySeconds).
+      // Taken and sent: alternately FIFO (schedule) and standard (DelaySeconds); every other pair
+      // is confirmed right after (so each path has holds confirmed and holds expiring), as a
+      // booking confirmed in time would be: the job cancelled, then the hold the booking's.
       await Promise.all(
         bookings.map((b, i) =>
           limit(async () => {
@@ -130,17 +133,17 @@ export function scheduledWork(
               status: 'HELD',
               heldAtMs: Date.now(),
             });
-            const fifo = i % 2 === 0;
             const data = { userId: b.userId, holdId };
             const id = `hold-${holdId}`;
-            const result = fifo
-              ? await client.send(sampleJobs.expireHold, data, {
-                  id,
-                  delayMs: holdDelayMs,
-                  partitionKey: b.userId,
-                })
-              : await client.send(sampleJobs.expirePaymentHold, data, { id, delayMs: holdDelayMs });
-            sent[i] = {
+            const result =
+              i % 2 === 0
+                ? await client.send(sampleJobs.expireHold, data, {
+                    id,
+                    delayMs: holdDelayMs,
+                    partitionKey: b.userId,
+                  })
+                : await client.send(sampleJobs.expirePaymentHold, data, { id, delayMs: holdDelayMs });
+            const s: SentHold = {
               userId: b.userId,
               hold: {
                 holdId,
@@ -151,22 +154,15 @@ export function scheduledWork(
                 runAtMs: Date.parse(result.runAt ?? ''),
               },
             };
+            sent.push(s);
+            if (i % 4 >= 2) return;
+            const answer = await client.cancel({ queue: s.hold.queue, id: s.hold.jobId });
+            s.hold.cancel = answer.status;
+            if (answer.status === 'cancelled') s.hold.scheduleDeleted = answer.scheduleDeleted;
+            // Confirmed only when its job will not run; too late, the hold expires as it should.
+            if (answer.status === 'cancelled') await repository.confirmHold(b.userId, holdId, Date.now());
           }),
         ),
-      );
-      // Confirmed in time: every other pair (so each path has holds confirmed and holds expiring).
-      await Promise.all(
-        sent
-          .filter((_, i) => i % 4 < 2)
-          .map((s) =>
-            limit(async () => {
-              const answer = await client.cancel({ queue: s.hold.queue, id: s.hold.jobId });
-              s.hold.cancel = answer.status;
-              // Confirmed only when its job will not run; too late, the hold expires as it should.
-              if (answer.status === 'cancelled')
-                await repository.confirmHold(s.userId, s.hold.holdId, Date.now());
-            }),
-          ),
       );
       if (backlogSize > 0) {
         nightly = { backlog: await seedBacklog(repository, backlogSize, graceMinutes), fired: false };
@@ -182,7 +178,7 @@ export function scheduledWork(
     pending() {
       const now = Date.now();
       const notDue = sent.filter(
-        (s) => s !== undefined && s.hold.cancel !== 'cancelled' && now < s.hold.runAtMs + IN_TRANSIT_MS,
+        (s) => s.hold.cancel !== 'cancelled' && now < s.hold.runAtMs + IN_TRANSIT_MS,
       ).length;
       const firing = runtime.scheduler.firings().filter((f) => f.outcome === 'pending').length;
       return notDue + firing;
@@ -190,16 +186,14 @@ export function scheduledWork(
 
     async collect(deadLetters, cancelledMessages) {
       const holds = new Map((await repository.listHolds()).map((h) => [h.holdId, h]));
-      const holdFacts: HoldFact[] = sent
-        .filter((s) => s !== undefined)
-        .map((s) => {
-          const stored = holds.get(s.hold.holdId);
-          return {
-            ...s.hold,
-            status: stored?.status ?? 'HELD',
-            runs: (stored?.runs ?? []).map((r) => ({ jobId: r.jobId, atMs: r.atMs, attempt: r.attempt })),
-          };
-        });
+      const holdFacts: HoldFact[] = sent.map((s) => {
+        const stored = holds.get(s.hold.holdId);
+        return {
+          ...s.hold,
+          status: stored?.status ?? 'HELD',
+          runs: (stored?.runs ?? []).map((r) => ({ jobId: r.jobId, atMs: r.atMs, attempt: r.attempt })),
+        };
+      });
       const firings: FiringFact[] = runtime.scheduler
         .firings()
         .filter((f) => f.firedAtMs >= startedAtMs)
