@@ -71,7 +71,7 @@ module.exports = {
       comment:
         "a job's business logic imports `sqs-jobs`, never Middy, the runtime's SQS client or the runtime's internals (DESIGN.md)",
       severity: 'error',
-      from: { path: '^lib/sample/(jobs|domain|external-api)\\.ts$' },
+      from: { path: '^lib/sample/(jobs|hold-jobs|domain|external-api)\\.ts$' },
       to: {
         path: ['(^|/)node_modules/(@middy|@aws-sdk/client-sqs)/', '^lib/(runtime|core|client)/'],
       },

@@ -1,6 +1,6 @@
 /**
  * Worker of the FIFO `booking` queue: reserve inventory → confirm reservation → issue invoice,
- * one `MessageGroupId` per user, and the nightly invoice run (a recurring job). Thin on purpose: the jobs live in lib/sample/jobs.ts.
+ * one `MessageGroupId` per user, the nightly invoice run (a recurring job) and reservation hold expiry (jobs sent for later). Thin on purpose: the jobs live in lib/sample/jobs.ts.
  */
 import { createWorker } from 'sqs-jobs';
 import { sampleJobs } from '../lib/sample/jobs.ts';
@@ -13,5 +13,6 @@ export const handler = createWorker({
     sampleJobs.issueInvoice,
     sampleJobs.issueNightlyInvoices,
     nightlyInvoiceJobs.nightlyInvoiceRun,
+    sampleJobs.expireHold,
   ],
 });

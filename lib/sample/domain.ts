@@ -9,6 +9,8 @@
  * | `USER#<userId>` | `PROFILE` | `email`, `name` |
  * | `USER#<userId>` | `BOOKING#<bookingId>` | see {@link Booking} |
  * | `USER#<userId>` | `ORDER-LOG` | `entries` (List of {@link OrderLogEntry}), `logged` (String Set of `<bookingId>#<step>`) |
+ * | `USER#<userId>` | `HOLD#<holdId>` | see {@link Hold}: a reservation hold and every run of its expiry job |
+ * | `RUN-LOG#<jobType>` | `<jobId>` | `runs` (List of {@link JobRunEntry}): every run of a job that records its runs (the nightly invoice run) |
  *
  * Every write here is idempotent on its own (a conditional write that recognises its own earlier
  * success), so a job that runs twice leaves the same state as a job that ran once. DynamoDB has
@@ -104,6 +106,40 @@ export interface OrderLog {
   readonly entries: readonly OrderLogEntry[];
 }
 
+/** Lifecycle of a reservation hold: held until confirmed or until its expiry job releases it. */
+export type HoldStatus = 'HELD' | 'CONFIRMED' | 'EXPIRED';
+
+/** One run of a job, as the job recorded it: the evidence that a job ran, when, and how often. */
+export interface JobRunEntry {
+  /** The envelope id of the job that ran. */
+  readonly jobId: string;
+  /** When the run started, epoch ms. */
+  readonly atMs: number;
+  /** Attempt number of the run (1 = first delivery of its message). */
+  readonly attempt: number;
+}
+
+/**
+ * A reservation hold (item `USER#<userId>` / `HOLD#<holdId>`): taken when a booking is made, it
+ * expires (its expiry job releases it) unless the booking is confirmed first (the expiry job is
+ * then cancelled).
+ */
+export interface Hold {
+  readonly holdId: string;
+  readonly userId: string;
+  /** The booking the hold is for. */
+  readonly bookingId: string;
+  readonly status: HoldStatus;
+  /** When the hold was taken, epoch ms. */
+  readonly heldAtMs: number;
+  /** When the booking confirmed it, epoch ms. */
+  readonly confirmedAtMs?: number;
+  /** When its expiry job released it, epoch ms. */
+  readonly expiredAtMs?: number;
+  /** Every run of its expiry job that reached the hold, in order (a cancelled hold has none). */
+  readonly runs: readonly JobRunEntry[];
+}
+
 /** Everything in the table, grouped: what the report reads at the end of a run. */
 export interface DomainSnapshot {
   readonly stocks: readonly Stock[];
@@ -123,6 +159,10 @@ export class BookingNotFoundError extends PermanentError {
 export class OutOfStockError extends PermanentError {
   override name = 'OutOfStockError';
 }
+/** A hold that does not exist: a retry cannot fix it. */
+export class HoldNotFoundError extends PermanentError {
+  override name = 'HoldNotFoundError';
+}
 /** A booking step found the booking in a state the step cannot start from. */
 export class BookingStateError extends PermanentError {
   override name = 'BookingStateError';
@@ -130,6 +170,10 @@ export class BookingStateError extends PermanentError {
 
 /** Sort key prefix of booking items. */
 const BOOKING_PREFIX = 'BOOKING#';
+/** Sort key prefix of hold items. */
+const HOLD_PREFIX = 'HOLD#';
+/** Partition key prefix of run logs. */
+const RUN_LOG_PREFIX = 'RUN-LOG#';
 
 const userPk = (userId: string): string => `USER#${userId}`;
 const skuPk = (sku: string): string => `SKU#${sku}`;
@@ -496,6 +540,145 @@ export class DomainRepository {
       start = out.LastEvaluatedKey;
     } while (start);
     return { stocks, users, bookings, orderLogs };
+  }
+
+  /** Seeds (overwrites) a hold, as the booking service does when the booking is made. */
+  async putHold(hold: Omit<Hold, 'runs'>): Promise<void> {
+    await this.#client.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: { pk: userPk(hold.userId), sk: `${HOLD_PREFIX}${hold.holdId}`, ...hold, runs: [] },
+      }),
+    );
+  }
+
+  /**
+   * The expiry job's run on a hold: records the run on the hold (every run, so a run that should
+   * not have happened shows), then releases it if it is still held (conditional `HELD` →
+   * `EXPIRED`; a re-run finds it `EXPIRED` and changes nothing).
+   * @returns the hold's status after the run: `EXPIRED`, or `CONFIRMED` when the booking had
+   *   confirmed it (the run then releases nothing).
+   * @throws {PermanentError} `HoldNotFoundError` when there is no such hold.
+   */
+  async expireHold(
+    userId: string,
+    holdId: string,
+    run: JobRunEntry,
+    signal?: AbortSignal,
+  ): Promise<HoldStatus> {
+    const key = { pk: userPk(userId), sk: `${HOLD_PREFIX}${holdId}` };
+    try {
+      await this.#client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: key,
+          UpdateExpression: 'SET runs = list_append(if_not_exists(runs, :empty), :run)',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':empty': [], ':run': [{ ...run }] },
+        }),
+        { abortSignal: signal },
+      );
+    } catch (err) {
+      if (isConditionFailure(err))
+        throw new HoldNotFoundError(`hold ${holdId} of user ${userId} not found`, {
+          context: { userId, holdId },
+        });
+      throw err;
+    }
+    try {
+      await this.#client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: key,
+          UpdateExpression: 'SET #status = :expired, expiredAtMs = :at',
+          ConditionExpression: '#status = :held',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':expired': 'EXPIRED', ':held': 'HELD', ':at': run.atMs },
+        }),
+        { abortSignal: signal },
+      );
+      return 'EXPIRED';
+    } catch (err) {
+      if (!isConditionFailure(err)) throw err;
+    }
+    const out = await this.#client.send(
+      new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }),
+      {
+        abortSignal: signal,
+      },
+    );
+    return out.Item?.status as HoldStatus;
+  }
+
+  /**
+   * Confirms a hold (the booking was confirmed before the hold expired): conditional `HELD` →
+   * `CONFIRMED`. @returns false when the hold was no longer held (its expiry job released it).
+   */
+  async confirmHold(userId: string, holdId: string, atMs: number): Promise<boolean> {
+    try {
+      await this.#client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { pk: userPk(userId), sk: `${HOLD_PREFIX}${holdId}` },
+          UpdateExpression: 'SET #status = :confirmed, confirmedAtMs = :at',
+          ConditionExpression: '#status = :held',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':confirmed': 'CONFIRMED', ':held': 'HELD', ':at': atMs },
+        }),
+      );
+      return true;
+    } catch (err) {
+      if (isConditionFailure(err)) return false;
+      throw err;
+    }
+  }
+
+  /** Every hold of every user (a scan: fine for a local run). */
+  async listHolds(): Promise<Hold[]> {
+    const items = await this.#scanAll('begins_with(sk, :prefix)', { ':prefix': HOLD_PREFIX });
+    return items.map((item) => {
+      const { pk: _pk, sk: _sk, ...rest } = item;
+      return { ...rest, runs: (rest.runs as JobRunEntry[] | undefined) ?? [] } as unknown as Hold;
+    });
+  }
+
+  /** Records a run of a job in its type's run log (item `RUN-LOG#<jobType>` / `<jobId>`). */
+  async recordJobRun(jobType: string, run: JobRunEntry, signal?: AbortSignal): Promise<void> {
+    await this.#client.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: { pk: `${RUN_LOG_PREFIX}${jobType}`, sk: run.jobId },
+        UpdateExpression: 'SET runs = list_append(if_not_exists(runs, :empty), :run)',
+        ExpressionAttributeValues: { ':empty': [], ':run': [{ ...run }] },
+      }),
+      { abortSignal: signal },
+    );
+  }
+
+  /** The runs of `jobType` recorded by {@link recordJobRun}, in the order they were recorded per job. */
+  async listJobRuns(jobType: string): Promise<JobRunEntry[]> {
+    const items = await this.#scanAll('pk = :pk', { ':pk': `${RUN_LOG_PREFIX}${jobType}` });
+    return items.flatMap((item) => (item.runs as JobRunEntry[] | undefined) ?? []);
+  }
+
+  /** A consistent filtered scan of the whole table, every page. */
+  async #scanAll(filter: string, values: Record<string, unknown>): Promise<Record<string, unknown>[]> {
+    const items: Record<string, unknown>[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const out = await this.#client.send(
+        new ScanCommand({
+          TableName: this.tableName,
+          FilterExpression: filter,
+          ExpressionAttributeValues: values,
+          ConsistentRead: true,
+          ExclusiveStartKey: start,
+        }),
+      );
+      items.push(...(out.Items ?? []));
+      start = out.LastEvaluatedKey;
+    } while (start);
+    return items;
   }
 }
 

@@ -20,6 +20,7 @@ import { defineJob, type JobContext, PermanentError } from 'sqs-jobs';
 import { z } from 'zod';
 import { type Booking, type BookingStep, DomainRepository } from './domain.ts';
 import { ExternalApi } from './external-api.ts';
+import { defineExpireHold } from './hold-jobs.ts';
 
 /** What the sample jobs use; injectable for tests. */
 export interface SampleDependencies {
@@ -82,6 +83,10 @@ export interface SampleJobs {
   readonly capturePayment: ReturnType<typeof defineCapture>;
   readonly sendEmail: ReturnType<typeof defineSendEmail>;
   readonly issueNightlyInvoices: ReturnType<typeof defineNightlyInvoices>;
+  /** Reservation hold expiry on the FIFO booking queue (goes as a one-time schedule): lib/sample/hold-jobs.ts. */
+  readonly expireHold: ReturnType<typeof defineExpireHold>;
+  /** The same on the standard payments queue (goes with DelaySeconds). */
+  readonly expirePaymentHold: ReturnType<typeof defineExpireHold>;
 }
 
 /** Result of `booking.issue-nightly-invoices`. */
@@ -227,6 +232,12 @@ function defineNightlyInvoices(
         .filter((b) => (b.confirmedAtMs ?? 0) <= cutoffMs)
         // A stable order: a re-run queues the same children (their ids follow their position).
         .sort((a, b) => a.userId.localeCompare(b.userId) || a.bookingId.localeCompare(b.bookingId));
+      // The run's own evidence (the report counts the runs of each firing): lib/sample/report/schedules.ts.
+      await d.repository.recordJobRun(
+        NIGHTLY_INVOICES_JOB,
+        { jobId: ctx.jobId, atMs: d.now(), attempt: ctx.attempt },
+        ctx.signal,
+      );
       for (const b of due)
         ctx.enqueue(issueInvoice, { userId: b.userId, bookingId: b.bookingId }, { partitionKey: b.userId });
       if (due.length > 0)
@@ -282,6 +293,9 @@ export function createSampleJobs(deps: () => SampleDependencies = dependenciesFr
     (data, ctx) => ctx.enqueue(confirmReservation, data),
   );
   const issueNightlyInvoices = defineNightlyInvoices(deps, issueInvoice);
+  const holdSettings = { retry: SAMPLE_RETRY, timeoutSeconds: SAMPLE_JOB_TIMEOUT_SECONDS };
+  const expireHold = defineExpireHold('booking', deps, holdSettings);
+  const expirePaymentHold = defineExpireHold('payments', deps, holdSettings);
   return {
     reserveInventory,
     confirmReservation,
@@ -289,6 +303,8 @@ export function createSampleJobs(deps: () => SampleDependencies = dependenciesFr
     capturePayment,
     sendEmail,
     issueNightlyInvoices,
+    expireHold,
+    expirePaymentHold,
   };
 }
 

@@ -47,6 +47,14 @@ export interface Preset {
   readonly duplicates: number;
   readonly timeoutSeconds: number;
   readonly externalTimeoutMs: number;
+  /** Bookings that get a reservation hold whose expiry job is sent for later (lib/sample/workload/scheduled.ts). */
+  readonly holds: number;
+  /** How long a hold lasts before its expiry job runs, in ms (minutes in a real deployment; seconds here). */
+  readonly holdDelayMs: number;
+  /** Bookings of the nightly invoice run's backlog; the run fires the nightly schedule now, delivered twice. */
+  readonly nightlyBacklog: number;
+  /** Probability that a firing of the local EventBridge Scheduler is delivered twice (a fault kind). */
+  readonly schedulerDuplicateDeliveryRate: number;
 }
 
 /** `npm start`: 100 users × 3 bookings, external API faults, lost responses. */
@@ -66,11 +74,16 @@ export const START_PRESET: Preset = {
   duplicates: 5,
   timeoutSeconds: 180,
   externalTimeoutMs: 5_000,
+  holds: 16,
+  holdDelayMs: 3_000,
+  nightlyBacklog: 3,
+  // The nightly firing is delivered twice by the run itself (fire now with a duplicate).
+  schedulerDuplicateDeliveryRate: 0,
 };
 
 /**
  * `npm run soak`: 500 users × 4 bookings × 5 jobs = 10,000 jobs with every fault kind on at
- * moderate rates. The external client timeout (15 s) is above the jobs' 10 s time limit, so an
+ * moderate rates, a fifth of the Scheduler's firings delivered twice. The external client timeout (15 s) is above the jobs' 10 s time limit, so an
  * `overrun` call (and a `timeout` one) is cut by the job's own limit.
  */
 export const SOAK_PRESET: Preset = {
@@ -89,6 +102,10 @@ export const SOAK_PRESET: Preset = {
   duplicates: 50,
   timeoutSeconds: 1_800,
   externalTimeoutMs: 15_000,
+  holds: 200,
+  holdDelayMs: 5_000,
+  nightlyBacklog: 20,
+  schedulerDuplicateDeliveryRate: 0.2,
 };
 
 /** Jobs of a plan of this size when nothing is dead-lettered. */

@@ -14,6 +14,8 @@
  * - dead-letters.ts, reconcile.ts: collecting the dead letters and one outcome per job;
  * - stack.ts, target.ts, emf-metrics.ts: the sample stack started locally, its queues and
  *   table, the workers' metrics.
+ * - scheduled.ts: the time part: reservation holds sent for later (half cancelled on
+ *   confirmation) and the nightly invoice schedule fired now, delivered twice.
  */
 
 import { AWS_FAULT_KINDS, AWS_FAULT_LABELS, type AwsFaultRates } from '../local/aws-faults.ts';
@@ -29,6 +31,7 @@ import {
 import { nightlySummaryServiceReference } from './nightly-invoices.ts';
 import { buildReport, type ReportFacts, type RunReport } from './report/index.ts';
 import { type RunWorkloadOptions, runWorkload, type WorkloadResult } from './workload/run.ts';
+import { type ScheduledWorkOptions, scheduledWork } from './workload/scheduled.ts';
 import { type SampleStack, startSampleStack } from './workload/stack.ts';
 
 export {
@@ -66,6 +69,13 @@ export { type QueueActivity, queueActivity } from './workload/queues.ts';
 export { type Reconciliation, reconcile } from './workload/reconcile.ts';
 export { type RunWorkloadOptions, runWorkload, type WorkloadResult } from './workload/run.ts';
 export {
+  RUN_AT_PRECISION_MS,
+  type ScheduledWork,
+  type ScheduledWorkOptions,
+  scheduledWork,
+  schedulingOfRuntime,
+} from './workload/scheduled.ts';
+export {
   badMessageBody,
   RESEND_DELAY_SECONDS,
   type SentLedger,
@@ -77,7 +87,9 @@ export { type SampleStack, type SampleStackOptions, startSampleStack } from './w
 export { targetOf, type WorkloadTarget } from './workload/target.ts';
 
 /** Options of {@link runLocal}: a workload on the local runtime with the fake external service. */
-export interface LocalRunOptions extends Omit<RunWorkloadOptions, 'faultsByReference'> {
+export interface LocalRunOptions
+  extends Omit<RunWorkloadOptions, 'faultsByReference' | 'scheduled'>,
+    ScheduledWorkOptions {
   /** Fault rates of the fake external service. */
   readonly faults?: Partial<FaultRates>;
   /**
@@ -187,11 +199,24 @@ async function runOn(stack: SampleStack, options: LocalRunOptions, bootMs: numbe
   step(
     `running the workload (endpoints: SQS ${runtime.endpoints.sqs}, DynamoDB ${runtime.endpoints.dynamodb})`,
   );
-  const workload = await runWorkload(target, {
-    ...options,
-    faultsByReference: () => service.stats().faultsByReference,
-    completedSoFar: () => metrics.JobCompleted ?? 0,
-  });
+  // Reservation holds and the nightly run fired now, when the run has them (workload/scheduled.ts).
+  const scheduled =
+    (options.holds ?? 0) > 0 || (options.nightlyBacklog ?? 0) > 0
+      ? scheduledWork(runtime, target, stack.repository, options)
+      : undefined;
+  let workload: WorkloadResult;
+  let schedules: ReportFacts['schedules'];
+  try {
+    workload = await runWorkload(target, {
+      ...options,
+      faultsByReference: () => service.stats().faultsByReference,
+      completedSoFar: () => metrics.JobCompleted ?? 0,
+      ...(scheduled ? { scheduled } : {}),
+    });
+    schedules = await scheduled?.collect(workload.deadLetters, metrics.JobCancelled ?? 0);
+  } finally {
+    scheduled?.close();
+  }
   const serviceStats = service.stats();
   const runtimeStats = runtime.stats();
   const awsFaults = runtime.awsFaultStats();
@@ -251,6 +276,7 @@ async function runOn(stack: SampleStack, options: LocalRunOptions, bootMs: numbe
             ),
           },
         }),
+    ...(schedules ? { schedules } : {}),
   };
   return {
     facts,

@@ -112,10 +112,12 @@ describe('JobsStack (sample app)', () => {
         sampleJobs.issueInvoice.type,
         sampleJobs.issueNightlyInvoices.type,
         nightlyInvoiceJobs.nightlyInvoiceRun.type,
+        sampleJobs.expireHold.type,
       ].sort(),
     );
     expect(types('payments')).toEqual([
       sampleJobs.capturePayment.type,
+      sampleJobs.expirePaymentHold.type,
       nightlyInvoiceJobs.nightlySummary.type,
     ]);
     expect(types('notifications')).toEqual([

@@ -264,6 +264,55 @@ describe('booking chain on the domain table', () => {
     expect(nightly.schema['~standard'].validate({ graceMinutes: -1 })).toHaveProperty('issues');
   });
 
+  it('the hold expiry job releases a held hold once, records every run, and releases nothing on a confirmed hold', async () => {
+    const put = (holdId: string) =>
+      repository.putHold({ holdId, userId: 'u1', bookingId: 'b1', status: 'HELD', heldAtMs: 1 });
+    await put('h-expire');
+    await put('h-confirm');
+    const expire = jobs.expirePaymentHold;
+    expect(await expire.run({ userId: 'u1', holdId: 'h-expire' }, context('hold-h-expire'))).toEqual({
+      holdId: 'h-expire',
+      status: 'EXPIRED',
+    });
+    // Run again (a retry after a failure past the release): nothing changes but the run log.
+    await expire.run({ userId: 'u1', holdId: 'h-expire' }, context('hold-h-expire', 2));
+    expect(await repository.confirmHold('u1', 'h-confirm', 5)).toBe(true);
+    expect(await expire.run({ userId: 'u1', holdId: 'h-confirm' }, context('hold-h-confirm'))).toEqual({
+      holdId: 'h-confirm',
+      status: 'CONFIRMED',
+    });
+    expect(await repository.confirmHold('u1', 'h-expire', 6)).toBe(false);
+    const holds = new Map((await repository.listHolds()).map((h) => [h.holdId, h]));
+    expect(holds.get('h-expire')).toMatchObject({
+      status: 'EXPIRED',
+      runs: [{ attempt: 1 }, { attempt: 2 }],
+    });
+    expect(holds.get('h-confirm')).toMatchObject({
+      status: 'CONFIRMED',
+      confirmedAtMs: 5,
+      runs: [{ attempt: 1 }],
+    });
+    await expect(
+      jobs.expireHold.run({ userId: 'u1', holdId: 'nope' }, context('hold-nope')),
+    ).rejects.toMatchObject({ name: 'HoldNotFoundError' });
+    expect(jobs.expireHold.queue).toBe('booking');
+    expect(expire.queue).toBe('payments');
+  });
+
+  it('the nightly invoice run records each of its runs in its run log', async () => {
+    const nightly = createSampleJobs(() => ({
+      repository,
+      api: new ExternalApi({ baseUrl: service.url }),
+      now: () => 42,
+    })).issueNightlyInvoices;
+    await nightly.run({ graceMinutes: 60 }, context('nightly-invoices@2026-12-07T22:00:00Z'));
+    await nightly.run({ graceMinutes: 60 }, context('nightly-invoices@2026-12-07T22:00:00Z', 2));
+    expect(await repository.listJobRuns('booking.issue-nightly-invoices')).toEqual([
+      { jobId: 'nightly-invoices@2026-12-07T22:00:00Z', atMs: 42, attempt: 1 },
+      { jobId: 'nightly-invoices@2026-12-07T22:00:00Z', atMs: 42, attempt: 2 },
+    ]);
+  });
+
   it('snapshot groups stocks, users, bookings and order logs', async () => {
     await jobs.reserveInventory.run(ref('b1'), context('r1'));
     const snapshot = await repository.snapshot();

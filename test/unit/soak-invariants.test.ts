@@ -220,4 +220,14 @@ describe('soak preset', () => {
       overrunRate: 0,
     });
   });
+
+  it('runs holds and the nightly run in both presets; the soak also delivers some Scheduler firings twice', () => {
+    for (const preset of [START_PRESET, SOAK_PRESET]) {
+      expect(preset.holds).toBeGreaterThanOrEqual(4);
+      expect(preset.nightlyBacklog).toBeGreaterThan(0);
+      // Seconds, not minutes: the holds expire during the run.
+      expect(preset.holdDelayMs).toBeLessThan(15_000);
+    }
+    expect(SOAK_PRESET.schedulerDuplicateDeliveryRate).toBeGreaterThan(0);
+  });
 });

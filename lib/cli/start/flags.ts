@@ -35,6 +35,12 @@ export interface StartFlags {
   readonly malformed: number;
   readonly duplicates: number;
   readonly timeoutSeconds: number;
+  /** Bookings that get a reservation hold sent for later. */
+  readonly holds: number;
+  readonly holdDelayMs: number;
+  /** Bookings of the nightly run's backlog; 0: the nightly schedule is not fired. */
+  readonly nightlyBacklog: number;
+  readonly schedulerDuplicateRate: number;
   readonly endpoint?: string;
   readonly json: boolean;
   readonly keepRunning: boolean;

@@ -42,12 +42,14 @@ export function buildProgram(preset: Preset, output: ProgramOutput): Command {
       soak
         ? `Soak: runs ~${jobs.toLocaleString('en-US')} jobs of the sqs-jobs sample stack through the local runtime with every fault kind on ` +
             '(external API faults, overruns of the job time limit, execution environments killed right after a side effect, ' +
-            'DynamoDB throttling and 5xx, SQS 5xx on send / receive / delete, lost responses, producer resends, malformed messages), ' +
+            'DynamoDB throttling and 5xx, SQS 5xx on send / receive / delete, lost responses, producer resends, malformed messages, ' +
+            'EventBridge Scheduler firings delivered twice), with reservation holds sent for later and the nightly invoice run fired now, ' +
             'then checks that every job completed exactly once or is in the DLQ with evidence, per-user FIFO order, and that no ' +
             'idempotency record is stuck IN_PROGRESS past its lease. Exits 0 only when every invariant holds.'
         : 'Runs the sqs-jobs sample stack locally (the synthesized CloudFormation template on embedded SQS and DynamoDB ' +
             'emulators, the bundled Lambda functions in worker threads), sends a workload with injected faults, waits ' +
-            'until every job is completed or dead-lettered, and prints a report. Exits 0 only when every invariant holds.',
+            'until every job is completed or dead-lettered (reservation holds sent for later, half cancelled; the nightly invoice ' +
+            'schedule fired now and delivered twice), and prints a report. Exits 0 only when every invariant holds.',
     )
     .option('--soak', 'soak preset: the defaults of npm run soak (10,000 jobs, every fault kind on)', false)
     .option(
@@ -162,6 +164,30 @@ export function buildProgram(preset: Preset, output: ProgramOutput): Command {
       'deadline for every job to be completed or dead-lettered; when reached first, the run exits 2 (not finished)',
       integer(1),
       preset.timeoutSeconds,
+    )
+    .option(
+      '--holds <n>',
+      'bookings that get a reservation hold: its expiry job is sent for later (alternately a one-time schedule on the FIFO queue and DelaySeconds on a standard one), half are confirmed at once (the job cancelled)',
+      integer(0),
+      preset.holds,
+    )
+    .option(
+      '--hold-delay-ms <n>',
+      'how long a hold lasts before its expiry job runs, in ms',
+      integer(0, 900_000),
+      preset.holdDelayMs,
+    )
+    .option(
+      '--nightly-backlog <n>',
+      'bookings confirmed over the grace period ago and never invoiced; the run fires the nightly invoice schedule now, delivered twice (0: not fired)',
+      integer(0),
+      preset.nightlyBacklog,
+    )
+    .option(
+      '--scheduler-duplicate-rate <rate>',
+      "share of the local EventBridge Scheduler's firings delivered twice",
+      rate,
+      preset.schedulerDuplicateDeliveryRate,
     )
     .addOption(
       new Option(

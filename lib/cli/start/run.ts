@@ -70,6 +70,11 @@ export async function runStart(
         ? {}
         : { externalService: { tenantRateLimit: { requestsPerSecond: flags.partnerRateLimit } } }),
       lostResponseRate: flags.lostResponseRate,
+      schedulerDuplicateDeliveryRate: flags.schedulerDuplicateRate,
+      // Reservation holds and the nightly run fired now (lib/sample/workload/scheduled.ts).
+      holds: flags.holds,
+      holdDelayMs: flags.holdDelayMs,
+      nightlyBacklog: flags.nightlyBacklog,
       ...(flags.visibilityTimeoutSeconds === 'deployed'
         ? {}
         : { visibilityTimeoutSeconds: flags.visibilityTimeoutSeconds }),

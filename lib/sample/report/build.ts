@@ -12,6 +12,7 @@ import { checkInvariants } from './invariants.ts';
 import { completionLatencies, percentile, summariseLatency } from './latency.ts';
 import { findOrderViolations } from './order.ts';
 import type { RunReport } from './run-report.ts';
+import { scheduleInvariants, summariseSchedules } from './schedules.ts';
 
 const examples = (list: readonly string[], n = 10): string[] => list.slice(0, n);
 
@@ -34,6 +35,7 @@ export function buildReport(facts: ReportFacts): RunReport {
   const faultTotal = Object.values(facts.faultsInjected).reduce((a, b) => a + b, 0);
 
   const unfinished = count('unfinished');
+  const schedules = facts.schedules === undefined ? undefined : summariseSchedules(facts.schedules);
   const invariants = checkInvariants(facts, {
     lostKeys,
     unfinished,
@@ -47,6 +49,7 @@ export function buildReport(facts: ReportFacts): RunReport {
     withoutEvidence: deadLetters.withoutEvidence,
     unexplained: deadLetters.unexplained,
   });
+  if (schedules !== undefined) invariants.push(...scheduleInvariants(schedules, facts.timedOut));
 
   if (facts.batches !== undefined) {
     invariants.push(
@@ -103,6 +106,7 @@ export function buildReport(facts: ReportFacts): RunReport {
     faultsInjected: { total: faultTotal, byKind: { ...facts.faultsInjected } },
     workerMetrics: facts.workerMetrics === undefined ? undefined : { ...facts.workerMetrics },
     invariants,
+    ...(schedules === undefined ? {} : { schedules }),
   };
 }
 

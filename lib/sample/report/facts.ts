@@ -7,6 +7,7 @@
 import type { OrderLog } from '../domain.ts';
 import type { IdempotencyRecordSummary } from '../workload/idempotency-records.ts';
 import type { BatchRunFacts } from './batches.ts';
+import type { ScheduleFacts } from './schedules.ts';
 
 /**
  * Final state of a job at the end of a run: `lost` = neither completed nor dead-lettered once
@@ -105,6 +106,11 @@ export interface ReportFacts {
    * cause: the body is the original envelope, which names the job and its chain (`causationid`,
    * `rootid`, `correlationid`, `traceparent`). Undefined: the examples show the error only.
    */
+  /**
+   * Jobs sent for later and the Scheduler's firings (reservation holds, the nightly run); the
+   * time invariants when given (schedules.ts).
+   */
+  readonly schedules?: ScheduleFacts;
   readonly deadLetterMessages?: readonly {
     readonly body: string;
     readonly attributes: Readonly<Record<string, string>>;

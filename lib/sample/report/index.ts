@@ -12,3 +12,13 @@ export { type LatencySummary, percentile, summariseLatency } from './latency.ts'
 export { findOrderViolations, type OrderViolation } from './order.ts';
 export { renderReport, unfinishedMessage } from './render.ts';
 export type { RunReport } from './run-report.ts';
+export {
+  type FiringFact,
+  type HoldFact,
+  type JobRunFact,
+  type NightlyBacklogFact,
+  type ScheduleFacts,
+  type ScheduleSummary,
+  scheduleInvariants,
+  summariseSchedules,
+} from './schedules.ts';

@@ -16,6 +16,9 @@
  *    `JobDeadLettered` metric counts at least every dead-lettered job: a dead letter never goes
  *    uncounted, crashes included (a job dead-lettered twice, e.g. after a lost response, may
  *    count twice; skipped at the deadline).
+ * 7. (when the run has jobs sent for later and schedule firings) the time invariants of
+ *    schedules.ts: schedules fired, delayed jobs run and none early, cancelled jobs never ran,
+ *    firings delivered twice absorbed, the nightly run's backlog invoiced (build.ts adds them).
  *
  * Warning (shown, does not fail the run): a dead letter that is neither a deliberate bad
  * message, an out-of-stock booking, nor a fault the fake service injected into that very job.

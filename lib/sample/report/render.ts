@@ -4,6 +4,7 @@
  */
 import { describeDeadLetterJob } from './dead-letters.ts';
 import type { RunReport } from './run-report.ts';
+import { scheduleLines } from './schedules.ts';
 
 const ms = (value: number | undefined): string =>
   value === undefined
@@ -161,6 +162,7 @@ function figureLines(report: RunReport): string[] {
         : ''),
     `Latency, sent/enqueued to completed: p50 ${ms(report.latency.p50Ms)}, p95 ${ms(report.latency.p95Ms)}, p99 ${ms(report.latencyP99Ms)}, max ${ms(report.latency.maxMs)} over ${report.latency.count} jobs`,
     `Throughput: ${report.throughputPerSecond.toFixed(1)} jobs/s`,
+    ...(report.schedules === undefined ? [] : scheduleLines(report.schedules)),
     ...(report.producerRetries === undefined
       ? []
       : [

@@ -5,6 +5,7 @@ import type { PartnerRateLimitFacts } from './facts.ts';
 import type { InvariantResult } from './invariants.ts';
 import type { LatencySummary } from './latency.ts';
 import type { OrderViolation } from './order.ts';
+import type { ScheduleSummary } from './schedules.ts';
 
 /** The report of a run. */
 export interface RunReport {
@@ -99,4 +100,6 @@ export interface RunReport {
   /** The workers' own metric sums, when collected. */
   readonly workerMetrics: Readonly<Record<string, number>> | undefined;
   readonly invariants: readonly InvariantResult[];
+  /** Jobs sent for later and schedule firings, when the run had them. */
+  readonly schedules?: ScheduleSummary;
 }

@@ -14,6 +14,7 @@ import { plannedJobs, planWorkload, type WorkloadPlan } from './plan.ts';
 import { ProgressReporter, type WorkloadProgress } from './progress.ts';
 import { queueActivity } from './queues.ts';
 import { type Reconciliation, reconcile } from './reconcile.ts';
+import type { ScheduledWork } from './scheduled.ts';
 import { type SentLedger, seedDomain, sendWorkload, WORKLOAD_SOURCE } from './send.ts';
 import type { WorkloadTarget } from './target.ts';
 
@@ -42,6 +43,11 @@ export interface RunWorkloadOptions extends WorkloadOptions {
    * the deadline (pending jobs are unfinished, not lost), with `interrupted` set.
    */
   readonly signal?: AbortSignal;
+  /**
+   * Jobs sent for later and schedules fired (./scheduled.ts): started once the workload is sent;
+   * its pending work keeps the run waiting like queued jobs do.
+   */
+  readonly scheduled?: ScheduledWork;
 }
 
 /** What {@link runWorkload} found. */
@@ -113,6 +119,7 @@ export async function runWorkload(
   });
   // The nightly invoice run: a batch of one statement per user, then its summary (batches.ts).
   const nightlyRuns = [await sendNightlyInvoiceRun(client, plan, `run-${startedAtMs}`)];
+  await options.scheduled?.start(plan);
 
   const faults = options.faultsByReference ?? (() => ({}));
   let quietChecks = 0;
@@ -124,7 +131,9 @@ export async function runWorkload(
     const dlqActivity = await Promise.all(
       Object.values(target.dlqUrls).map((url) => queueActivity(target.sqs, url)),
     );
-    const inQueues = activity.reduce((acc, a) => acc + a.visible + a.inFlight + a.delayed, 0);
+    const inQueues =
+      activity.reduce((acc, a) => acc + a.visible + a.inFlight + a.delayed, 0) +
+      (options.scheduled?.pending() ?? 0);
     const deadLettered = dlqActivity.reduce((acc, a) => acc + a.visible + a.inFlight + a.delayed, 0);
     if (options.completedSoFar) {
       progress.report('running', {
