@@ -6,6 +6,7 @@
 
 import type { AwsFaultRates } from '../local/aws-faults.ts';
 import { SAMPLE_JOB_TIMEOUT_SECONDS } from './jobs.ts';
+import { SAMPLE_PARTNER_RATE_LIMIT } from './partner-limit.ts';
 
 /** Jobs per booking when nothing is dead-lettered: reserve, confirm, invoice, email, payment. */
 export const JOBS_PER_BOOKING = 5;
@@ -47,9 +48,18 @@ export interface Preset {
   readonly duplicates: number;
   readonly timeoutSeconds: number;
   readonly externalTimeoutMs: number;
+  /**
+   * The fake partner API's rate limit per tenant, requests per second (burst: the same, rounded
+   * up); undefined: none. The sample's own limit sits below it (lib/sample/partner-limit.ts).
+   */
+  readonly partnerRateLimit?: number;
 }
 
-/** `npm start`: 100 users × 3 bookings, external API faults, lost responses. */
+/**
+ * `npm start`: 100 users × 3 bookings, external API faults, lost responses, and a partner that
+ * limits each tenant to 1 request per second (the sample's own limit keeps its 429s near zero;
+ * `--no-limits` shows them without it).
+ */
 export const START_PRESET: Preset = {
   name: 'start',
   users: 100,
@@ -66,6 +76,7 @@ export const START_PRESET: Preset = {
   duplicates: 5,
   timeoutSeconds: 180,
   externalTimeoutMs: 5_000,
+  partnerRateLimit: SAMPLE_PARTNER_RATE_LIMIT.requestsPerSecond,
 };
 
 /**

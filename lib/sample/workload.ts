@@ -26,6 +26,7 @@ import {
   type FaultRates,
   resolveTenantRateLimit,
 } from './external-service.ts';
+import { sampleLimitFacts } from './partner-limit.ts';
 import { buildReport, type ReportFacts, type RunReport } from './report/index.ts';
 import { type RunWorkloadOptions, runWorkload, type WorkloadResult } from './workload/run.ts';
 import { type SampleStack, startSampleStack } from './workload/stack.ts';
@@ -111,6 +112,11 @@ export interface LocalRunOptions extends Omit<RunWorkloadOptions, 'faultsByRefer
   readonly externalTimeoutMs?: number;
   /** Options of the fake service beyond faults and seed (latency, hang time...). */
   readonly externalService?: Omit<ExternalServiceOptions, 'faults' | 'seed'>;
+  /**
+   * `false` runs the sample jobs without their own rate limit on the partner
+   * (`SAMPLE_RATE_LIMITS=off`, lib/sample/partner-limit.ts), to compare. @default true
+   */
+  readonly sampleRateLimits?: boolean;
   /** Called with a line of text at each boot step. */
   readonly onStep?: (message: string) => void;
   /** Called with every line the functions write (the workers' EMF metrics are on stdout). */
@@ -234,8 +240,10 @@ async function runOn(stack: SampleStack, options: LocalRunOptions, bootMs: numbe
             ...resolveTenantRateLimit(options.externalService.tenantRateLimit),
             rejected: serviceStats.rateLimited,
             tenantsLimited: Object.keys(serviceStats.rateLimitedByTenant).length,
+            requests: serviceStats.requests,
           },
         }),
+    sampleLimit: sampleLimitFacts(options.sampleRateLimits !== false),
     deadLetterMessages: workload.deadLetters,
   };
   return {

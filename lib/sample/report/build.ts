@@ -6,6 +6,7 @@
  */
 import { summariseDeadLetters } from './dead-letters.ts';
 import type { JobOutcome, JobState, ReportFacts } from './facts.ts';
+import { partner429Invariant, summariseFlowControl } from './flow-control.ts';
 import { checkInvariants } from './invariants.ts';
 import { completionLatencies, percentile, summariseLatency } from './latency.ts';
 import { findOrderViolations } from './order.ts';
@@ -32,7 +33,9 @@ export function buildReport(facts: ReportFacts): RunReport {
   const faultTotal = Object.values(facts.faultsInjected).reduce((a, b) => a + b, 0);
 
   const unfinished = count('unfinished');
-  const invariants = checkInvariants(facts, {
+  const partner429 = partner429Invariant(facts);
+  const flowControl = summariseFlowControl(facts);
+  const checked = checkInvariants(facts, {
     lostKeys,
     unfinished,
     deadLettered: count('dead-lettered'),
@@ -45,6 +48,7 @@ export function buildReport(facts: ReportFacts): RunReport {
     withoutEvidence: deadLetters.withoutEvidence,
     unexplained: deadLetters.unexplained,
   });
+  const invariants = partner429 === undefined ? checked : [...checked, partner429];
 
   const failed = invariants.some((i) => !i.ok && i.severity === 'invariant' && i.skipped === undefined);
   const complete = !facts.timedOut;
@@ -85,6 +89,7 @@ export function buildReport(facts: ReportFacts): RunReport {
     idempotency: facts.idempotency,
     producerRetries: facts.producerRetries,
     partnerRateLimit: facts.partnerRateLimit,
+    ...(flowControl === undefined ? {} : { flowControl }),
     throughputPerSecond: completed === 0 ? 0 : completed / (windowMs / 1000),
     workloadMs,
     wallTimeMs: facts.bootMs + workloadMs,
