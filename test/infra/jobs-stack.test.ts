@@ -12,6 +12,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JobsConfigError } from '../../lib/constructs/errors.ts';
 import { SAMPLE_JOB_TIMEOUT_SECONDS, SAMPLE_RETRY, sampleJobs } from '../../lib/sample/jobs.ts';
+import { FIFO_LIMIT_WAIT_RECEIVES } from '../../lib/sample/partner-limit.ts';
 import { NIGHTLY_INVOICES, SAMPLE_QUEUES } from '../../lib/sample/topology.ts';
 import { buildApp, DEFAULT_STACK_NAME, type SynthesizedApp, synthesizeApp } from '../../lib/stacks/app.ts';
 import {
@@ -93,7 +94,8 @@ describe('JobsStack (sample app)', () => {
       expect(dlq.FifoQueue === true).toBe(q.fifo);
       expect(queue.RedrivePolicy).toEqual({
         deadLetterTargetArn: { 'Fn::GetAtt': [logicalId(jq.deadLetterQueue), 'Arn'] },
-        maxReceiveCount: q.maxAttempts + 5,
+        // FIFO booking: room for invoices waiting on the partner's rate limit (a receive each).
+        maxReceiveCount: q.maxAttempts + 5 + (q.fifo ? FIFO_LIMIT_WAIT_RECEIVES : 0),
       });
       expect(queue.MaximumMessageSize).toBe(1_048_576);
     }

@@ -93,6 +93,6 @@ export function flowControlLines(summary: FlowControlSummary | undefined): strin
   const waited =
     summary.waitedInRunsMs === undefined ? 'not measured' : `${(summary.waitedInRunsMs / 1000).toFixed(1)} s`;
   return [
-    `${head}: on; jobs delayed outside a run ${waits} times (JobLimitDelayed, no attempt spent), ${waited} waited inside runs (JobLimitWaitMs)`,
+    `${head}: on; jobs delayed outside a run: ${waits} (JobLimitDelayed, no attempt spent); waited inside runs: ${waited} (JobLimitWaitMs)`,
   ];
 }
