@@ -12,15 +12,20 @@
  * calls carry `ctx.idempotencyKey(step)` and run inside `ctx.once(step, ...)`, so a retry of a
  * half-done job neither repeats a side effect nor loses one.
  *
+ * The jobs that call the partner (capture, invoice, email) take its rate limit per tenant first
+ * (`callPartner`, lib/sample/partner-limit.ts), inside their `ctx.once` step: a replayed step
+ * takes no token.
+ *
  * Each booking step appends itself to the user's order log (see `DomainRepository.appendOrderLog`):
  * the evidence `npm start` uses to count per-user order violations.
  */
 
-import { defineJob, type JobContext, PermanentError } from 'sqs-jobs';
+import { defineJob, type JobContext, PermanentError, type RateLimitDefinition } from 'sqs-jobs';
 import { z } from 'zod';
 import { type Booking, type BookingStep, DomainRepository } from './domain.ts';
 import { ExternalApi } from './external-api.ts';
 import { defineExpireHold } from './hold-jobs.ts';
+import { callPartner, PARTNER_API_LIMIT } from './partner-limit.ts';
 
 /** What the sample jobs use; injectable for tests. */
 export interface SampleDependencies {
@@ -124,12 +129,14 @@ function defineBookingStep(
     d: SampleDependencies,
   ) => Promise<Record<string, string | number>>,
   next: (data: BookingRef, ctx: JobContext) => void,
+  rateLimits: readonly RateLimitDefinition[] = [],
 ) {
   return defineJob<BookingRef, BookingStepResult>({
     type,
     queue: 'booking',
     schema: bookingRefSchema,
     retry: SAMPLE_RETRY,
+    ...(rateLimits.length > 0 ? { rateLimits } : {}),
     timeoutSeconds: SAMPLE_JOB_TIMEOUT_SECONDS,
     async run(data, ctx) {
       const d = deps();
@@ -159,15 +166,18 @@ function defineCapture(deps: () => SampleDependencies) {
     queue: 'payments',
     schema: bookingRefSchema,
     retry: SAMPLE_RETRY,
+    rateLimits: [PARTNER_API_LIMIT],
     timeoutSeconds: SAMPLE_JOB_TIMEOUT_SECONDS,
     async run(data, ctx) {
       const d = deps();
       const booking = await d.repository.getBooking(data.userId, data.bookingId, ctx.signal);
       if (booking.paymentId) return { paymentId: booking.paymentId };
       const { paymentId } = await ctx.once('capture', () =>
-        d.api.capturePayment(
-          { bookingId: booking.bookingId, userId: booking.userId, amountCents: booking.amountCents },
-          { idempotencyKey: ctx.idempotencyKey('capture'), signal: ctx.signal },
+        callPartner(ctx, booking.userId, () =>
+          d.api.capturePayment(
+            { bookingId: booking.bookingId, userId: booking.userId, amountCents: booking.amountCents },
+            { idempotencyKey: ctx.idempotencyKey('capture'), signal: ctx.signal },
+          ),
         ),
       );
       await d.repository.recordOnBooking(
@@ -186,16 +196,20 @@ function defineSendEmail(deps: () => SampleDependencies) {
     queue: 'notifications',
     schema: sendEmailSchema,
     retry: SAMPLE_RETRY,
+    rateLimits: [PARTNER_API_LIMIT],
     timeoutSeconds: SAMPLE_JOB_TIMEOUT_SECONDS,
     async run(data, ctx) {
       const d = deps();
       const booking = await d.repository.getBooking(data.userId, data.bookingId, ctx.signal);
       if (booking.emailId) return { messageId: booking.emailId };
       const user = await d.repository.getUser(data.userId, ctx.signal);
+      // The partner limits emails by recipient.
       const { messageId } = await ctx.once('send-email', () =>
-        d.api.sendEmail(
-          { bookingId: data.bookingId, to: user.email, template: data.template },
-          { idempotencyKey: ctx.idempotencyKey('send-email'), signal: ctx.signal },
+        callPartner(ctx, user.email, () =>
+          d.api.sendEmail(
+            { bookingId: data.bookingId, to: user.email, template: data.template },
+            { idempotencyKey: ctx.idempotencyKey('send-email'), signal: ctx.signal },
+          ),
         ),
       );
       await d.repository.recordOnBooking(
@@ -260,19 +274,22 @@ export function createSampleJobs(deps: () => SampleDependencies = dependenciesFr
     deps,
     async (booking, ctx, d) => {
       const { invoiceId } = await ctx.once('issue-invoice', () =>
-        d.api.issueInvoice(
-          {
-            bookingId: booking.bookingId,
-            userId: booking.userId,
-            sku: booking.sku,
-            quantity: booking.quantity,
-          },
-          { idempotencyKey: ctx.idempotencyKey('issue-invoice'), signal: ctx.signal },
+        callPartner(ctx, booking.userId, () =>
+          d.api.issueInvoice(
+            {
+              bookingId: booking.bookingId,
+              userId: booking.userId,
+              sku: booking.sku,
+              quantity: booking.quantity,
+            },
+            { idempotencyKey: ctx.idempotencyKey('issue-invoice'), signal: ctx.signal },
+          ),
         ),
       );
       return { invoiceId, invoicedAtMs: d.now() };
     },
     (data, ctx) => ctx.enqueue(sendEmail, { ...data, template: CONFIRMATION_TEMPLATE }),
+    [PARTNER_API_LIMIT],
   );
   const confirmReservation = defineBookingStep(
     'booking.confirm-reservation',

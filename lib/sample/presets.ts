@@ -55,9 +55,18 @@ export interface Preset {
   readonly nightlyBacklog: number;
   /** Probability that a firing of the local EventBridge Scheduler is delivered twice (a fault kind). */
   readonly schedulerDuplicateDeliveryRate: number;
+  /**
+   * The fake partner API's rate limit per tenant, requests per second (burst: the same, rounded
+   * up); undefined: none. The sample's own limit sits below it (lib/sample/partner-limit.ts).
+   */
+  readonly partnerRateLimit?: number;
 }
 
-/** `npm start`: 100 users × 3 bookings, external API faults, lost responses. */
+/**
+ * `npm start`: 100 users × 3 bookings, external API faults, lost responses. The partner's rate
+ * limit per tenant is off by default (`--partner-rate-limit 1` turns it on, with the sample's own
+ * limit below it; `--no-limits` shows the 429s without ours).
+ */
 export const START_PRESET: Preset = {
   name: 'start',
   users: 100,

@@ -29,6 +29,7 @@ import {
   resolveTenantRateLimit,
 } from './external-service.ts';
 import { nightlySummaryServiceReference } from './nightly-invoices.ts';
+import { sampleLimitFacts } from './partner-limit.ts';
 import { buildReport, type ReportFacts, type RunReport } from './report/index.ts';
 import { type RunWorkloadOptions, runWorkload, type WorkloadResult } from './workload/run.ts';
 import { type ScheduledWorkOptions, scheduledWork } from './workload/scheduled.ts';
@@ -124,6 +125,13 @@ export interface LocalRunOptions
   readonly externalTimeoutMs?: number;
   /** Options of the fake service beyond faults and seed (latency, hang time...). */
   readonly externalService?: Omit<ExternalServiceOptions, 'faults' | 'seed'>;
+  /**
+   * `false` runs the sample jobs without their own rate limit on the partner
+   * (`SAMPLE_RATE_LIMITS=off`, lib/sample/partner-limit.ts), to compare. The limit exists to stay
+   * under the partner's, so without `externalService.tenantRateLimit` it is off whatever this
+   * says (no token is taken: no DynamoDB calls for it). @default true
+   */
+  readonly sampleRateLimits?: boolean;
   /** Called with a line of text at each boot step. */
   readonly onStep?: (message: string) => void;
   /** Called with every line the functions write (the workers' EMF metrics are on stdout). */
@@ -180,7 +188,7 @@ export async function runLocal(options: LocalRunOptions = {}): Promise<LocalRunR
 export async function runLocalAndKeep(options: LocalRunOptions = {}): Promise<KeptLocalRun> {
   const step = options.onStep ?? (() => {});
   const bootStart = Date.now();
-  const stack = await startSampleStack(options);
+  const stack = await startSampleStack({ ...options, sampleRateLimits: sampleLimitsOn(options) });
   try {
     const bootMs = Date.now() - bootStart;
     await options.onStackStarted?.(stack);
@@ -260,8 +268,10 @@ async function runOn(stack: SampleStack, options: LocalRunOptions, bootMs: numbe
             ...resolveTenantRateLimit(options.externalService.tenantRateLimit),
             rejected: serviceStats.rateLimited,
             tenantsLimited: Object.keys(serviceStats.rateLimitedByTenant).length,
+            requests: serviceStats.requests,
           },
         }),
+    sampleLimit: sampleLimitFacts(sampleLimitsOn(options)),
     deadLetterMessages: workload.deadLetters,
     ...(workload.batches === undefined
       ? {}
@@ -288,4 +298,9 @@ async function runOn(stack: SampleStack, options: LocalRunOptions, bootMs: numbe
     metrics: { ...metrics },
     notes: [...notes, ...workload.deadLetterNotes],
   };
+}
+
+/** Whether the sample's jobs take their rate limit: asked for, and a partner limit to stay under. */
+function sampleLimitsOn(options: LocalRunOptions): boolean {
+  return options.sampleRateLimits !== false && options.externalService?.tenantRateLimit !== undefined;
 }

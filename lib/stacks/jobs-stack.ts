@@ -20,6 +20,8 @@ import {
   JobsConfigError,
   JobsDashboard,
 } from 'sqs-jobs/cdk';
+import { SAMPLE_RETRY } from '../sample/jobs.ts';
+import { FIFO_LIMIT_WAIT_RECEIVES } from '../sample/partner-limit.ts';
 import { SAMPLE_QUEUES, SAMPLE_RECURRING_JOBS, type SampleRecurringJob } from '../sample/topology.ts';
 
 /** The project root (where package.json, package-lock.json and functions/ are). */
@@ -41,7 +43,15 @@ const SAMPLE_TUNING: Readonly<Partial<Record<string, Partial<JobQueueProps>>>> =
   // SQS event source, FIFO included [services-sqs-scaling]). Order inside a user does not depend on
   // it. Batches of 10 at most. Booking chains to itself (reserve → confirm → invoice: 3 hops, far
   // below Lambda's ~16-hop recursion stop), so Lambda's default Terminate is kept, on purpose.
-  booking: { batchSize: 10, maxConcurrency: 5, recursiveLoop: lambda.RecursiveLoop.TERMINATE },
+  // Invoices wait for the partner's rate limit in their group (a visibility delay: one receive
+  // each), so the redrive policy gets FIFO_LIMIT_WAIT_RECEIVES more than the default margin
+  // (attempts + 5) and still catches only crashes (lib/sample/partner-limit.ts).
+  booking: {
+    batchSize: 10,
+    maxConcurrency: 5,
+    recursiveLoop: lambda.RecursiveLoop.TERMINATE,
+    maxReceiveCount: SAMPLE_RETRY.maxAttempts + 5 + FIFO_LIMIT_WAIT_RECEIVES,
+  },
   // The payment API is the scarce resource: at most 5 concurrent batches call it.
   payments: { batchSize: 10, maxConcurrency: 5 },
   notifications: { batchSize: 10, maxConcurrency: 10 },

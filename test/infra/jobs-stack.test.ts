@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JobsConfigError } from '../../lib/constructs/errors.ts';
 import { SAMPLE_JOB_TIMEOUT_SECONDS, SAMPLE_RETRY, sampleJobs } from '../../lib/sample/jobs.ts';
 import { nightlyInvoiceJobs } from '../../lib/sample/nightly-invoices.ts';
+import { FIFO_LIMIT_WAIT_RECEIVES } from '../../lib/sample/partner-limit.ts';
 import { NIGHTLY_INVOICES, SAMPLE_QUEUES } from '../../lib/sample/topology.ts';
 import { buildApp, DEFAULT_STACK_NAME, type SynthesizedApp, synthesizeApp } from '../../lib/stacks/app.ts';
 import {
@@ -24,6 +25,9 @@ import {
   roleStatements,
   tempOutdir,
 } from './helpers.ts';
+
+/** A sample job as far as its rate limits go. */
+type AnyJobLike = { readonly rateLimits?: readonly unknown[] };
 
 type TemplateJson = {
   Resources: Record<string, { Type: string; Properties: Record<string, unknown> }>;
@@ -94,7 +98,8 @@ describe('JobsStack (sample app)', () => {
       expect(dlq.FifoQueue === true).toBe(q.fifo);
       expect(queue.RedrivePolicy).toEqual({
         deadLetterTargetArn: { 'Fn::GetAtt': [logicalId(jq.deadLetterQueue), 'Arn'] },
-        maxReceiveCount: q.maxAttempts + 5,
+        // FIFO booking: room for invoices waiting on the partner's rate limit (a receive each).
+        maxReceiveCount: q.maxAttempts + 5 + (q.fifo ? FIFO_LIMIT_WAIT_RECEIVES : 0),
       });
       expect(queue.MaximumMessageSize).toBe(1_048_576);
     }
@@ -307,15 +312,17 @@ describe('JobsStack (sample app)', () => {
     }
   });
 
-  it('lets a worker send only to its DLQ and its topology targets, read/write the domain table, and no DeleteItem on idempotency records', () => {
+  it('lets a worker send only to its DLQ, its topology targets and (standard, with rate limits) itself, read/write the domain table, and no DeleteItem on idempotency records', () => {
     for (const q of SAMPLE_QUEUES) {
       const jq = synthed.stack.jobQueue(q.name);
       const { statements } = roleStatements(json, logicalId(jq.worker.role!));
+      // A standard queue whose jobs take a rate limit re-sends a waiting job to itself (Flow control).
+      const resendsWaits = !q.fifo && q.jobs.some((job) => (job as AnyJobLike).rateLimits?.length);
       for (const other of SAMPLE_QUEUES) {
         const target = synthed.stack.jobQueue(other.name);
         const canSend = actionsOn(statements, logicalId(target.queue)).includes('sqs:SendMessage');
         expect(canSend, `${q.name} → ${other.name}`).toBe(
-          (q.enqueuesTo as readonly string[]).includes(other.name),
+          (q.enqueuesTo as readonly string[]).includes(other.name) || (other.name === q.name && resendsWaits),
         );
         if (other.name !== q.name) {
           expect(actionsOn(statements, logicalId(target.deadLetterQueue))).toEqual([]);

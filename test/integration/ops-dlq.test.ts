@@ -301,6 +301,49 @@ describe('redrive (redriveDeadLetters)', () => {
     expect(await depth(dlq)).toEqual({ visible: 4, inFlight: 0 });
   });
 
+  it('standard: a redriven job keeps its fair-queue tenant (the envelope partitionkey as its MessageGroupId)', async () => {
+    const { queue, dlq } = await emulator.createQueuePair('tenants', false);
+    // Sent by JobClient with a partitionKey (the fair queue's MessageGroupId), dead-lettered by the worker.
+    await emulator.sqs.send(
+      new SendMessageCommand({
+        QueueUrl: queue.url,
+        MessageBody: JSON.stringify(envelope('orders.capture', 'ten-a', 'o-1', 'tenant-a')),
+        MessageGroupId: 'tenant-a',
+      }),
+    );
+    await drain(queue, worker(queue, dlq, jobs()));
+    await emulator.sqs.send(
+      new SendMessageCommand({
+        QueueUrl: dlq.url,
+        MessageBody: JSON.stringify(envelope('orders.capture', 'plain', 'o-3')),
+      }),
+    );
+    // fauxqs takes a MessageGroupId on a standard queue but does not hand it back on receive (AWS
+    // and moto do): the request the redrive sends is the evidence.
+    const sent: { id: string; group: string | undefined }[] = [];
+    const sqs: OpsSqs = {
+      send: (command: OpsSqsCommand) => {
+        if (command instanceof SendMessageBatchCommand) {
+          for (const entry of command.input.Entries ?? [])
+            sent.push({ id: JSON.parse(entry.MessageBody ?? '{}').id, group: entry.MessageGroupId });
+        }
+        return emulator.sqs.send(command as never);
+      },
+    };
+
+    const result = await redriveDeadLetters({ sqs, dlqUrl: dlq.url, targetUrl: queue.url, ...FAST });
+
+    expect(result.moved.map((m) => m.jobId).sort()).toEqual(['plain', 'ten-a']);
+    expect(sent.sort((a, b) => a.id.localeCompare(b.id))).toEqual([
+      { id: 'plain', group: undefined },
+      { id: 'ten-a', group: 'tenant-a' },
+    ]);
+    expect((await takeAll(queue)).map((m) => JSON.parse(m.Body ?? '{}').id).sort()).toEqual([
+      'plain',
+      'ten-a',
+    ]);
+  });
+
   it('FIFO: keeps the group and DLQ order, and a fresh dedup id so nothing is dropped inside the 5-minute window', async () => {
     const { queue, dlq } = await emulator.createQueuePair('booking', true);
     const sent = [

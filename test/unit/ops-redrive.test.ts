@@ -136,6 +136,38 @@ class MemorySqs implements OpsSqs {
 
 const FAST = { waitTimeSeconds: 0, emptyReceivesToStop: 1 } as const;
 
+describe('redrive to a standard queue keeps the fair-queue tenant', () => {
+  it('sends the DLQ MessageGroupId, else the envelope partitionkey, else no group', async () => {
+    const sqs = new MemorySqs([STD_DLQ, STD_TARGET]);
+    const put = (id: string, group: string | undefined, partitionkey?: string) =>
+      sqs.queues.get(STD_DLQ)?.push({
+        id,
+        body: JSON.stringify({ id, source: '/t', type: 'jobs.run', partitionkey }),
+        group,
+        receipt: undefined,
+      });
+    put('grouped', 'tenant-a', 'tenant-a');
+    put('envelope-only', undefined, 'tenant-b');
+    put('plain', undefined);
+    // Not a valid MessageGroupId (a space): SQS would refuse the entry, so it goes without a group.
+    put('bad-key', undefined, 'tenant c');
+
+    const result = await redriveDeadLetters({ sqs, dlqUrl: STD_DLQ, targetUrl: STD_TARGET, ...FAST });
+
+    expect(result.failed).toEqual([]);
+    const groups = Object.fromEntries(
+      sqs.sendRequests.flat().map((e) => [JSON.parse(e.MessageBody ?? '{}').id, e.MessageGroupId]),
+    );
+    expect(groups).toEqual({
+      grouped: 'tenant-a',
+      'envelope-only': 'tenant-b',
+      plain: undefined,
+      'bad-key': undefined,
+    });
+    expect(sqs.sendRequests.flat().every((e) => e.MessageDeduplicationId === undefined)).toBe(true);
+  });
+});
+
 describe('redrive on FIFO queues when a receive returns several messages of a group', () => {
   it('moves each group in DLQ order, one message per group per request', async () => {
     const sqs = new MemorySqs([DLQ, TARGET]);

@@ -6,6 +6,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { runStartCli, type StartIo } from '../../lib/cli/start/index.ts';
+import { parseStartArgs } from '../../lib/cli/start/parse.ts';
 
 /** Runs `npm start -- <args>` in process; a signal listener or an exit would be a bug here. */
 async function start(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -60,6 +61,9 @@ describe('npm start flags (in process)', () => {
       '--no-workload',
       '--console-port',
       '--read-only',
+      '--partner-rate-limit',
+      '--no-partner-rate-limit',
+      '--no-limits',
     ]) {
       expect(stdout).toContain(flag);
     }
@@ -123,6 +127,28 @@ describe('npm start flags (in process)', () => {
         /--partner-rate-limit.*must be a number of requests per second > 0, e\.g\. 5/,
       );
     }
+  });
+
+  it("limits the partner when asked (--partner-rate-limit), not by default nor in the soak; --no-limits drops the sample's own limit", () => {
+    const io: StartIo = {
+      stdout: { write: () => true, isTTY: false },
+      stderr: { write: () => true },
+      env: {},
+      onSignal: () => () => {},
+      exit: (code) => {
+        throw new Error(`exit(${code}) called`);
+      },
+    };
+    const flags = (args: readonly string[]) => {
+      const request = parseStartArgs(args, io);
+      if (typeof request === 'number') throw new Error(`refused: ${request}`);
+      return { partner: request.flags.partnerRateLimit, limits: request.flags.limits };
+    };
+    expect(flags([])).toEqual({ partner: undefined, limits: true });
+    expect(flags(['--partner-rate-limit', '1', '--no-limits'])).toEqual({ partner: 1, limits: false });
+    expect(flags(['--partner-rate-limit', '2.5'])).toEqual({ partner: 2.5, limits: true });
+    expect(flags(['--no-partner-rate-limit'])).toEqual({ partner: false, limits: true });
+    expect(flags(['--soak'])).toEqual({ partner: undefined, limits: true });
   });
 
   it('names every rate it summed when the fault rates add up to more than 1', async () => {

@@ -24,8 +24,13 @@ export interface StartFlags {
   readonly slowRate: number;
   readonly overrunRate: number;
   readonly killRate: number;
-  /** The fake partner API's rate limit per tenant, requests per second; none when absent. */
-  readonly partnerRateLimit?: number;
+  /**
+   * The fake partner API's rate limit per tenant, requests per second; none when absent or
+   * `false` (--no-partner-rate-limit).
+   */
+  readonly partnerRateLimit?: number | false;
+  /** False with --no-limits: the sample jobs skip their own rate limit on the partner. */
+  readonly limits: boolean;
   readonly dynamodbFaultRate: number;
   readonly sqsFaultRate: number;
   readonly externalTimeoutMs: number;

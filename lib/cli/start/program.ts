@@ -108,8 +108,14 @@ export function buildProgram(preset: Preset, output: ProgramOutput): Command {
     )
     .option(
       '--partner-rate-limit <per-second>',
-      'a rate limit per tenant (user) on the fake partner API, requests per second (burst: the same, rounded up); above it the API answers 429 with Retry-After, retried by the jobs; the report counts them (default: no limit)',
+      `a rate limit per tenant (user) on the fake partner API, requests per second (burst: the same, rounded up); above it the API answers 429 with Retry-After, retried by the jobs; the report counts them (default: ${preset.partnerRateLimit === undefined ? 'no limit' : `${preset.partnerRateLimit}`})`,
       perSecond,
+      preset.partnerRateLimit,
+    )
+    .option('--no-partner-rate-limit', 'the fake partner API without a rate limit')
+    .option(
+      '--no-limits',
+      "the same workload without the sample's own rate limit on the partner API (lib/sample/partner-limit.ts), to compare the partner's 429s with and without it",
     )
     .option(
       '--lost-response-rate <rate>',

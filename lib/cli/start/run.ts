@@ -66,9 +66,10 @@ export async function runStart(
       faults,
       ...(awsFaults ? { awsFaults } : {}),
       externalTimeoutMs: flags.externalTimeoutMs,
-      ...(flags.partnerRateLimit === undefined
+      ...(flags.partnerRateLimit === undefined || flags.partnerRateLimit === false
         ? {}
         : { externalService: { tenantRateLimit: { requestsPerSecond: flags.partnerRateLimit } } }),
+      sampleRateLimits: flags.limits,
       lostResponseRate: flags.lostResponseRate,
       schedulerDuplicateDeliveryRate: flags.schedulerDuplicateRate,
       // Reservation holds and the nightly run fired now (lib/sample/workload/scheduled.ts).

@@ -21,6 +21,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import { bodyToSendOn } from '../../core/characters.ts';
 import { chunkByCountAndBytes } from '../../core/chunk.ts';
+import { isValidMessageGroupId } from '../../core/message-parameters.ts';
 import { messageSizeBytes, SQS_MAX_BATCH_ENTRIES, SQS_MAX_MESSAGE_BYTES } from '../../core/message-size.ts';
 import { type DeadLetterMessage, originalAttributesOf } from '../dead-letter-message.ts';
 import type { DeadLetterReader } from '../dlq-reader.ts';
@@ -37,6 +38,19 @@ import { type FailedItem, itemOf, type MovedItem, type NotDeletedItem } from './
  */
 export function redriveDeduplicationId(dlqMessageId: string): string {
   return createHash('sha256').update(`redrive\n${dlqMessageId}`).digest('hex');
+}
+
+/**
+ * The fair-queue tenant of a message redriven to a standard queue: its `MessageGroupId` in the
+ * DLQ, else its envelope's `partitionkey` (what `JobClient` sent as the group), so a redriven job
+ * keeps its tenant and a tenant's redrive does not crowd out the others (Amazon SQS fair queues,
+ * sqs-fair-queues). None when neither is a valid `MessageGroupId` (1-128 printable ASCII, no
+ * space; SendMessage API reference): the message goes back as a plain standard message, as it
+ * was sent.
+ */
+export function fairQueueGroup(message: DeadLetterMessage): { MessageGroupId?: string } {
+  const group = message.messageGroupId ?? message.job?.partitionKey;
+  return group !== undefined && isValidMessageGroupId(group) ? { MessageGroupId: group } : {};
 }
 
 /** Sends, deletes and keeps order for one run. */
@@ -139,7 +153,7 @@ export class Mover {
             MessageGroupId: message.messageGroupId,
             MessageDeduplicationId: redriveDeduplicationId(message.messageId),
           }
-        : {}),
+        : fairQueueGroup(message)),
     }));
     let out: SendMessageBatchCommandOutput;
     try {

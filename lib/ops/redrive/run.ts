@@ -107,7 +107,8 @@ export interface RedriveResult {
  *   (`originalAttributesOf`: a raw job's identity attribute) but not the evidence, which stays
  *   behind (the worker writes fresh evidence if the job fails again); only a character SQS would refuse (no
  *   body SQS delivered holds one) is written as a JSON escape (lib/core/characters.ts). FIFO: the
- *   message's `MessageGroupId` and a fresh `redriveDeduplicationId` (mover.ts); standard: no group.
+ *   message's `MessageGroupId` and a fresh `redriveDeduplicationId` (mover.ts); standard: the
+ *   fair-queue tenant kept (its DLQ `MessageGroupId`, else the envelope's `partitionkey`; `fairQueueGroup`).
  * - A message is deleted from the DLQ only after its send succeeded; per-entry failures of
  *   SendMessageBatch leave their messages in the DLQ and are reported.
  * - FIFO order: messages are moved in DLQ order per group; a group stops at its first message that

@@ -8,6 +8,7 @@
 import { batchInvariants } from './batches.ts';
 import { summariseDeadLetters } from './dead-letters.ts';
 import type { JobOutcome, JobState, ReportFacts } from './facts.ts';
+import { partner429Invariant, summariseFlowControl } from './flow-control.ts';
 import { checkInvariants } from './invariants.ts';
 import { completionLatencies, percentile, summariseLatency } from './latency.ts';
 import { findOrderViolations } from './order.ts';
@@ -36,6 +37,8 @@ export function buildReport(facts: ReportFacts): RunReport {
 
   const unfinished = count('unfinished');
   const schedules = facts.schedules === undefined ? undefined : summariseSchedules(facts.schedules);
+  const partner429 = partner429Invariant(facts);
+  const flowControl = summariseFlowControl(facts);
   const invariants = checkInvariants(facts, {
     lostKeys,
     unfinished,
@@ -50,6 +53,7 @@ export function buildReport(facts: ReportFacts): RunReport {
     unexplained: deadLetters.unexplained,
   });
   if (schedules !== undefined) invariants.push(...scheduleInvariants(schedules, facts.timedOut));
+  if (partner429 !== undefined) invariants.push(partner429);
 
   if (facts.batches !== undefined) {
     invariants.push(
@@ -98,6 +102,7 @@ export function buildReport(facts: ReportFacts): RunReport {
     idempotency: facts.idempotency,
     producerRetries: facts.producerRetries,
     partnerRateLimit: facts.partnerRateLimit,
+    ...(flowControl === undefined ? {} : { flowControl }),
     throughputPerSecond: completed === 0 ? 0 : completed / (windowMs / 1000),
     workloadMs,
     wallTimeMs: facts.bootMs + workloadMs,

@@ -7,6 +7,7 @@
 import type { OrderLog } from '../domain.ts';
 import type { IdempotencyRecordSummary } from '../workload/idempotency-records.ts';
 import type { BatchRunFacts } from './batches.ts';
+import type { SampleLimitFacts } from './flow-control.ts';
 import type { ScheduleFacts } from './schedules.ts';
 
 /**
@@ -102,6 +103,12 @@ export interface ReportFacts {
    */
   readonly partnerRateLimit?: PartnerRateLimitFacts;
   /**
+   * The sample's own rate limit on the partner (lib/sample/partner-limit.ts), on or off
+   * (`--no-limits`); undefined when not known. With it on and a partner limit, the partner's 429s
+   * are an invariant (flow-control.ts).
+   */
+  readonly sampleLimit?: SampleLimitFacts;
+  /**
    * The dead-lettered messages as read (body and evidence attributes), for the examples of each
    * cause: the body is the original envelope, which names the job and its chain (`causationid`,
    * `rootid`, `correlationid`, `traceparent`). Undefined: the examples show the error only.
@@ -127,4 +134,6 @@ export interface PartnerRateLimitFacts {
   readonly rejected: number;
   /** Tenants that got at least one. */
   readonly tenantsLimited: number;
+  /** Requests the partner received on its side-effect endpoints (429s included); undefined when not counted. */
+  readonly requests?: number;
 }

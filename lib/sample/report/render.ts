@@ -3,6 +3,7 @@
  * or a log, one section per function in the order printed.
  */
 import { describeDeadLetterJob } from './dead-letters.ts';
+import { flowControlLines } from './flow-control.ts';
 import type { RunReport } from './run-report.ts';
 import { scheduleLines } from './schedules.ts';
 
@@ -171,8 +172,9 @@ function figureLines(report: RunReport): string[] {
     ...(report.partnerRateLimit === undefined
       ? []
       : [
-          `Partner API rate limit (${report.partnerRateLimit.requestsPerSecond}/s per tenant, burst ${report.partnerRateLimit.burst}): ${report.partnerRateLimit.rejected} requests answered 429 and retried, from ${report.partnerRateLimit.tenantsLimited} tenants`,
+          `Partner API rate limit (${report.partnerRateLimit.requestsPerSecond}/s per tenant, burst ${report.partnerRateLimit.burst}): ${report.partnerRateLimit.rejected}${report.partnerRateLimit.requests === undefined ? '' : ` of ${report.partnerRateLimit.requests}`} requests answered 429 and retried, from ${report.partnerRateLimit.tenantsLimited} tenants`,
         ]),
+    ...flowControlLines(report.flowControl),
     ...(report.idempotency
       ? [
           `Idempotency records at the end: ${report.idempotency.records} (${

@@ -2,6 +2,7 @@
 import type { IdempotencyRecordSummary } from '../workload/idempotency-records.ts';
 import type { DeadLetterJob } from './dead-letters.ts';
 import type { PartnerRateLimitFacts } from './facts.ts';
+import type { FlowControlSummary } from './flow-control.ts';
 import type { InvariantResult } from './invariants.ts';
 import type { LatencySummary } from './latency.ts';
 import type { OrderViolation } from './order.ts';
@@ -86,6 +87,8 @@ export interface RunReport {
   readonly producerRetries: number | undefined;
   /** The partner API's rate limit per tenant and its 429s; undefined when it had none. */
   readonly partnerRateLimit: PartnerRateLimitFacts | undefined;
+  /** The sample's own rate limit on the partner and what it delayed; undefined when not known. */
+  readonly flowControl?: FlowControlSummary;
   /** Completed jobs per second over the workload window. */
   readonly throughputPerSecond: number;
   /** From the first send to the end of the run, ms. */

@@ -10,6 +10,7 @@ import {
 import { DomainRepository } from '../domain.ts';
 import { type ExternalService, startExternalService } from '../external-service.ts';
 import { SAMPLE_JOB_TIMEOUT_SECONDS } from '../jobs.ts';
+import { SAMPLE_RATE_LIMITS_ENV } from '../partner-limit.ts';
 import type { LocalRunOptions } from '../workload.ts';
 import { addEmfMetrics } from './emf-metrics.ts';
 import { targetOf, type WorkloadTarget } from './target.ts';
@@ -26,6 +27,7 @@ export type SampleStackOptions = Pick<
   | 'projectRoot'
   | 'externalTimeoutMs'
   | 'externalService'
+  | 'sampleRateLimits'
   | 'awsFaults'
   | 'onStep'
   | 'onFunctionLog'
@@ -82,7 +84,11 @@ export async function startSampleStack(options: SampleStackOptions = {}): Promis
     runtime = await startLocalRuntime({
       ...(options.projectRoot ? { projectRoot: options.projectRoot } : {}),
       ...(options.endpointUrl ? { endpoints: { endpointUrl: options.endpointUrl } } : {}),
-      environment: { EXTERNAL_API_URL: service.url, EXTERNAL_API_TIMEOUT_MS: String(externalTimeoutMs) },
+      environment: {
+        EXTERNAL_API_URL: service.url,
+        EXTERNAL_API_TIMEOUT_MS: String(externalTimeoutMs),
+        ...(options.sampleRateLimits === false ? { [SAMPLE_RATE_LIMITS_ENV]: 'off' } : {}),
+      },
       lostResponseRate: options.lostResponseRate ?? 0,
       scheduler: { duplicateDeliveryRate: options.schedulerDuplicateDeliveryRate ?? 0 },
       seed,
