@@ -17,8 +17,10 @@
  *   second) and lets it recover over about 10 s. The rate never falls below a quarter of the
  *   configured one ({@link PARTNER_API_LIMIT}'s `minPerSecond`), so a burst of injected 429s slows
  *   a tenant to one call every 5 s, never to the 2-minute waits of the 1% default.
- * - `SAMPLE_RATE_LIMITS=off` in the workers' environment (`npm start -- --no-limits`) skips the
- *   limit: the same workload against the same partner, to compare.
+ * - Only with `SAMPLE_RATE_LIMITS=on` in the workers' environment, which the sample run sets when
+ *   the partner is rate-limited (`npm start -- --partner-rate-limit 1`) unless `--no-limits` (the
+ *   same workload against the same partner, to compare). Off otherwise: each token costs DynamoDB
+ *   calls, pointless without a partner limit to stay under.
  *
  * Waiting spends no attempt (docs/architecture.md, "Flow control"): on the standard queues
  * (payments, notifications) a waiting job is re-sent with a delay; on the FIFO booking queue
@@ -40,7 +42,7 @@ export const PARTNER_API_LIMIT = defineRateLimit({
   adaptive: { minPerSecond: 0.2, decreaseFactor: 0.5 },
 });
 
-/** Environment variable of the workers: `off` skips {@link PARTNER_API_LIMIT} (`npm start -- --no-limits`). */
+/** Environment variable of the workers: `on` makes the sample jobs take {@link PARTNER_API_LIMIT}. */
 export const SAMPLE_RATE_LIMITS_ENV = 'SAMPLE_RATE_LIMITS';
 
 /**
@@ -53,9 +55,9 @@ export const SAMPLE_RATE_LIMITS_ENV = 'SAMPLE_RATE_LIMITS';
  */
 export const FIFO_LIMIT_WAIT_RECEIVES = 20;
 
-/** Whether the workers take {@link PARTNER_API_LIMIT}: unless `SAMPLE_RATE_LIMITS=off`. */
+/** Whether the workers take {@link PARTNER_API_LIMIT}: only with `SAMPLE_RATE_LIMITS=on`. */
 export function partnerLimitOn(env: NodeJS.ProcessEnv = process.env): boolean {
-  return env[SAMPLE_RATE_LIMITS_ENV] !== 'off';
+  return env[SAMPLE_RATE_LIMITS_ENV] === 'on';
 }
 
 /**

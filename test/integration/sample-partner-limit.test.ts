@@ -123,6 +123,7 @@ describe("the sample's rate limit on the partner (burst of one tenant's captures
   });
 
   it('with the limit: the burst waits for tokens (no attempt spent) and the partner answers no 429', async () => {
+    vi.stubEnv(SAMPLE_RATE_LIMITS_ENV, 'on');
     const { queue, dlq, handler, captured } = await setUp('limited');
     let deliveries = 0;
     let failures = 0;

@@ -87,7 +87,7 @@ export async function startSampleStack(options: SampleStackOptions = {}): Promis
       environment: {
         EXTERNAL_API_URL: service.url,
         EXTERNAL_API_TIMEOUT_MS: String(externalTimeoutMs),
-        ...(options.sampleRateLimits === false ? { [SAMPLE_RATE_LIMITS_ENV]: 'off' } : {}),
+        ...(options.sampleRateLimits === true ? { [SAMPLE_RATE_LIMITS_ENV]: 'on' } : {}),
       },
       lostResponseRate: options.lostResponseRate ?? 0,
       scheduler: { duplicateDeliveryRate: options.schedulerDuplicateDeliveryRate ?? 0 },
