@@ -70,7 +70,8 @@ interface ChildResult {
 
 export async function buildCpuChild(): Promise<string> {
   mkdirSync(outDir, { recursive: true });
-  const outfile = join(outDir, 'cpu-child.mjs');
+  // One file per bench process: two benches at once (a baseline from another checkout) must not clash.
+  const outfile = join(outDir, `cpu-child-${process.pid}.mjs`);
   await build({
     absWorkingDir: root,
     entryPoints: ['bench/cpu-child.ts'],
