@@ -6,7 +6,7 @@
  * environment read three times, the Lambda context copied, attributes deep-merged, a second
  * object built to drop empty keys, `JSON.stringify` with a replacer, then `Console`), which was
  * a third of the worker's CPU at a batch of 10 and most of it at a batch of 1 (issue 21). Here it
- * is one object and one `JSON.stringify`.
+ * is one string: what stays the same for the invocation is serialized once, at its start.
  *
  * What it reproduces is Powertools' `PowertoolsLogFormatter` as the worker's default Logger uses
  * it (lib/runtime/telemetry.ts `createDefaultLogger`): keys `level`, `message`, `timestamp`,
@@ -25,16 +25,6 @@ import type { Context } from 'aws-lambda';
 /** The values a summary line carries: written by `JSON.stringify` as Powertools' replacer would. */
 export type LineValue = string | number | boolean;
 
-/** The Lambda context fields of the current invocation, as Powertools' `addContext` keeps them. */
-interface InvocationFields {
-  readonly coldStart: boolean;
-  readonly functionArn: unknown;
-  readonly memoryLimitInMB: unknown;
-  readonly functionName: unknown;
-  readonly awsRequestId: unknown;
-  readonly tenantId: unknown;
-}
-
 /** The parts of the Logger read here; `powertoolsLogData` is TypeScript-private, read once. */
 interface LoggerData {
   readonly powertoolsLogData?: { readonly serviceName?: unknown; readonly sampleRateValue?: unknown };
@@ -48,7 +38,8 @@ export class DefaultLogLine {
   readonly #onDemand: boolean;
   readonly #write: (line: string) => void;
   #invocations = 0;
-  #fields: InvocationFields | undefined;
+  /** The members after the timestamp for this invocation (see {@link begin}). */
+  #invocationMembers = '';
 
   private constructor(logger: Logger, service: string, samplingRate: number, write: (line: string) => void) {
     this.#logger = logger;
@@ -84,51 +75,62 @@ export class DefaultLogLine {
 
   /**
    * Notes the invocation's Lambda context, as the Logger's `injectLambdaContext` does with
-   * `addContext` (the cold start is the first invocation's, in an on-demand environment).
-   * Call it once at the start of every invocation.
+   * `addContext` (the cold start is the first invocation's, in an on-demand environment), and the
+   * X-Ray trace id, which Lambda sets per invocation. Call it once at the start of every invocation.
    */
   begin(context: Context): void {
     this.#invocations += 1;
-    this.#fields = {
-      coldStart: this.#onDemand && this.#invocations === 1,
-      functionArn: context.invokedFunctionArn,
-      memoryLimitInMB: context.memoryLimitInMB,
-      functionName: context.functionName,
-      awsRequestId: context.awsRequestId,
-      tenantId: (context as { tenantId?: unknown }).tenantId,
-    };
-  }
-
-  /** Writes an INFO line when the Logger's level lets INFO through; never throws. */
-  info(message: string, extra: Readonly<Record<string, LineValue>>): void {
-    if (this.#logger.level > LogLevelThreshold.INFO) return;
-    const fields = this.#fields;
-    const line: Record<string, unknown> = {
-      level: 'INFO',
-      message,
-      timestamp: new Date().toISOString(),
+    // Everything after the timestamp that stays the same for the whole invocation, as JSON
+    // members without the braces (undefined values are left out by JSON.stringify itself).
+    const fields = {
       service: this.#service,
-      cold_start: fields?.coldStart,
-      function_arn: fields?.functionArn,
-      function_memory_size: fields?.memoryLimitInMB,
-      function_name: fields?.functionName,
-      function_request_id: fields?.awsRequestId,
+      cold_start: this.#onDemand && this.#invocations === 1,
+      function_arn: context.invokedFunctionArn,
+      function_memory_size: context.memoryLimitInMB,
+      function_name: context.functionName,
+      function_request_id: context.awsRequestId,
       sampling_rate: this.#samplingRate,
       xray_trace_id: xrayTraceId(),
-      tenant_id: fields?.tenantId,
-      ...extra,
+      tenant_id: (context as { tenantId?: unknown }).tenantId,
     };
-    // Powertools leaves empty values out (LogItem.removeEmptyKeys).
-    for (const key in line) {
-      const value = line[key];
-      if (value === undefined || value === '' || value === null) delete line[key];
-    }
+    this.#invocationMembers = JSON.stringify(withoutEmptyValues(fields)).slice(1, -1);
+  }
+
+  /**
+   * Writes an INFO line when the Logger's level lets INFO through; never throws. `extra` holds
+   * the line's own keys, none of them one of the keys above (Powertools would put it in their place).
+   */
+  info(message: string, extra: Readonly<Record<string, LineValue>>): void {
+    if (this.#logger.level > LogLevelThreshold.INFO) return;
     try {
-      this.#write(`${JSON.stringify(line)}\n`);
+      let line = '{"level":"INFO"';
+      if (message !== '') line += `,"message":${JSON.stringify(message)}`;
+      line += `,"timestamp":"${new Date().toISOString()}"`;
+      if (this.#invocationMembers !== '') line += `,${this.#invocationMembers}`;
+      const own = JSON.stringify(withoutEmptyValues(extra));
+      if (own !== '{}') line += `,${own.slice(1)}`;
+      else line += '}';
+      this.#write(`${line}\n`);
     } catch {
       // As the worker's other log calls (telemetry.ts fromPowertools): an outcome never depends on a line.
     }
   }
+}
+
+/** `values` without the ones Powertools leaves out of a line (LogItem.removeEmptyKeys); itself when none. */
+function withoutEmptyValues<T extends Readonly<Record<string, unknown>>>(values: T): Partial<T> {
+  let empty = false;
+  for (const key in values) {
+    const value = values[key];
+    if (value === undefined || value === '' || value === null) empty = true;
+  }
+  if (!empty) return values;
+  const kept: Partial<T> = {};
+  for (const key in values) {
+    const value = values[key];
+    if (!(value === undefined || value === '' || value === null)) kept[key] = value;
+  }
+  return kept;
 }
 
 /**
