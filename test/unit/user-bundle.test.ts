@@ -4,7 +4,8 @@
  * available: a sampled invocation finds the tracer beside the bundle (`xray-tracer.mjs`, as
  * `JobQueue` writes it) or as a package Node resolves; with neither, the worker says once that
  * tracing is off and its jobs run. test/fixtures/chain-worker.ts is the worker; each case runs
- * its bundle in a fresh Node with a sampled trace header and reads what it wrote.
+ * its bundle in a fresh Node with a sampled trace header and reads what it wrote. With the AWS
+ * SDK left external, the SQS client is not imported at a cold start either.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -22,8 +23,8 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '.
 const TRACER_MARKERS = ['captureLambdaHandler', 'AWS_XRAY_DAEMON_ADDRESS', 'AWS_XRAY_CONTEXT_MISSING'];
 const LOAD_FAILED = 'X-Ray tracing is off: the tracer could not be loaded';
 
-/** The fixture bundled as its owner would: minified ESM, one file, nothing external. */
-async function bundleWorker(outfile: string): Promise<string> {
+/** The fixture bundled as its owner would: minified ESM, one file, nothing external (unless `external`). */
+async function bundleWorker(outfile: string, external: string[] = []): Promise<string> {
   await build({
     absWorkingDir: ROOT,
     entryPoints: ['test/fixtures/chain-worker.ts'],
@@ -33,6 +34,7 @@ async function bundleWorker(outfile: string): Promise<string> {
     target: 'node20',
     format: 'esm',
     outfile,
+    external,
     banner: { js: ESM_REQUIRE_BANNER },
     logLevel: 'silent',
   });
@@ -115,6 +117,13 @@ describe('a worker bundled by its owner with esbuild, nothing marked external', 
     const output = invokeSampled(file);
     expect(output).not.toContain(LOAD_FAILED);
     expect(output).toContain('"message":"chain step"');
+  }, 60_000);
+
+  it('with the AWS SDK external (as the Lambda runtime provides it), imports the SQS client at its first use, not at a cold start', async () => {
+    const code = await bundleWorker(path.join(outside, 'sdk-external', 'index.mjs'), ['@aws-sdk/*']);
+    // A static import is hoisted to the top of the bundle and loaded with it; only import() waits.
+    expect(code).not.toMatch(/(import|from)\s*"@aws-sdk\/client-sqs"/);
+    expect(code).toMatch(/import\("@aws-sdk\/client-sqs"\)/);
   }, 60_000);
 
   it('finds the tracer as a package where Node resolves one (node_modules)', async () => {
