@@ -202,9 +202,10 @@ async function main(): Promise<void> {
   }
   if (args.has('--cpu')) {
     // Only the rows of issue 21's targets (CPU per record, bundle, cold start, heap), as JSON.
+    const loadavgAtStart = loadavg();
     const rows = [...(await cpuRows(SHORT)), ...(await coldStartRows(SHORT))];
     process.stdout.write(
-      `${JSON.stringify({ node: process.version, date: new Date().toISOString(), loadavg: loadavg(), options: SHORT, rows })}\n`,
+      `${JSON.stringify({ node: process.version, date: new Date().toISOString(), loadavgAtStart, loadavg: loadavg(), options: SHORT, rows })}\n`,
     );
     return;
   }
