@@ -38,8 +38,9 @@ export class DefaultLogLine {
   readonly #onDemand: boolean;
   readonly #write: (line: string) => void;
   #invocations = 0;
-  /** The members after the timestamp for this invocation (see {@link begin}). */
+  /** The members after the timestamp for this invocation, each with its leading comma (see {@link begin}). */
   #invocationMembers = '';
+  #head: FunctionMembers | undefined;
 
   private constructor(logger: Logger, service: string, samplingRate: number, write: (line: string) => void) {
     this.#logger = logger;
@@ -80,20 +81,40 @@ export class DefaultLogLine {
    */
   begin(context: Context): void {
     this.#invocations += 1;
-    // Everything after the timestamp that stays the same for the whole invocation, as JSON
-    // members without the braces (undefined values are left out by JSON.stringify itself).
-    const fields = {
-      service: this.#service,
-      cold_start: this.#onDemand && this.#invocations === 1,
-      function_arn: context.invokedFunctionArn,
-      function_memory_size: context.memoryLimitInMB,
-      function_name: context.functionName,
-      function_request_id: context.awsRequestId,
-      sampling_rate: this.#samplingRate,
-      xray_trace_id: xrayTraceId(),
-      tenant_id: (context as { tenantId?: unknown }).tenantId,
-    };
-    this.#invocationMembers = JSON.stringify(withoutEmptyValues(fields)).slice(1, -1);
+    const coldStart = this.#onDemand && this.#invocations === 1;
+    const { invokedFunctionArn, memoryLimitInMB, functionName } = context;
+    // The members that are the same in every invocation of a function (its ARN, memory, name),
+    // serialized again only when one of them differs from the last invocation's.
+    const head = this.#head;
+    if (
+      head === undefined ||
+      head.coldStart !== coldStart ||
+      head.arn !== invokedFunctionArn ||
+      head.memory !== memoryLimitInMB ||
+      head.name !== functionName
+    ) {
+      const members =
+        member('service', this.#service) +
+        member('cold_start', coldStart) +
+        member('function_arn', invokedFunctionArn) +
+        member('function_memory_size', memoryLimitInMB) +
+        member('function_name', functionName);
+      this.#head = {
+        coldStart,
+        arn: invokedFunctionArn,
+        memory: memoryLimitInMB,
+        name: functionName,
+        members,
+      };
+    }
+    // Everything after the timestamp that stays the same for the whole invocation, in
+    // Powertools' order (PowertoolsLogFormatter), each with its leading comma.
+    this.#invocationMembers =
+      (this.#head as FunctionMembers).members +
+      member('function_request_id', context.awsRequestId) +
+      member('sampling_rate', this.#samplingRate) +
+      member('xray_trace_id', xrayTraceId()) +
+      member('tenant_id', (context as { tenantId?: unknown }).tenantId);
   }
 
   /**
@@ -106,7 +127,7 @@ export class DefaultLogLine {
       let line = '{"level":"INFO"';
       if (message !== '') line += `,"message":${JSON.stringify(message)}`;
       line += `,"timestamp":"${new Date().toISOString()}"`;
-      if (this.#invocationMembers !== '') line += `,${this.#invocationMembers}`;
+      line += this.#invocationMembers;
       const own = JSON.stringify(withoutEmptyValues(extra));
       if (own !== '{}') line += `,${own.slice(1)}`;
       else line += '}';
@@ -115,6 +136,22 @@ export class DefaultLogLine {
       // As the worker's other log calls (telemetry.ts fromPowertools): an outcome never depends on a line.
     }
   }
+}
+
+/** The serialized members of what every invocation of a function shares, and what they were made of. */
+interface FunctionMembers {
+  readonly coldStart: boolean;
+  readonly arn: unknown;
+  readonly memory: unknown;
+  readonly name: unknown;
+  readonly members: string;
+}
+
+/** `,"key":value`, or nothing for a value Powertools leaves out (undefined, '', null; and what JSON cannot write). */
+function member(key: string, value: unknown): string {
+  if (value === undefined || value === '' || value === null) return '';
+  const json = JSON.stringify(value);
+  return json === undefined ? '' : `,"${key}":${json}`;
 }
 
 /** `values` without the ones Powertools leaves out of a line (LogItem.removeEmptyKeys); itself when none. */

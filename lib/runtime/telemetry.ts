@@ -129,7 +129,8 @@ export class DirectEmf {
     // dimensions, the values), without building the object JSON.stringify would walk. Metric
     // names and metadata keys are the contract's (docs/contracts.md), never Queue or JobType.
     let blob = `{"_aws":{"Timestamp":${Date.now()},"CloudWatchMetrics":[{"Namespace":${this.#namespaceJson},"Dimensions":${jobType === undefined ? '[["Queue"]]' : '[["Queue"],["Queue","JobType"]]'},"Metrics":[`;
-    for (const [i, m] of metrics.entries()) {
+    for (let i = 0; i < metrics.length; i++) {
+      const m = metrics[i] as BlobMetric;
       blob += `${i === 0 ? '' : ','}{"Name":${JSON.stringify(m.name)},"Unit":${JSON.stringify(m.unit)}}`;
     }
     blob += ']}]}';
