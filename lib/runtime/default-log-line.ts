@@ -128,10 +128,8 @@ export class DefaultLogLine {
       if (message !== '') line += `,"message":${JSON.stringify(message)}`;
       line += `,"timestamp":"${new Date().toISOString()}"`;
       line += this.#invocationMembers;
-      const own = JSON.stringify(withoutEmptyValues(extra));
-      if (own !== '{}') line += `,${own.slice(1)}`;
-      else line += '}';
-      this.#write(`${line}\n`);
+      for (const key in extra) line += member(key, extra[key]);
+      this.#write(`${line}}\n`);
     } catch {
       // As the worker's other log calls (telemetry.ts fromPowertools): an outcome never depends on a line.
     }
@@ -151,23 +149,20 @@ interface FunctionMembers {
 function member(key: string, value: unknown): string {
   if (value === undefined || value === '' || value === null) return '';
   const json = JSON.stringify(value);
-  return json === undefined ? '' : `,"${key}":${json}`;
+  return json === undefined ? '' : `,${keyJson(key)}:${json}`;
 }
 
-/** `values` without the ones Powertools leaves out of a line (LogItem.removeEmptyKeys); itself when none. */
-function withoutEmptyValues<T extends Readonly<Record<string, unknown>>>(values: T): Partial<T> {
-  let empty = false;
-  for (const key in values) {
-    const value = values[key];
-    if (value === undefined || value === '' || value === null) empty = true;
+/** Keys as JSON strings, made once per key: a line's keys are the same few every time. */
+const KEY_JSON = new Map<string, string>();
+
+function keyJson(key: string): string {
+  let json = KEY_JSON.get(key);
+  if (json === undefined) {
+    json = JSON.stringify(key);
+    // Bounded: a caller with ever new keys gets them escaped each time instead.
+    if (KEY_JSON.size < 100) KEY_JSON.set(key, json);
   }
-  if (!empty) return values;
-  const kept: Partial<T> = {};
-  for (const key in values) {
-    const value = values[key];
-    if (!(value === undefined || value === '' || value === null)) kept[key] = value;
-  }
-  return kept;
+  return json;
 }
 
 /**

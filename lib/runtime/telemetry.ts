@@ -113,6 +113,25 @@ export class DirectEmf {
   }
 
   readonly #namespaceJson: string;
+  /** Per metric name: its `{"Name","Unit"}` definition and the `,"Name":` before its value, as JSON. */
+  readonly #definitions = new Map<
+    string,
+    { readonly unit: string; readonly json: string; readonly member: string }
+  >();
+
+  #definition(m: BlobMetric): { readonly json: string; readonly member: string } {
+    let definition = this.#definitions.get(m.name);
+    if (definition === undefined || definition.unit !== m.unit) {
+      const name = JSON.stringify(m.name);
+      definition = {
+        unit: m.unit,
+        json: `{"Name":${name},"Unit":${JSON.stringify(m.unit)}}`,
+        member: `,${name}:`,
+      };
+      this.#definitions.set(m.name, definition);
+    }
+    return definition;
+  }
 
   /**
    * Writes one blob with dimension sets `[Queue]` and `[Queue, JobType]`, or `[Queue]` alone
@@ -130,8 +149,7 @@ export class DirectEmf {
     // names and metadata keys are the contract's (docs/contracts.md), never Queue or JobType.
     let blob = `{"_aws":{"Timestamp":${Date.now()},"CloudWatchMetrics":[{"Namespace":${this.#namespaceJson},"Dimensions":${jobType === undefined ? '[["Queue"]]' : '[["Queue"],["Queue","JobType"]]'},"Metrics":[`;
     for (let i = 0; i < metrics.length; i++) {
-      const m = metrics[i] as BlobMetric;
-      blob += `${i === 0 ? '' : ','}{"Name":${JSON.stringify(m.name)},"Unit":${JSON.stringify(m.unit)}}`;
+      blob += `${i === 0 ? '' : ','}${this.#definition(metrics[i] as BlobMetric).json}`;
     }
     blob += ']}]}';
     // Where Powertools puts metadata: after _aws, before the dimensions.
@@ -141,7 +159,7 @@ export class DirectEmf {
     }
     blob += `,"Queue":${JSON.stringify(queueName)}`;
     if (jobType !== undefined) blob += `,"JobType":${JSON.stringify(jobType)}`;
-    for (const m of metrics) blob += `,${JSON.stringify(m.name)}:${JSON.stringify(m.value)}`;
+    for (const m of metrics) blob += `${this.#definition(m).member}${JSON.stringify(m.value)}`;
     this.#write(`${blob}}\n`);
   }
 }
