@@ -16,7 +16,8 @@
  * Logger's own (its current level, debug sampling and `setLogLevel` included). It is used only
  * where that is all the Logger would do: the default Logger (nobody else can append keys to it),
  * no `POWERTOOLS_DEV` (pretty-printed through the global console), `TZ` unset or UTC (other zones
- * are formatted with an offset), no persistent keys. Anywhere else the line goes through the
+ * are formatted with an offset), no persistent keys, one invocation at a time (no
+ * `AWS_LAMBDA_MAX_CONCURRENCY`). Anywhere else the line goes through the
  * Logger. test/unit/default-log-line.test.ts compares both for the same batches.
  */
 import { type Logger, LogLevelThreshold } from '@aws-lambda-powertools/logger';
@@ -64,6 +65,11 @@ export class DefaultLogLine {
   ): DefaultLogLine | undefined {
     const env = process.env;
     if (env.POWERTOOLS_DEV !== undefined && env.POWERTOOLS_DEV.trim() !== '') return undefined;
+    // Invocations at once in one process (Lambda Managed Instances): the Logger keeps each one's
+    // context apart (Lambda's invoke store); this writer keeps one invocation's, so it stands aside.
+    if (env.AWS_LAMBDA_MAX_CONCURRENCY !== undefined && env.AWS_LAMBDA_MAX_CONCURRENCY.trim() !== '') {
+      return undefined;
+    }
     const tz = env.TZ?.trim();
     if (tz !== undefined && tz !== '' && !tz.includes('UTC')) return undefined;
     if (Object.keys(logger.getPersistentLogAttributes()).length > 0) return undefined;

@@ -102,7 +102,12 @@ afterEach(() => {
 });
 
 describe("the default Logger's summary line, written directly", () => {
-  const quiet = { POWERTOOLS_DEV: undefined, TZ: undefined, POWERTOOLS_LOG_LEVEL: undefined };
+  const quiet = {
+    POWERTOOLS_DEV: undefined,
+    TZ: undefined,
+    POWERTOOLS_LOG_LEVEL: undefined,
+    AWS_LAMBDA_MAX_CONCURRENCY: undefined,
+  };
 
   it.each([
     ['default settings', {}],
@@ -144,10 +149,13 @@ describe("the default Logger's summary line, written directly", () => {
     expect(direct).toBe(powertools);
   });
 
-  it('is not used where the Logger writes otherwise: POWERTOOLS_DEV, another time zone, persistent keys', () => {
+  it('is not used where the Logger writes otherwise: POWERTOOLS_DEV, another time zone, persistent keys, invocations at once', () => {
     vi.stubEnv('POWERTOOLS_DEV', 'true');
     expect(DefaultLogLine.forDefaultLogger(createDefaultLogger('orders'))).toBeUndefined();
     vi.stubEnv('POWERTOOLS_DEV', undefined);
+    vi.stubEnv('AWS_LAMBDA_MAX_CONCURRENCY', '4');
+    expect(DefaultLogLine.forDefaultLogger(createDefaultLogger('orders'))).toBeUndefined();
+    vi.stubEnv('AWS_LAMBDA_MAX_CONCURRENCY', undefined);
     vi.stubEnv('TZ', 'Europe/Paris');
     expect(DefaultLogLine.forDefaultLogger(createDefaultLogger('orders'))).toBeUndefined();
     vi.stubEnv('TZ', undefined);
