@@ -17,7 +17,7 @@
  * printed with them.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
@@ -198,7 +198,11 @@ export async function cpuRows(
   cases: readonly CpuCase[] = CPU_CASES,
 ): Promise<ComparisonRow[]> {
   const child = await buildCpuChild();
-  const rows: ComparisonRow[] = [];
-  for (const c of cases) rows.push(await cpuRow(child, c, options));
-  return rows;
+  try {
+    const rows: ComparisonRow[] = [];
+    for (const c of cases) rows.push(await cpuRow(child, c, options));
+    return rows;
+  } finally {
+    rmSync(child, { force: true });
+  }
 }
