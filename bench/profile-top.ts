@@ -21,7 +21,7 @@ const parent = new Map<number, number>();
 for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
 const total = [...self.values()].reduce((a, b) => a + b, 0);
 const label = (node: ProfileNode) =>
-  `${node.callFrame.functionName || '(anonymous)'} ${node.callFrame.url.replace(/^.*node_modules\//, '').replace(/^file:\/\/.*\/main\//, '')}:${node.callFrame.lineNumber + 1}`;
+  `${node.callFrame.functionName || '(anonymous)'} ${node.callFrame.url.replace(/^.*node_modules\//, '').replace(/^file:\/\/.*?\/(lib|bench|test)\//, '$1/')}:${node.callFrame.lineNumber + 1}`;
 const selfBy = new Map<string, number>();
 for (const [id, us] of self) {
   const node = byNode.get(id);

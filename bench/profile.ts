@@ -1,27 +1,26 @@
 /**
- * CPU profile of warm records of the side-by-side bench (bench/vs-powertools.ts: the same job,
- * schema and events, bodies with a traceparent), one side per process, default settings, no store
- * (issue 10):
- * `npx node --cpu-prof --cpu-prof-dir=.profiles --import tsx bench/profile.ts [standard|fifo10|fifo1] [records] [ours|powertools]`
+ * CPU profile of one side of the CPU rows (bench/sides.ts: the same job, schema and events) in a
+ * process of its own, no store (issues 10, 21):
+ * `node --cpu-prof --cpu-prof-dir=.profiles --import tsx bench/profile.ts [standard|fifo10|fifo1] [records] [ours|powertools|powertools-same-outputs|floor] [batchSize]`
  * then read the `.cpuprofile` in Chrome DevTools, or `npx tsx bench/profile-top.ts <file>` for the top self times.
- * Without --cpu-prof it prints the side's CPU per record alone (no interleaving: compare runs taken
- * back to back, and mind the load average it prints).
+ * Without --cpu-prof it prints the side's CPU per record alone (one process: compare runs taken
+ * back to back, and mind the load average it prints; bench/cpu.ts gives the ratios).
  */
 import { loadavg } from 'node:os';
 import { lambdaContext } from '../test/factories/sqs.ts';
-import { cpuBenchSetup } from './vs-powertools.ts';
+import { MODES, type Mode, events as makeEvents, SIDES, type Side, sideHandler } from './sides.ts';
 
-const mode = process.argv[2] ?? 'standard';
+const mode = (process.argv[2] ?? 'standard') as Mode;
 const records = Number(process.argv[3] ?? 30_000);
-const side = process.argv[4] ?? 'ours';
-if (!['standard', 'fifo10', 'fifo1'].includes(mode) || !['ours', 'powertools'].includes(side)) {
-  throw new Error('usage: profile.ts [standard|fifo10|fifo1] [records] [ours|powertools]');
+const side = (process.argv[4] ?? 'ours') as Side;
+const batchSize = Number(process.argv[5] ?? 10);
+if (!MODES.includes(mode) || !SIDES.includes(side)) {
+  throw new Error(`usage: profile.ts [${MODES.join('|')}] [records] [${SIDES.join('|')}] [batchSize]`);
 }
-const setup = cpuBenchSetup(mode === 'standard' ? 'bench' : 'bench.fifo', mode === 'fifo1' ? 1 : 10);
-const handler = side === 'ours' ? setup.ours : setup.powertools;
+const handler = sideHandler(side, mode);
 // Built once and run PASSES times (no store: the same events run again), so setup stays out of the profile.
 const PASSES = Number(process.env.PASSES ?? 10);
-const events = setup.events(Math.max(1, Math.round(records / 10 / PASSES)));
+const events = makeEvents(Math.max(1, Math.round(records / batchSize / PASSES)), mode, batchSize);
 const write = process.stdout.write.bind(process.stdout);
 process.stdout.write = (() => true) as typeof process.stdout.write;
 const context = lambdaContext();
@@ -34,8 +33,9 @@ for (let pass = 0; pass < PASSES; pass++) {
 }
 const used = process.cpuUsage(before);
 process.stdout.write = write;
+const total = events.length * batchSize * PASSES;
 console.log(
-  `${mode} ${side}: ${((used.user + used.system) / (events.length * 10 * PASSES)).toFixed(2)} µs CPU/record over ${events.length * 10 * PASSES} records (load ${loadavg()
+  `${mode} ${side} batch ${batchSize}: ${((used.user + used.system) / total).toFixed(2)} µs CPU/record over ${total} records (load ${loadavg()
     .map((l) => l.toFixed(2))
     .join(' ')})`,
 );

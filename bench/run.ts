@@ -24,9 +24,12 @@
  * `npm run bench -- --local-scaling`: only `npm start` at 100, 1,000 and 5,000 users and the
  * emulators' ceiling (bench/local-scaling.ts; heavy, minutes, not in the short mode).
  *
- * `npm run bench -- --json`: only the side-by-side comparison, in its short form (about a
- * minute), as one JSON object on stdout: `{ node, date, loadavg, options, rows: [{ measure, unit,
- * ours, powertools, ratio, ... }], figures: [{ measure, unit, ours }] }` (ratio = ours /
+ * `npm run bench -- --cpu`: only the rows of issue 21's targets (CPU per record in fresh processes,
+ * bundle, cold start, heap), as one JSON object like `--json`'s (about 10 minutes).
+ *
+ * `npm run bench -- --json`: only the side-by-side comparison, in its short form (a quarter of an
+ * hour on a loaded machine), as one JSON object on stdout: `{ node, date, loadavg, options, rows:
+ * [{ measure, unit, ours, powertools, ratio, ... }], figures: [{ measure, unit, ours }] }` (ratio = ours /
  * powertools; `figures` are ours alone). `--short`: the same short form, printed as tables.
  */
 import { loadavg } from 'node:os';
@@ -50,6 +53,7 @@ import {
   type Figure,
   sourceMapFigures,
 } from './cold-start.ts';
+import { cpuRows } from './cpu.ts';
 import { printEntryPointFigures } from './entry-points.ts';
 import { printLocalScaling } from './local-scaling.ts';
 import { motoRows } from './moto.ts';
@@ -128,23 +132,23 @@ interface SideBySideOptions extends ComparisonOptions, ColdStartOptions {
 }
 
 const FULL: SideBySideOptions = {
-  rounds: 9,
-  batchesPerRound: 1000,
-  warmupBatches: 2000,
+  cpuRounds: 7,
+  warmRecords: 10_000,
+  measuredRecords: 30_000,
   storeBatches: 50,
   coldRounds: 10,
-  heapRounds: 3,
+  heapRounds: 7,
   motoBatches: 30,
   ioBatches: 30,
   wideRounds: 7,
 };
 const SHORT: SideBySideOptions = {
-  rounds: 5,
-  batchesPerRound: 500,
-  warmupBatches: 1500,
+  cpuRounds: 5,
+  warmRecords: 10_000,
+  measuredRecords: 20_000,
   storeBatches: 20,
   coldRounds: 5,
-  heapRounds: 1,
+  heapRounds: 5,
   motoBatches: 20,
   ioBatches: 10,
   wideRounds: 5,
@@ -204,6 +208,15 @@ async function main(): Promise<void> {
   const args = new Set(process.argv.slice(2));
   if (args.has('--local-scaling')) {
     await printLocalScaling();
+    return;
+  }
+  if (args.has('--cpu')) {
+    // Only the rows of issue 21's targets (CPU per record, bundle, cold start, heap), as JSON.
+    const loadavgAtStart = loadavg();
+    const rows = [...(await cpuRows(SHORT)), ...(await coldStartRows(SHORT))];
+    process.stdout.write(
+      `${JSON.stringify({ node: process.version, date: new Date().toISOString(), loadavgAtStart, loadavg: loadavg(), options: SHORT, rows })}\n`,
+    );
     return;
   }
   if (args.has('--json')) {

@@ -1,46 +1,40 @@
 /**
  * Side by side with the usual alternative (part of `npm run bench`, issue 10): Powertools for AWS
- * Lambda (TypeScript) `BatchProcessor` / `SqsFifoPartialProcessorAsync` + `makeIdempotent` with
- * `DynamoDBPersistenceLayer`, against `createWorker`, in one process, on the same Node, SDK, zod
- * and Middy copies, the same job (a small computation) and the same events.
+ * Lambda (TypeScript) `BatchProcessor` + `makeIdempotent` with `DynamoDBPersistenceLayer`, against
+ * `createWorker`, on the same Node, SDK, zod and Middy copies, the same job and the same events
+ * (bench/sides.ts).
  *
- * - CPU per record (`process.cpuUsage`, user + system) with default settings and no store:
- *   standard batch of 10, FIFO batch of 10 in 10 groups, FIFO batch of 10 in 1 group. Each round
- *   runs both sides on the same pre-built events, alternating batch by batch with the order
- *   flipped every batch and every round; the figure is
- *   the median over rounds, with the spread (min–max), after an untimed warm-up of both sides. Logs and EMF are produced as in Lambda
- *   (formatted and written) into a stdout that drops them.
+ * - CPU per record: bench/cpu.ts, each side in fresh processes of its own (issue 21).
  * - DynamoDB per new record (fresh ids, standard batch of 10, each side its own table on
  *   dynalite): requests, request bytes and response bytes, counted by a client middleware
  *   (HTTP bodies, the bytes DynamoDB bills and throttles on, without headers).
+ * - Wall time per batch with I/O in the job, and the bytes each side writes to stdout.
  *
  * Figures, not assertions: ratios are sqs-jobs / Powertools (lower is better for costs).
  */
-import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import {
-  BatchProcessor,
-  EventType,
-  processPartialResponse,
-  SqsFifoPartialProcessorAsync,
-} from '@aws-lambda-powertools/batch';
 import { IdempotencyConfig, makeIdempotent } from '@aws-lambda-powertools/idempotency';
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
-import { Logger } from '@aws-lambda-powertools/logger';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import middy from '@middy/core';
-import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { z } from 'zod';
-import { newTraceparent } from '../lib/core/trace-context.ts';
+import type { SQSEvent } from 'aws-lambda';
 import { DynamoIdempotencyStore } from '../lib/runtime/idempotency/store.ts';
 import { defineJob } from '../lib/runtime/job.ts';
-import { createWorker } from '../lib/runtime/worker.ts';
-import { FakeSqs } from '../test/factories/fake-sqs.ts';
-import { jobBody, lambdaContext, queueUrl, sqsEvent, sqsRecord } from '../test/factories/sqs.ts';
+import { lambdaContext } from '../test/factories/sqs.ts';
 import { createClient, createTable, startDynalite } from '../test/support/dynalite.ts';
+import { type CpuOptions, cpuRows, median } from './cpu.ts';
+import {
+  compute,
+  events,
+  type Handler,
+  job,
+  type Mode,
+  type OrderData,
+  oursHandler,
+  powertoolsHandler,
+  schema,
+} from './sides.ts';
 
-export type Handler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
+export type { Handler } from './sides.ts';
 
 /** One row of the comparison (the `--json` shape of issue 10). */
 export interface ComparisonRow {
@@ -56,103 +50,33 @@ export interface ComparisonRow {
   readonly powertoolsSpread?: readonly [number, number];
   /** Ratio per round, min–max. */
   readonly ratioSpread?: readonly [number, number];
+  /** CPU rows (bench/cpu.ts): Powertools writing the same log line and EMF as ours. */
+  readonly powertoolsSameOutputs?: number;
+  readonly powertoolsSameOutputsSpread?: readonly [number, number];
+  /** ours / powertoolsSameOutputs, median of the per-round ratios. */
+  readonly ratioSameOutputs?: number;
+  readonly ratioSameOutputsSpread?: readonly [number, number];
+  /** CPU rows: JSON.parse of the body, the job, the response; nothing else. */
+  readonly floor?: number;
+  readonly floorSpread?: readonly [number, number];
+  /** ours / floor and powertools / floor, medians of the per-round ratios. */
+  readonly oursOverFloor?: number;
+  readonly powertoolsOverFloor?: number;
+  /** Rounds (fresh processes per side) behind the medians. */
+  readonly rounds?: number;
+  /** The 1-minute load average at the start of each round, min–max. */
+  readonly loadavgSpread?: readonly [number, number];
+  /** The issue's target for this row, as a condition on the fields above, and whether it holds. */
+  readonly target?: string;
+  readonly met?: boolean;
 }
 
-export interface ComparisonOptions {
-  /** Rounds per CPU figure (>= 3). */
-  readonly rounds: number;
-  /** Batches of 10 per side and round. */
-  readonly batchesPerRound: number;
-  /** Untimed batches of 10 per side before the rounds (JIT warm-up). */
-  readonly warmupBatches: number;
+export interface ComparisonOptions extends CpuOptions {
   /** Batches of 10 new records per side for the DynamoDB counts. */
   readonly storeBatches: number;
 }
 
 const BATCH_SIZE = 10;
-const schema = z.object({ orderId: z.string(), userId: z.string(), amountCents: z.number().int() });
-type OrderData = z.infer<typeof schema>;
-
-/** The job of both sides: a small computation over the data (a checksum), no I/O. */
-function compute(data: OrderData): { checksum: number } {
-  let h = 2166136261;
-  const text = `${data.orderId}:${data.userId}:${data.amountCents}`;
-  for (let round = 0; round < 8; round++) {
-    for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
-  }
-  return { checksum: h >>> 0 };
-}
-
-const job = defineJob({
-  type: 'bench.compute',
-  queue: 'bench',
-  schema,
-  run: async (data) => compute(data),
-});
-
-/** Events of one round: bodies are CloudEvents envelopes, as both sides receive them. */
-function events(count: number, queue: string, groups: number, records = BATCH_SIZE): SQSEvent[] {
-  return Array.from({ length: count }, () =>
-    sqsEvent(
-      Array.from({ length: records }, (_, i) => {
-        const userId = `user-${i % groups}`;
-        const data: OrderData = { orderId: `order-${randomUUID()}`, userId, amountCents: 1000 + i };
-        return sqsRecord({
-          queue,
-          // Every JobClient body carries a traceparent (a new trace when the caller gives none), and
-          // the worker checks it: the bench bodies do too, so both sides parse what production sends.
-          body: jobBody(job.type, data, { partitionKey: userId, lineage: { traceparent: newTraceparent() } }),
-          ...(queue.endsWith('.fifo') ? { groupId: userId } : {}),
-        });
-      }),
-    ),
-  );
-}
-
-/** The Powertools record handler: parse the envelope, validate `data` with the same schema, run. */
-function powertoolsRecordHandler(
-  run: (envelope: { source: string; id: string; data: OrderData }) => Promise<unknown>,
-): (record: SQSRecord) => Promise<unknown> {
-  return async (record) => {
-    const envelope = JSON.parse(record.body) as { source: string; id: string; type: string; data: unknown };
-    if (envelope.type !== job.type) throw new Error(`unknown job type ${envelope.type}`);
-    return run({ source: envelope.source, id: envelope.id, data: schema.parse(envelope.data) });
-  };
-}
-
-function powertoolsHandler(
-  fifo: boolean,
-  run: (envelope: { source: string; id: string; data: OrderData }) => Promise<unknown>,
-  onContext?: (context: Context) => void,
-): Handler {
-  const logger = new Logger({ serviceName: 'bench-powertools' });
-  const recordHandler = powertoolsRecordHandler(run);
-  const standard = new BatchProcessor(EventType.SQS);
-  const ordered = new SqsFifoPartialProcessorAsync();
-  const handler = async (event: SQSEvent, context: Context) => {
-    onContext?.(context);
-    return fifo
-      ? processPartialResponse(event, recordHandler, ordered, { context, skipGroupOnError: true })
-      : processPartialResponse(event, recordHandler, standard, { context });
-  };
-  return middy(handler).use(injectLambdaContext(logger, { resetKeys: true })) as unknown as Handler;
-}
-
-function oursHandler(
-  queue: string,
-  idempotency: DynamoIdempotencyStore | false,
-  jobs: readonly (typeof job)[] = [job],
-): Handler {
-  // Default settings: the worker's own Logger (INFO) and metrics, as createWorker builds them.
-  return createWorker({
-    jobs: [...jobs],
-    queueName: 'bench',
-    queueUrl: queueUrl(queue),
-    dlqUrl: queueUrl(queue.endsWith('.fifo') ? 'bench-dlq.fifo' : 'bench-dlq'),
-    idempotency,
-    sqs: new FakeSqs(),
-  });
-}
 
 /** Logs and EMF are formatted and written as in Lambda, into a stdout that drops them. */
 export async function silenced<T>(fn: () => Promise<T>): Promise<T> {
@@ -163,113 +87,6 @@ export async function silenced<T>(fn: () => Promise<T>): Promise<T> {
   } finally {
     process.stdout.write = write;
   }
-}
-
-/** CPU microseconds per record of running `batches` through `handler`. */
-async function cpuPerRecordUs(handler: Handler, batches: readonly SQSEvent[]): Promise<number> {
-  const context = lambdaContext();
-  const before = process.cpuUsage();
-  for (const event of batches) {
-    const response = await handler(event, context);
-    if (response.batchItemFailures.length > 0) throw new Error('bench record failed');
-  }
-  const used = process.cpuUsage(before);
-  return (used.user + used.system) / (batches.length * BATCH_SIZE);
-}
-
-/**
- * CPU microseconds per record of both handlers over the same batches, alternating batch by batch
- * (the order flipped every batch, starting with `oursFirst`), so both sides see the same load.
- */
-async function interleavedCpuPerRecordUs(
-  ours: Handler,
-  theirs: Handler,
-  batches: readonly SQSEvent[],
-  oursFirst: boolean,
-): Promise<[number, number]> {
-  const context = lambdaContext();
-  const used = [0, 0];
-  const one = async (side: 0 | 1, event: SQSEvent) => {
-    const before = process.cpuUsage();
-    const response = await (side === 0 ? ours : theirs)(event, context);
-    const cpu = process.cpuUsage(before);
-    used[side] = (used[side] as number) + cpu.user + cpu.system;
-    if (response.batchItemFailures.length > 0) throw new Error('bench record failed');
-  };
-  for (const [i, event] of batches.entries()) {
-    const first = (i % 2 === 0) === oursFirst ? 0 : 1;
-    await one(first, event);
-    await one(first === 0 ? 1 : 0, event);
-  }
-  const records = batches.length * BATCH_SIZE;
-  return [(used[0] as number) / records, (used[1] as number) / records];
-}
-
-export function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[mid] as number)
-    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-}
-
-export const spread = (values: readonly number[]): [number, number] => [
-  Math.min(...values),
-  Math.max(...values),
-];
-
-/**
- * The handlers and events of a CPU row, no store, for bench/profile.ts: `queue` `bench` (standard)
- * or `bench.fifo`, `groups` message groups per batch of 10.
- */
-export function cpuBenchSetup(
-  queue: string,
-  groups: number,
-): { ours: Handler; powertools: Handler; events: (batches: number) => SQSEvent[] } {
-  return {
-    ours: oursHandler(queue, false),
-    powertools: powertoolsHandler(queue.endsWith('.fifo'), async ({ data }) => compute(data)),
-    events: (batches) => events(batches, queue, groups),
-  };
-}
-
-async function cpuRow(
-  measure: string,
-  queue: string,
-  groups: number,
-  options: ComparisonOptions,
-): Promise<ComparisonRow> {
-  const fifo = queue.endsWith('.fifo');
-  const ours = oursHandler(queue, false);
-  const theirs = powertoolsHandler(fifo, async ({ data }) => compute(data));
-  // Warm both until the JIT has settled (about 10,000 records here; fewer leaves either side
-  // half-compiled and the figure then measures the compiler), untimed.
-  const warm = events(options.warmupBatches, queue, groups);
-  await cpuPerRecordUs(ours, warm);
-  await cpuPerRecordUs(theirs, warm);
-  const oursUs: number[] = [];
-  const theirsUs: number[] = [];
-  for (let round = 0; round < options.rounds; round++) {
-    // No forced GC between rounds: a warm Lambda never gets one, and a forced full GC shrinks the
-    // heap so that the side that allocates more pays for it twice.
-    const batches = events(options.batchesPerRound, queue, groups);
-    const [a, b] = await interleavedCpuPerRecordUs(ours, theirs, batches, round % 2 === 0);
-    oursUs.push(a);
-    theirsUs.push(b);
-  }
-  const ratios = oursUs.map((us, i) => us / (theirsUs[i] as number));
-  return {
-    measure,
-    unit: 'µs CPU/record',
-    ours: median(oursUs),
-    powertools: median(theirsUs),
-    // Median of the per-round ratios: each round's two figures were taken side by side, so a busy
-    // moment of the machine weighs on both.
-    ratio: median(ratios),
-    oursSpread: spread(oursUs),
-    powertoolsSpread: spread(theirsUs),
-    ratioSpread: spread(ratios),
-  };
 }
 
 interface DynamoCounts {
@@ -317,7 +134,10 @@ export function storeHandlers(
   theirsClient: DynamoDBClient,
   theirsTable: string,
 ): { ours: Handler; theirs: Handler } {
-  const ours = oursHandler('bench', new DynamoIdempotencyStore({ tableName: oursTable, client: oursClient }));
+  const ours = oursHandler(
+    'standard',
+    new DynamoIdempotencyStore({ tableName: oursTable, client: oursClient }),
+  );
   const config = new IdempotencyConfig({
     eventKeyJmesPath: '[source, id]',
     payloadValidationJmesPath: 'data',
@@ -359,12 +179,12 @@ export function waitingJobHandlers(waitMs: number, stores?: SideStores): { ours:
   const waitingJob = defineJob({ type: job.type, queue: 'bench', schema, run: work });
   if (stores === undefined) {
     return {
-      ours: oursHandler('bench', false, [waitingJob]),
+      ours: oursHandler('standard', false, [waitingJob]),
       theirs: powertoolsHandler(false, async ({ data }) => work(data)),
     };
   }
   const ours = oursHandler(
-    'bench',
+    'standard',
     new DynamoIdempotencyStore({ tableName: stores.oursTable, client: stores.oursClient }),
     [waitingJob],
   );
@@ -386,12 +206,12 @@ export function waitingJobHandlers(waitMs: number, stores?: SideStores): { ours:
 
 /** One standard-queue event of `records` new records (fresh ids), as both sides receive it. */
 export function standardEventOf(records: number): SQSEvent {
-  return events(1, 'bench', BATCH_SIZE, records)[0] as SQSEvent;
+  return events(1, 'standard', records)[0] as SQSEvent;
 }
 
 /** Batches of 10 new records (fresh ids) of the standard queue, as both sides receive them. */
 export function newRecordBatches(count: number): SQSEvent[] {
-  return events(count, 'bench', BATCH_SIZE);
+  return events(count, 'standard', BATCH_SIZE);
 }
 
 async function dynamoRows(options: ComparisonOptions): Promise<ComparisonRow[]> {
@@ -404,7 +224,7 @@ async function dynamoRows(options: ComparisonOptions): Promise<ComparisonRow[]> 
     const oursCounts = countDynamo(oursClient);
     const theirsCounts = countDynamo(theirsClient);
     const { ours, theirs } = storeHandlers(oursClient, oursTable, theirsClient, theirsTable);
-    const batches = events(options.storeBatches, 'bench', BATCH_SIZE);
+    const batches = events(options.storeBatches, 'standard', BATCH_SIZE);
     const context = lambdaContext();
     for (const [i, event] of batches.entries()) {
       // Each side gets its own copy of the same events (separate tables); order flipped per batch.
@@ -463,13 +283,8 @@ const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, 
  * Lambda bills (duration): Powertools' FIFO processor runs a batch's records one after another,
  * the worker one group after another only within a group.
  */
-async function ioRow(
-  measure: string,
-  queue: string,
-  groups: number,
-  batches: number,
-): Promise<ComparisonRow> {
-  const fifo = queue.endsWith('.fifo');
+async function ioRow(measure: string, mode: Mode, batches: number): Promise<ComparisonRow> {
+  const fifo = mode !== 'standard';
   const ioJob = defineJob({
     type: job.type,
     queue: 'bench',
@@ -479,14 +294,14 @@ async function ioRow(
       return compute(data);
     },
   });
-  const ours = oursHandler(queue, false, [ioJob]);
+  const ours = oursHandler(mode, false, [ioJob]);
   const theirs = powertoolsHandler(fifo, async ({ data }) => {
     await wait(IO_WAIT_MS);
     return compute(data);
   });
   const context = lambdaContext();
   const times: [number[], number[]] = [[], []];
-  for (const [i, event] of events(batches, queue, groups).entries()) {
+  for (const [i, event] of events(batches, mode, BATCH_SIZE).entries()) {
     for (const side of i % 2 === 0 ? ([0, 1] as const) : ([1, 0] as const)) {
       const started = performance.now();
       const response = await (side === 0 ? ours : theirs)(event, context);
@@ -501,24 +316,13 @@ async function ioRow(
 /** The I/O rows: standard, FIFO 10 groups, FIFO 1 group. */
 export async function ioRows(batches: number): Promise<ComparisonRow[]> {
   return silenced(async () => [
-    await ioRow(
-      `wall time per batch of 10, each job waits ${IO_WAIT_MS} ms, standard`,
-      'bench',
-      BATCH_SIZE,
-      batches,
-    ),
+    await ioRow(`wall time per batch of 10, each job waits ${IO_WAIT_MS} ms, standard`, 'standard', batches),
     await ioRow(
       `wall time per batch of 10, each job waits ${IO_WAIT_MS} ms, FIFO 10 groups`,
-      'bench.fifo',
-      10,
+      'fifo10',
       batches,
     ),
-    await ioRow(
-      `wall time per batch of 10, each job waits ${IO_WAIT_MS} ms, FIFO 1 group`,
-      'bench.fifo',
-      1,
-      batches,
-    ),
+    await ioRow(`wall time per batch of 10, each job waits ${IO_WAIT_MS} ms, FIFO 1 group`, 'fifo1', batches),
   ]);
 }
 
@@ -552,7 +356,7 @@ export async function outputBytesPerRecord(
     }) as typeof process.stdout.write;
     try {
       const context = lambdaContext();
-      for (const event of events(batches, 'bench', BATCH_SIZE)) await handler(event, context);
+      for (const event of events(batches, 'standard', BATCH_SIZE)) await handler(event, context);
     } finally {
       process.stdout.write = write;
     }
@@ -560,45 +364,46 @@ export async function outputBytesPerRecord(
     return { logBytesPerRecord: log / records, emfBytesPerRecord: emf / records };
   };
   return {
-    ours: await measure(oursHandler('bench', false)),
+    ours: await measure(oursHandler('standard', false)),
     powertools: await measure(powertoolsHandler(false, async ({ data }) => compute(data))),
   };
 }
 
 /** Runs the side-by-side comparison; logs and EMF of both sides are dropped while it runs. */
 export async function compareWithPowertools(options: ComparisonOptions): Promise<ComparisonRow[]> {
-  return silenced(async () => [...(await cpuRows(options)), ...(await dynamoRows(options))]);
-}
-
-/** The three CPU rows alone (no store); logs and EMF go to stdout, so call it inside {@link silenced}. */
-export async function cpuRows(options: ComparisonOptions): Promise<ComparisonRow[]> {
-  return [
-    await cpuRow('CPU per record, standard batch of 10, no store', 'bench', BATCH_SIZE, options),
-    await cpuRow('CPU per record, FIFO batch of 10 in 10 groups, no store', 'bench.fifo', 10, options),
-    await cpuRow('CPU per record, FIFO batch of 10 in 1 group, no store', 'bench.fifo', 1, options),
-  ];
+  const cpu = await cpuRows(options);
+  return [...cpu, ...(await silenced(() => dynamoRows(options)))];
 }
 
 const fmt = (n: number) => (Math.abs(n) >= 100 ? n.toFixed(0) : n.toFixed(2));
 
-/** Prints the rows as a table (human form). */
+const range = (r: readonly [number, number] | undefined, f: (n: number) => string = fmt) =>
+  r ? ` (${f(r[0])}–${f(r[1])})` : '';
+const times = (n: number) => `${n.toFixed(2)}×`;
+
+/** Prints the rows as a table (human form); CPU rows also give the two references and the floor. */
 export function printComparison(rows: readonly ComparisonRow[], options: ComparisonOptions): void {
   console.log(
     `\nsqs-jobs vs Powertools (BatchProcessor / SqsFifoPartialProcessorAsync + makeIdempotent on DynamoDB), ` +
-      `default settings; CPU: median of ${options.rounds} rounds × ${options.batchesPerRound} batches of 10, ` +
-      `alternating batch by batch, order flipped each time; ratio = median of per-round ratios; DynamoDB: ${options.storeBatches * BATCH_SIZE} new records on dynalite`,
+      `default settings; CPU: each side in fresh processes, ${options.cpuRounds} rounds alternating, ` +
+      `median (min–max); ratio = median of per-round ratios; DynamoDB: ${options.storeBatches * BATCH_SIZE} new records on dynalite`,
   );
   console.table(
     rows.map((r) => ({
       measure: r.measure,
       unit: r.unit,
-      'sqs-jobs': fmt(r.ours) + (r.oursSpread ? ` (${fmt(r.oursSpread[0])}–${fmt(r.oursSpread[1])})` : ''),
-      Powertools:
-        fmt(r.powertools) +
-        (r.powertoolsSpread ? ` (${fmt(r.powertoolsSpread[0])}–${fmt(r.powertoolsSpread[1])})` : ''),
-      ratio:
-        `${r.ratio.toFixed(2)}×` +
-        (r.ratioSpread ? ` (${r.ratioSpread[0].toFixed(2)}–${r.ratioSpread[1].toFixed(2)})` : ''),
+      'sqs-jobs': fmt(r.ours) + range(r.oursSpread),
+      Powertools: fmt(r.powertools) + range(r.powertoolsSpread),
+      ratio: times(r.ratio) + range(r.ratioSpread, times),
+      ...(r.powertoolsSameOutputs !== undefined
+        ? {
+            'Powertools, same outputs': fmt(r.powertoolsSameOutputs) + range(r.powertoolsSameOutputsSpread),
+            'ratio, same outputs':
+              times(r.ratioSameOutputs as number) + range(r.ratioSameOutputsSpread, times),
+            floor: fmt(r.floor as number) + range(r.floorSpread),
+            target: r.target === undefined ? '' : `${r.target}: ${r.met ? 'met' : 'NOT met'}`,
+          }
+        : {}),
     })),
   );
 }

@@ -17,12 +17,11 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { lambdaContext } from '../test/factories/sqs.ts';
 import { createClient, createTable, startDynalite } from '../test/support/dynalite.ts';
+import { median, spread } from './cpu.ts';
 import {
   type ComparisonRow,
-  median,
   type SideStores,
   silenced,
-  spread,
   standardEventOf,
   waitingJobHandlers,
 } from './vs-powertools.ts';

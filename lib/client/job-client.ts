@@ -18,9 +18,8 @@
  * checkEnvelope) share its settings, the batching by count and bytes and the retry loop; the
  * checks before sending are in prepare.ts, the retry policy in retry.ts.
  */
-
 import { randomUUID } from 'node:crypto';
-import { SendMessageBatchCommand, type SendMessageBatchResult, SQSClient } from '@aws-sdk/client-sqs';
+import type { SendMessageBatchCommand, SendMessageBatchResult } from '@aws-sdk/client-sqs';
 import { batchIdProblem } from '../core/batch.ts';
 import { chunkByCountAndBytes } from '../core/chunk.ts';
 import type { JobEnvelope } from '../core/envelope.ts';
@@ -68,6 +67,22 @@ export type { BatchEntry, ParentLink, SendableJob, SendEnvelopeOptions, SendOpti
 /** Default size above which the job data draws a warning: 16 KiB. Payloads should carry ids. */
 export const DEFAULT_PAYLOAD_WARN_BYTES = 16_384;
 
+let sqsModule: Promise<typeof import('@aws-sdk/client-sqs')> | undefined;
+
+/**
+ * `@aws-sdk/client-sqs`, imported at the first send (a failed import is tried again on the next).
+ * A static import would be hoisted to the top of every bundle that holds the JobClient, the
+ * workers' included (they send children through it), and with the SDK left external (as the
+ * Lambda runtime provides it) the SDK module would be loaded at every cold start: about 15 ms of
+ * CPU and its heap, for workers whose batches mostly send nothing (issue 21).
+ */
+function loadSqsModule(): Promise<typeof import('@aws-sdk/client-sqs')> {
+  sqsModule ??= import('@aws-sdk/client-sqs').catch((error: unknown) => {
+    sqsModule = undefined;
+    throw error;
+  });
+  return sqsModule;
+}
 /**
  * The part of an SQS client the JobClient uses. An `SQSClient` of `@aws-sdk/client-sqs`
  * satisfies it; tests pass a small fake. The output is read as a `SendMessageBatchResult`.
@@ -958,6 +973,7 @@ export class JobClient {
   async #tryOnce(pending: readonly PreparedEntry[], outcome: Outcome): Promise<Retryable[]> {
     let output: Partial<SendMessageBatchResult>;
     try {
+      const { SendMessageBatchCommand, SQSClient } = await loadSqsModule();
       this.#sqs ??= new SQSClient({});
       const response = await this.#sqs.send(
         new SendMessageBatchCommand({

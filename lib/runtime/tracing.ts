@@ -15,9 +15,10 @@
  *   tracer loaded (once, on the first sampled invocation) and a subsegment written per record.
  *   An unsampled invocation (X-Ray samples the first request each second and 5 % of the rest),
  *   a function without active tracing, a run outside Lambda, or `POWERTOOLS_TRACE_ENABLED=false`
- *   costs one environment read per batch. Bytes: a `JobQueue` worker carries the tracer in a file
- *   of its own (`xray-tracer.mjs`, beside `index.mjs`), so the main bundle Lambda reads and parses
- *   at every cold start holds none of it.
+ *   costs one environment read per batch. Bytes: no worker bundle holds the tracer, whoever
+ *   bundles it (the package is imported through a name a bundler cannot follow); a `JobQueue`
+ *   worker carries it in a file of its own (`xray-tracer.mjs`, beside `index.mjs`), read on the
+ *   first sampled invocation only (importTracerModule says where else it is looked for).
  * - What it leaves alone: the tracer is built with `captureHTTPsRequests: false` and no AWS SDK
  *   client is captured, so outgoing requests keep the `X-Amzn-Trace-Id` header the AWS SDK's
  *   recursion-detection middleware copies from `_X_AMZN_TRACE_ID` unchanged, `Lineage`
@@ -175,10 +176,23 @@ export const XRAY_TRACER_FILE = 'xray-tracer.mjs';
 type TracerModule = typeof import('./xray-tracer.ts');
 
 /**
- * The Powertools Tracer's module: the bundled {@link XRAY_TRACER_FILE} beside this module when
- * there is one (a `JobQueue` worker: this module is then its `index.mjs`), else the package
- * (unbundled runs: tests, the local tools, workers bundled without the split, which then carry
- * the tracer in their bundle or need the package at run time; docs/deploy.md).
+ * The tracer's package, named through a variable: a bundler sees an import it cannot resolve at
+ * build time and leaves it out, where a literal `import('@aws-lambda-powertools/tracer')` would
+ * be inlined into a worker's single-file bundle (esbuild's defaults, NodejsFunction's): about
+ * 118 KB read and parsed at every cold start of every worker, traced or not (issue 21).
+ */
+const TRACER_PACKAGE: string = ['@aws-lambda-powertools', 'tracer'].join('/');
+
+/**
+ * The Powertools Tracer's module, found in this order:
+ * 1. {@link XRAY_TRACER_FILE} beside this module (a `JobQueue` worker, whose `index.mjs` this
+ *    module then is; or a worker bundled by its owner with that file next to it, docs/deploy.md);
+ * 2. the package, imported as Node resolves it from here (unbundled runs: tests, the local
+ *    tools, a deployment that ships `node_modules`);
+ * 3. the package through `require`, which also reads `NODE_PATH`: Lambda sets it to the layers'
+ *    `/opt/nodejs/node_modules`, where the Powertools layer keeps the Tracer (an ESM `import`
+ *    never reads `NODE_PATH`).
+ * @throws the last error when none of them has it (tracing then stays off, logged once).
  */
 async function importTracerModule(): Promise<TracerModule> {
   // A CommonJS bundle has no import.meta.url (esbuild leaves it undefined): the package, then.
@@ -189,7 +203,17 @@ async function importTracerModule(): Promise<TracerModule> {
     const { fileURLToPath } = await import('node:url');
     if (existsSync(fileURLToPath(sibling))) return (await import(sibling.href)) as TracerModule;
   }
-  return import('@aws-lambda-powertools/tracer');
+  try {
+    return (await import(TRACER_PACKAGE)) as TracerModule;
+  } catch (error) {
+    const { createRequire } = await import('node:module');
+    const from = typeof base === 'string' ? base : `${process.cwd()}/`;
+    try {
+      return createRequire(from)(TRACER_PACKAGE) as TracerModule;
+    } catch {
+      throw error;
+    }
+  }
 }
 
 /** Powertools Tracer without HTTP capture: outgoing requests keep their trace header as the SDK wrote it. */

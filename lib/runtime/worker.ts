@@ -28,6 +28,7 @@ import { createJobClientChildSender } from './child-sender.ts';
 import type { ChildSender } from './children.ts';
 import { groupParkingProblems, queueLimitProblems, readWorkerConfig, type WorkerConfig } from './config.ts';
 import { createDefaultIdempotencyGuard } from './default-guard.ts';
+import { DefaultLogLine } from './default-log-line.ts';
 import { BatchParking } from './group-park.ts';
 import {
   type GroupParkStore,
@@ -209,6 +210,10 @@ export function createWorker(options: WorkerOptions): WorkerHandler {
   const env = options.env ?? process.env;
   const powertoolsLogger = options.logger ?? createDefaultLogger(options.queueName ?? env.JOBS_QUEUE_NAME);
   const logger = fromPowertools(powertoolsLogger);
+  // The summary line of the default Logger, written as it writes it at a fraction of the CPU
+  // (default-log-line.ts); a given Logger writes its own.
+  const summaryLine =
+    options.logger === undefined ? DefaultLogLine.forDefaultLogger(powertoolsLogger) : undefined;
   // Without a given Metrics, the worker's own EMF writer (the same blobs as Powertools, a fraction
   // of the CPU, and the Powertools Metrics package neither loaded nor built); a given one is used as is.
   const metrics = options.metrics ?? new DirectEmf(env);
@@ -229,6 +234,7 @@ export function createWorker(options: WorkerOptions): WorkerHandler {
     : (nonEmpty(options.queueName) ?? nonEmpty(env.JOBS_QUEUE_NAME) ?? UNKNOWN_QUEUE);
 
   const handleBatch = async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
+    summaryLine?.begin(context);
     if (!setup.ok) throw setup.error;
     const { config } = setup.value;
     const records = event.Records;
@@ -288,11 +294,9 @@ export function createWorker(options: WorkerOptions): WorkerHandler {
       const batchItemFailures = records
         .filter((_record, index) => outcomes[index]?.status === 'retry')
         .map((record) => ({ itemIdentifier: record.messageId }));
-      logger.info('batch processed', {
-        outcome: 'batch',
-        ...countOutcomes(outcomes),
-        durationMs: now() - startedAt,
-      });
+      const summary = { outcome: 'batch', ...countOutcomes(outcomes), durationMs: now() - startedAt };
+      if (summaryLine) summaryLine.info('batch processed', summary);
+      else logger.info('batch processed', summary);
       return { batchItemFailures };
     } finally {
       cancelPreload();

@@ -1,5 +1,5 @@
 import { Metrics } from '@aws-lambda-powertools/metrics';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { PermanentError } from '../../lib/core/errors.ts';
 import { defineJob } from '../../lib/runtime/job.ts';
@@ -88,6 +88,33 @@ describe('the worker’s own EMF writer (DirectEmf)', () => {
     expect(viaDirect.map((blob) => Object.keys(blob))).toEqual(
       viaPowertools.map((blob) => Object.keys(blob)),
     );
+  });
+
+  it('writes them byte for byte as Powertools Metrics does (the same clock)', async () => {
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.parse('2026-12-01T10:20:30.456Z') });
+    try {
+      const metrics = new Metrics({ namespace: 'SqsJobs' });
+      metrics.clearDefaultDimensions();
+      const chunks: string[] = [];
+      const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+        chunks.push(String(chunk));
+        return true;
+      });
+      try {
+        collected().flush(metrics, 'jobs');
+        publishBatchFailed(metrics, 'jobs');
+      } finally {
+        spy.mockRestore();
+      }
+      const direct: string[] = [];
+      const emf = new DirectEmf({}, (line) => direct.push(line));
+      collected().flush(emf, 'jobs');
+      publishBatchFailed(emf, 'jobs');
+      expect(direct).toHaveLength(7);
+      expect(direct.join('')).toBe(chunks.join(''));
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('writes the BatchFailed blob as Powertools Metrics does: dimension set [Queue] alone', async () => {
