@@ -53,11 +53,22 @@ export function runAtMsOf(
         problem: `${where}.delayMs must be a number of milliseconds >= 0, got ${describeValue(delayMs)}`,
       };
     }
+    if (delayMs > MAX_RUN_AT_MS) {
+      return {
+        problem: `${where}.delayMs is ${delayMs} ms, more than ${MAX_RUN_AT_DAYS} days (the furthest a job can be sent for); check the units (delayMs is milliseconds)`,
+      };
+    }
     runAtMs = nowMs + delayMs;
   } else if (runAt instanceof Date) {
     runAtMs = runAt.getTime();
     if (Number.isNaN(runAtMs)) return { problem: `${where}.runAt is an invalid Date` };
   } else if (typeof runAt === 'string' && RFC_3339.test(runAt) && !Number.isNaN(Date.parse(runAt))) {
+    // Date.parse rolls 2027-02-30 over to March 2 and 24:00 to the next day: refuse what is no real time.
+    if (!isRealDateTime(runAt)) {
+      return {
+        problem: `${where}.runAt ${JSON.stringify(runAt)} is not a real date and time (check the day of the month and the hour)`,
+      };
+    }
     runAtMs = Date.parse(runAt);
   } else {
     return {
@@ -86,4 +97,14 @@ export function travelOf(
   if (delaySeconds === 0) return { via: 'delay', delaySeconds: 0 };
   if (!fifo && delaySeconds <= MAX_DELAY_SECONDS) return { via: 'delay', delaySeconds };
   return { via: 'schedule' };
+}
+
+/** Whether the date and time fields of an RFC 3339 text name a real calendar day and clock time. */
+function isRealDateTime(text: string): boolean {
+  const [year, month, day] = text.slice(0, 10).split('-').map(Number) as [number, number, number];
+  const [hour, minute, second] = text.slice(11, 19).split(':').map(Number) as [number, number, number];
+  const probe = new Date(Date.UTC(year, month - 1, day));
+  return (
+    probe.getUTCMonth() === month - 1 && probe.getUTCDate() === day && hour < 24 && minute < 60 && second < 60
+  );
 }

@@ -162,7 +162,7 @@ export class ScheduledJobs {
       via: travel.via,
       ...(travel.via === 'schedule' ? { scheduleName: oneTimeScheduleName(source, entry.id) } : {}),
       body: entry.request.MessageBody ?? '',
-      expiresAt: stateExpiresAt(runAtMs),
+      expiresAt: stateExpiresAt(runAtMs, this.#context.now()),
     };
     const written = await this.#table.create(state);
     if (written.ok) return { state, travel };
@@ -297,7 +297,7 @@ export class ScheduledJobs {
         runAtMs,
         via: travel.via,
         ...(scheduleName === undefined ? {} : { scheduleName }),
-        expiresAt: stateExpiresAt(runAtMs),
+        expiresAt: stateExpiresAt(runAtMs, this.#context.now()),
       });
       if (!advanced.ok) {
         if (round === 0 && advanced.existing?.state === 'pending') continue;

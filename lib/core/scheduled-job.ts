@@ -100,9 +100,12 @@ export function oneTimeScheduleName(source: string, id: string, generation?: num
   return generation === undefined || generation <= 1 ? base : `${base}-g${generation}`;
 }
 
-/** `expiresAt` of a state item due at `runAtMs`. */
-export function stateExpiresAt(runAtMs: number): number {
-  return Math.ceil(runAtMs / 1000) + STATE_TTL_MARGIN_SECONDS;
+/**
+ * `expiresAt` of a state item due at `runAtMs`, written at `nowMs`: the margin counts from the
+ * later of the two, so a job due in the past (sent at once) keeps a live, cancellable state too.
+ */
+export function stateExpiresAt(runAtMs: number, nowMs: number): number {
+  return Math.ceil(Math.max(runAtMs, nowMs) / 1000) + STATE_TTL_MARGIN_SECONDS;
 }
 
 /** The DynamoDB item of a state. */

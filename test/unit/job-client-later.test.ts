@@ -218,11 +218,17 @@ describe('sending a job for later', () => {
 
   it('a runAt in the past is due now: sent at once (DelaySeconds 0), still cancellable until it starts', async () => {
     const { client, sqs, scheduler, dynamodb } = setup();
-    const result = await client.send(expireHold, { holdId: 'h-5' }, { runAt: '2020-01-01T00:00:00Z' });
+    const result = await client.send(
+      expireHold,
+      { holdId: 'h-5' },
+      { id: 'hold-h-5', runAt: '2020-01-01T00:00:00Z' },
+    );
     expect(result.via).toBe('delay');
     expect(sqs.entries[0]!.DelaySeconds).toBe(0);
     expect(scheduler.calls).toEqual([]);
     expect(dynamodb.items.size).toBe(1);
+    // Years in the past, its state still lives 14 days from now: the cancel finds it.
+    await expect(client.cancel({ queue: 'holds', id: 'hold-h-5' })).resolves.toMatchObject({ status: 'cancelled' });
   });
 
   it.each([
@@ -230,7 +236,11 @@ describe('sending a job for later', () => {
     [{ runAt: '2026-12-24T18:00:00' }, /options\.runAt must be a Date or an RFC 3339 time with an offset/],
     [{ runAt: new Date(Number.NaN) }, /options\.runAt is an invalid Date/],
     [{ delayMs: -1 }, /options\.delayMs must be a number of milliseconds >= 0/],
-    [{ delayMs: 400 * 24 * HOUR_MS }, /more than 366 days ahead/],
+    [{ delayMs: 400 * 24 * HOUR_MS }, /options\.delayMs is 34560000000 ms, more than 366 days/],
+    [{ delayMs: 1e16 }, /options\.delayMs is 10000000000000000 ms, more than 366 days/],
+    [{ runAt: '2027-02-30T00:00:00Z' }, /options\.runAt "2027-02-30T00:00:00Z" is not a real date and time/],
+    [{ runAt: '2027-01-01T24:00:00Z' }, /is not a real date and time/],
+    [{ runAt: new Date(Date.now() + 400 * 24 * HOUR_MS) }, /more than 366 days ahead/],
     [{ delayMs: 1000, runAt: new Date() }, /runAt and options\.delayMs are both given/],
     [{ delayMs: 1000, delaySeconds: 5 }, /delaySeconds cannot go with runAt or delayMs/],
   ])('refuses %o before anything is sent', async (options, message) => {
