@@ -108,6 +108,8 @@ export interface BatchSendPort {
   }>;
   sendEnvelope(queue: string, envelope: string, options?: { delaySeconds?: number }): Promise<unknown>;
   checkEnvelope(queue: string, envelope: string): { readonly queueUrl: string };
+  /** Refuses entries {@link sendBatch} would refuse, sending nothing (`JobClient.checkBatch`). */
+  checkBatch(entries: BatchEntry[]): Promise<void>;
 }
 
 /** The DynamoDB call a start makes (a `DynamoDBClient` satisfies it). */
@@ -173,6 +175,9 @@ export async function startBatchWith(
     };
   });
 
+  // Every child is checked before the batch item is written: a refused child must leave no open
+  // batch behind (one that no child would ever count and no watchdog would ever report).
+  await send.checkBatch(entries);
   const existing = await table.putIfAbsent(
     batchRecordToItem({
       pk: batchKey(batchId),

@@ -842,6 +842,25 @@ export class JobClient {
   }
 
   /**
+   * Checks entries exactly as {@link sendBatch} does before sending, and sends nothing: what a
+   * caller runs before writing state that the sends must match (a batch's item, say).
+   * @throws {JobClientError} `InvalidEntries` as {@link sendBatch} would, naming every problem.
+   */
+  async checkBatch(entries: ReadonlyArray<BatchEntry>): Promise<void> {
+    if (!Array.isArray(entries)) {
+      throw new JobClientError(
+        `checkBatch takes an array of entries [{ job, data, options }, ...], got ${describeValue(entries)}`,
+        {
+          code: 'InvalidEntries',
+          senderFault: true,
+        },
+      );
+    }
+    const { problems } = await prepareEntries(entries, this.#settings);
+    if (problems.length > 0) throw refusal(problems, entries.length);
+  }
+
+  /**
    * Sends many jobs, possibly to several queues, with SendMessageBatch: entries are grouped by
    * queue (in input order), then split into requests of at most 10 entries and at most
    * `maxMessageBytes` in total. Requests to one queue go one after another (a FIFO queue keeps

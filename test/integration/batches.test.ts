@@ -558,4 +558,24 @@ describe('a batch started by a producer (JobClient.startBatch)', () => {
       /onChildDeadLettered must be 'wait-for-redrive' or 'complete-with-failures'.*openLimitSeconds must be an integer 1-43200/,
     );
   });
+
+  it('a child refused before sending (its data, its queue) leaves no batch behind to hang open', async () => {
+    const t = batchJobs('refused-child');
+    const client = new JobClient({
+      source: '/p',
+      queueUrls: { work: 'https://sqs.us-east-1.amazonaws.com/1/work' },
+      batches: { tableName: env.tableName, dynamodb: env.db.client },
+    });
+    await expect(
+      client.startBatch({
+        id: 'refused-child-data',
+        children: [
+          { job: t.child, data: { n: 0, batch: 'r' } },
+          { job: t.child, data: { n: 'one', batch: 'r' } as never },
+        ],
+        completion: { job: t.summary, data: { batch: 'r' } },
+      }),
+    ).rejects.toMatchObject({ code: 'InvalidEntries', message: expect.stringMatching(/entry 1 .*data\.n/) });
+    expect(await batchItem('refused-child-data')).toBeUndefined();
+  });
 });

@@ -228,7 +228,9 @@ describe('sending a job for later', () => {
     expect(scheduler.calls).toEqual([]);
     expect(dynamodb.items.size).toBe(1);
     // Years in the past, its state still lives 14 days from now: the cancel finds it.
-    await expect(client.cancel({ queue: 'holds', id: 'hold-h-5' })).resolves.toMatchObject({ status: 'cancelled' });
+    await expect(client.cancel({ queue: 'holds', id: 'hold-h-5' })).resolves.toMatchObject({
+      status: 'cancelled',
+    });
   });
 
   it.each([
