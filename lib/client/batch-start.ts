@@ -151,7 +151,7 @@ export async function startBatchWith(
   table: BatchTablePort,
   scheduleWatchdog: WatchdogScheduler,
 ): Promise<BatchStarted> {
-  const problems = specProblems(spec);
+  const problems = batchSpecProblems(spec);
   if (problems.length > 0) throw invalidBatch(problems);
   const { batchId } = starter;
   const policy = spec.onChildDeadLettered ?? 'complete-with-failures';
@@ -245,7 +245,11 @@ export function delayedWatchdogScheduler(send: BatchSendPort, now: () => number)
 }
 
 /** Every problem of a batch spec (its shape; entries are checked by the client when sent). */
-function specProblems(spec: BatchSpec): string[] {
+/**
+ * What is wrong with a batch spec's shape (fields, policy, open limit, jobs made by defineJob),
+ * before any child's data is checked; empty when nothing. Also used by the test kit's `runJob`.
+ */
+export function batchSpecProblems(spec: BatchSpec): string[] {
   if (typeof spec !== 'object' || spec === null) {
     return ['startBatch takes { children: [{ job, data, options? }], completion: { job, data }, ... }'];
   }

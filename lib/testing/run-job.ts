@@ -12,6 +12,8 @@
  * partition key), classification (`classifyError`) and the retry-or-dead-letter rule.
  */
 import { randomUUID } from 'node:crypto';
+import { batchSpecProblems } from '../client/batch-start.ts';
+import { formatIssuePath } from '../client/prepare.ts';
 import { createEnvelope, type EnvelopeLineage, type JobEnvelope } from '../core/envelope.ts';
 import { classifyError, type ErrorClassification } from '../core/errors.ts';
 import type { JobLogger } from '../core/logger.ts';
@@ -36,6 +38,7 @@ import { lineageOf } from '../runtime/lineage.ts';
 import { identify } from '../runtime/record/identify.ts';
 import { invalidDataError } from '../runtime/record/validate.ts';
 import { type RunLimit, startRunLimit } from '../runtime/timeout.ts';
+import { ChildRejectedError } from '../runtime/worker-errors.ts';
 
 /** Options of {@link runJob}. */
 export interface RunJobOptions {
@@ -298,6 +301,9 @@ export async function runJob<Data, Result>(
   const startedAt = Date.now();
   try {
     const result = (await limit.race(Promise.resolve().then(() => job.run(value as Data, ctx)))) as Result;
+    // The worker starts the batches after `run`; what it would refuse fails the run as there.
+    const refused = await refusedBatches(batches);
+    if (refused !== undefined) return failure(refused, key, true, ctx.enqueued(), Date.now() - startedAt);
     return {
       status: 'completed',
       result,
@@ -474,4 +480,35 @@ class TestJobContext implements JobContext {
       rootJobId: entry.options?.parent?.rootId,
     }));
   }
+}
+
+/**
+ * The error the worker's start of these batches would end the run with (`ChildRejectedError`,
+ * permanent), or undefined: the spec's shape (batch-start.ts, `batchSpecProblems`), then each
+ * child's and the completion job's data against its job's schema, as `sendBatch` checks them. A
+ * queue is not checked: the kit has no queue URLs.
+ */
+async function refusedBatches(batches: readonly StartedBatch[]): Promise<ChildRejectedError | undefined> {
+  for (const { batchId, spec } of batches) {
+    const problems = batchSpecProblems(spec);
+    if (problems.length === 0) {
+      const entries = [
+        ...spec.children.map((c, i) => [`children[${i}]`, c] as const),
+        ['completion', spec.completion] as const,
+      ];
+      for (const [where, entry] of entries) {
+        const checked = await entry.job.schema['~standard'].validate(entry.data);
+        for (const issue of checked.issues ?? []) {
+          problems.push(`${where} (${entry.job.type}): ${formatIssuePath(issue.path)}: ${issue.message}`);
+        }
+        if (problems.length > 20) break;
+      }
+    }
+    if (problems.length > 0) {
+      return new ChildRejectedError(
+        `child jobs refused before sending: batch ${batchId}: ${problems.join('; ')}`,
+      );
+    }
+  }
+  return undefined;
 }

@@ -328,3 +328,58 @@ describe('runJob and batches', () => {
     expect(done.status === 'completed' && done.result).toEqual({ total: 2, failed: 1 });
   });
 });
+
+describe('runJob refuses a batch the worker would refuse', () => {
+  it('a child or completion whose data fails its schema, or a missing completion: permanent, as the worker dead-letters it', async () => {
+    const child = defineJob({
+      type: 'kit.bchild',
+      queue: 'jobs',
+      schema: z.object({ n: z.number() }),
+      run: async () => {},
+    });
+    const summary = defineJob({
+      type: 'kit.bsummary',
+      queue: 'jobs',
+      schema: z.object({ day: z.string() }),
+      run: async () => {},
+    });
+    const starter = (spec: (n: number) => unknown) =>
+      defineJob({
+        type: 'kit.bstart',
+        queue: 'jobs',
+        schema: z.object({}),
+        async run(_data, ctx) {
+          ctx.startBatch(spec(1) as never);
+        },
+      });
+    const cases: Array<[string, (n: number) => unknown, RegExp]> = [
+      [
+        'child data',
+        () => ({
+          children: [{ job: child, data: { n: 'x' } }],
+          completion: { job: summary, data: { day: 'd' } },
+        }),
+        /children\[0\] \(kit\.bchild\): data\.n/,
+      ],
+      [
+        'completion data',
+        () => ({ children: [{ job: child, data: { n: 1 } }], completion: { job: summary, data: {} } }),
+        /completion \(kit\.bsummary\): data\.day/,
+      ],
+      [
+        'no completion',
+        () => ({ children: [{ job: child, data: { n: 1 } }] }),
+        /completion must be \{ job, data, options\? \}/,
+      ],
+    ];
+    for (const [name, spec, message] of cases) {
+      const outcome = await runJob(starter(spec), {});
+      expect(outcome.status, name).toBe('failed');
+      if (outcome.status === 'failed') {
+        expect(outcome.classification.kind, name).toBe('permanent');
+        expect(outcome.next, name).toBe('dead-letter');
+        expect(String(outcome.error), name).toMatch(message);
+      }
+    }
+  });
+});
