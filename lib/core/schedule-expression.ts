@@ -127,6 +127,11 @@ function checkCronFields(text: string, fields: string[]): string[] {
  * @throws ScheduleExpressionError naming the zone.
  */
 export function checkTimeZone(timeZone: string): void {
+  // Intl takes offsets ("+01:00") as zones; EventBridge Scheduler takes IANA names only.
+  if (typeof timeZone !== 'string' || /^[+-]/.test(timeZone))
+    throw new ScheduleExpressionError(
+      `${JSON.stringify(timeZone)} is not an IANA time zone name (e.g. "Europe/Berlin", "UTC"); an offset has no daylight-saving rules`,
+    );
   try {
     new Intl.DateTimeFormat('en-US', { timeZone });
   } catch {

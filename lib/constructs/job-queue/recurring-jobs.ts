@@ -11,11 +11,13 @@
  * - schedule-name: https://docs.aws.amazon.com/scheduler/latest/APIReference/API_CreateSchedule.html
  *   (Name: 1–64 characters of `[0-9a-zA-Z-_.]`, unique in its group)
  */
+import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { Token } from 'aws-cdk-lib';
+import { formatIssuePath } from '../../client/prepare.ts';
 import { DATA_CONTENT_TYPE, parseEnvelope, SPEC_VERSION } from '../../core/envelope.ts';
 import { jsonValueProblems } from '../../core/json-value.ts';
 import { isValidMessageGroupId } from '../../core/message-parameters.ts';
-import { checkTimeZone, parseScheduleExpression } from '../../core/schedule-expression.ts';
+import { checkTimeZone, nextFirings, parseScheduleExpression } from '../../core/schedule-expression.ts';
 import type { JobDefinitionLike, JobQueueProps } from './props.ts';
 
 /** A job that runs on a schedule: one `AWS::Scheduler::Schedule` in the queue's schedule group. */
@@ -238,6 +240,32 @@ export function recurringJobProblems(job: RecurringJob, index: number, queue: Re
     add('endDate must be after startDate');
   if (job.description !== undefined && job.description.length > LIMITS.maxDescriptionChars)
     add(`description is longer than ${LIMITS.maxDescriptionChars} characters`);
+
+  if (problems.length === 0 && kind !== undefined) {
+    // A schedule that can never fire (Feb 30, a past year, an end before any firing) would deploy
+    // and stay silent: the same evaluation the local runtime fires by says so now.
+    const next = nextFirings(job.schedule, {
+      timeZone: job.timeZone ?? 'UTC',
+      after: new Date(),
+      count: 1,
+      ...(job.startDate ? { startDate: job.startDate } : {}),
+      ...(job.endDate ? { endDate: job.endDate } : {}),
+    });
+    if (next.length === 0)
+      add(
+        `schedule ${job.schedule} never fires from now on${job.endDate ? ' (before endDate)' : ''}: check the day, month and year fields`,
+      );
+  }
+  if (problems.length === 0 && typeof job.job === 'object' && job.job !== null && 'schema' in job.job) {
+    // Data the job's schema refuses would dead-letter every firing (JobDataInvalidError).
+    const schema = (job.job as { schema: StandardSchemaV1 }).schema;
+    const checked = schema['~standard'].validate(job.data ?? {});
+    if (!(checked instanceof Promise))
+      for (const issue of checked.issues ?? [])
+        add(
+          `${formatIssuePath(issue.path)}: ${issue.message}: the job's schema refuses it, so every firing would be dead-lettered; give data that passes ${type}'s schema`,
+        );
+  }
 
   if (problems.length === 0 && type !== undefined) {
     // The body of a firing, with a sample time, must be an envelope the worker accepts and fit the queue.

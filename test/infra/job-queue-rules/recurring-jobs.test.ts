@@ -1,6 +1,8 @@
 /** Rule group `recurringJobs`: schedule, time zone, job type, data, partition key, retry bounds [schedule-types]. */
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { recurringJobsRule } from '../../../lib/constructs/job-queue/rules/recurring-jobs.ts';
+import { defineJob } from '../../../lib/runtime/job.ts';
 import { errors } from './helpers.ts';
 
 const nightly = {
@@ -48,5 +50,42 @@ describe('recurringJobs rule', () => {
         recurringJobs: [{ ...nightly, startDate: new Date('2027-02-01'), endDate: new Date('2027-01-01') }],
       }),
     ).toEqual(["recurringJobs['nightly']: endDate must be after startDate"]);
+  });
+
+  it("refuses a schedule that never fires, an offset for a time zone, and data the job's schema refuses", () => {
+    expect(
+      errors(recurringJobsRule, { recurringJobs: [{ ...nightly, schedule: 'cron(0 1 30 2 ? *)' }] }),
+    ).toEqual([
+      "recurringJobs['nightly']: schedule cron(0 1 30 2 ? *) never fires from now on: check the day, month and year fields",
+    ]);
+    expect(
+      errors(recurringJobsRule, { recurringJobs: [{ ...nightly, schedule: 'cron(0 1 * * ? 2020)' }] }),
+    ).toEqual([
+      "recurringJobs['nightly']: schedule cron(0 1 * * ? 2020) never fires from now on: check the day, month and year fields",
+    ]);
+    expect(errors(recurringJobsRule, { recurringJobs: [{ ...nightly, timeZone: '+01:00' }] })).toEqual([
+      expect.stringContaining('timeZone: "+01:00" is not an IANA time zone name'),
+    ]);
+    const invoices = defineJob({
+      type: 'billing.nightly',
+      queue: 'jobs',
+      schema: z.object({ graceMinutes: z.number() }),
+      run: async () => {},
+    });
+    const jobs = [invoices];
+    expect(
+      errors(recurringJobsRule, {
+        jobs,
+        recurringJobs: [{ ...nightly, job: invoices, data: { graceMinutes: 'sixty' } }],
+      }),
+    ).toEqual([
+      "recurringJobs['nightly']: data.graceMinutes: Invalid input: expected number, received string: the job's schema refuses it, so every firing would be dead-lettered; give data that passes billing.nightly's schema",
+    ]);
+    expect(
+      errors(recurringJobsRule, {
+        jobs,
+        recurringJobs: [{ ...nightly, job: invoices, data: { graceMinutes: 60 } }],
+      }),
+    ).toEqual([]);
   });
 });
