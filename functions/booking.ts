@@ -1,6 +1,8 @@
 /**
  * Worker of the FIFO `booking` queue: reserve inventory → confirm reservation → issue invoice,
- * one `MessageGroupId` per user, the nightly invoice run (a recurring job) and reservation hold expiry (jobs sent for later). Thin on purpose: the jobs live in lib/sample/jobs.ts.
+ * one `MessageGroupId` per user, the nightly invoice run (a recurring job starting a batch of one
+ * `billing.user-invoices` per user, in the user's group: lib/sample/nightly-invoices.ts) and
+ * reservation hold expiry (jobs sent for later). Thin on purpose: the jobs live in lib/sample/.
  */
 import { createWorker } from 'sqs-jobs';
 import { sampleJobs } from '../lib/sample/jobs.ts';
@@ -11,8 +13,8 @@ export const handler = createWorker({
     sampleJobs.reserveInventory,
     sampleJobs.confirmReservation,
     sampleJobs.issueInvoice,
-    sampleJobs.issueNightlyInvoices,
-    nightlyInvoiceJobs.nightlyInvoiceRun,
+    nightlyInvoiceJobs.issueNightlyInvoices,
+    nightlyInvoiceJobs.userInvoices,
     sampleJobs.expireHold,
   ],
 });

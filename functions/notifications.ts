@@ -1,6 +1,5 @@
 /** Worker of the standard `notifications` queue: sends emails through the mail API. */
 import { createWorker } from 'sqs-jobs';
 import { sampleJobs } from '../lib/sample/jobs.ts';
-import { nightlyInvoiceJobs } from '../lib/sample/nightly-invoices.ts';
 
-export const handler = createWorker({ jobs: [sampleJobs.sendEmail, nightlyInvoiceJobs.userStatement] });
+export const handler = createWorker({ jobs: [sampleJobs.sendEmail] });

@@ -467,6 +467,15 @@ export class DomainRepository {
     return { userId, entries: (out.Item?.entries as OrderLogEntry[] | undefined) ?? [] };
   }
 
+  /**
+   * The ids of every user with a profile, sorted: a filtered scan, fine for the sample's table (a
+   * real application would page through its customer list).
+   */
+  async listUserIds(signal?: AbortSignal): Promise<string[]> {
+    const items = await this.#scanAll('sk = :profile', { ':profile': 'PROFILE' }, signal);
+    return items.map((item) => String(item.userId)).sort();
+  }
+
   /** Lists one user's bookings. */
   async listBookings(userId: string): Promise<Booking[]> {
     const items: Record<string, unknown>[] = [];
@@ -662,7 +671,11 @@ export class DomainRepository {
   }
 
   /** A consistent filtered scan of the whole table, every page. */
-  async #scanAll(filter: string, values: Record<string, unknown>): Promise<Record<string, unknown>[]> {
+  async #scanAll(
+    filter: string,
+    values: Record<string, unknown>,
+    signal?: AbortSignal,
+  ): Promise<Record<string, unknown>[]> {
     const items: Record<string, unknown>[] = [];
     let start: Record<string, unknown> | undefined;
     do {
@@ -674,6 +687,7 @@ export class DomainRepository {
           ConsistentRead: true,
           ExclusiveStartKey: start,
         }),
+        { abortSignal: signal },
       );
       items.push(...(out.Items ?? []));
       start = out.LastEvaluatedKey;

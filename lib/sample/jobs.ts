@@ -55,16 +55,6 @@ export const sendEmailSchema = z.object({
 });
 /** Data of `notifications.send-email`. */
 export type SendEmailData = z.infer<typeof sendEmailSchema>;
-/**
- * Data of `booking.issue-nightly-invoices`: how long a confirmed booking may wait for its invoice
- * before the nightly run issues it, in minutes (the chain normally invoices within seconds).
- */
-export const nightlyInvoicesSchema = z.object({ graceMinutes: z.number().int().min(0).max(10_080) });
-/** Data of `booking.issue-nightly-invoices`. */
-export type NightlyInvoicesData = z.infer<typeof nightlyInvoicesSchema>;
-/** Job type of the nightly invoice run (the sample stack's recurring job, lib/stacks/jobs-stack.ts). */
-export const NIGHTLY_INVOICES_JOB = 'booking.issue-nightly-invoices';
-
 let defaults: SampleDependencies | undefined;
 
 /**
@@ -87,17 +77,10 @@ export interface SampleJobs {
   readonly issueInvoice: ReturnType<typeof defineBookingStep>;
   readonly capturePayment: ReturnType<typeof defineCapture>;
   readonly sendEmail: ReturnType<typeof defineSendEmail>;
-  readonly issueNightlyInvoices: ReturnType<typeof defineNightlyInvoices>;
   /** Reservation hold expiry on the FIFO booking queue (goes as a one-time schedule): lib/sample/hold-jobs.ts. */
   readonly expireHold: ReturnType<typeof defineExpireHold>;
   /** The same on the standard payments queue (goes with DelaySeconds). */
   readonly expirePaymentHold: ReturnType<typeof defineExpireHold>;
-}
-
-/** Result of `booking.issue-nightly-invoices`. */
-export interface NightlyInvoicesResult {
-  /** Bookings confirmed longer than the grace period and not invoiced: an invoice job was queued for each. */
-  readonly invoicesQueued: number;
 }
 
 /** Result of a booking step. */
@@ -119,15 +102,71 @@ function isAtOrPast(status: Booking['status'], step: BookingStep): boolean {
   return ORDER.indexOf(status) >= ORDER.indexOf(AFTER_STEP[step]);
 }
 
+/** The work of a booking step: its side effect; returns the attributes `advance` records with the step. */
+export type BookingStepWork = (
+  booking: Booking,
+  ctx: JobContext,
+  d: SampleDependencies,
+) => Promise<Record<string, string | number>>;
+
+/**
+ * One booking step on one booking, as its job runs it: reloads the booking, does `work` unless the
+ * booking is already at or past the step (a re-run, or a duplicate that got past the store), moves
+ * it on, and appends the step to the user's order log (idempotent). Shared by the chain's steps
+ * and the nightly run's per-user job (lib/sample/nightly-invoices.ts), which invoices several.
+ */
+export async function runBookingStep(
+  data: BookingRef,
+  step: BookingStep,
+  ctx: JobContext,
+  d: SampleDependencies,
+  work: BookingStepWork,
+): Promise<BookingStepResult> {
+  const booking = await d.repository.getBooking(data.userId, data.bookingId, ctx.signal);
+  const alreadyDone = isAtOrPast(booking.status, step);
+  if (!alreadyDone) {
+    const extra = await work(booking, ctx, d);
+    await d.repository.advance(booking, step, extra, ctx.signal);
+  } else {
+    ctx.logger.info('booking step already done; not repeating it', { step, status: booking.status });
+  }
+  await d.repository.appendOrderLog(
+    data.userId,
+    { bookingId: data.bookingId, ordinal: booking.ordinal, step, atMs: d.now(), attempt: ctx.attempt },
+    ctx.signal,
+  );
+  return { bookingId: data.bookingId, status: AFTER_STEP[step], alreadyDone };
+}
+
+/**
+ * The invoice step's work: issues the booking's invoice at the partner (its rate limit taken
+ * first) inside `ctx.once(stepName)`, with `ctx.idempotencyKey(stepName)`. `stepName` is unique
+ * per booking within a job (the nightly run's per-user job invoices several).
+ */
+export function issueInvoiceWork(stepName: string): BookingStepWork {
+  return async (booking, ctx, d) => {
+    const { invoiceId } = await ctx.once(stepName, () =>
+      callPartner(ctx, booking.userId, () =>
+        d.api.issueInvoice(
+          {
+            bookingId: booking.bookingId,
+            userId: booking.userId,
+            sku: booking.sku,
+            quantity: booking.quantity,
+          },
+          { idempotencyKey: ctx.idempotencyKey(stepName), signal: ctx.signal },
+        ),
+      ),
+    );
+    return { invoiceId, invoicedAtMs: d.now() };
+  };
+}
+
 function defineBookingStep(
   type: string,
   step: BookingStep,
   deps: () => SampleDependencies,
-  work: (
-    booking: Booking,
-    ctx: JobContext,
-    d: SampleDependencies,
-  ) => Promise<Record<string, string | number>>,
+  work: BookingStepWork,
   next: (data: BookingRef, ctx: JobContext) => void,
   rateLimits: readonly RateLimitDefinition[] = [],
 ) {
@@ -139,23 +178,10 @@ function defineBookingStep(
     ...(rateLimits.length > 0 ? { rateLimits } : {}),
     timeoutSeconds: SAMPLE_JOB_TIMEOUT_SECONDS,
     async run(data, ctx) {
-      const d = deps();
-      const booking = await d.repository.getBooking(data.userId, data.bookingId, ctx.signal);
-      const alreadyDone = isAtOrPast(booking.status, step);
-      if (!alreadyDone) {
-        const extra = await work(booking, ctx, d);
-        await d.repository.advance(booking, step, extra, ctx.signal);
-      } else {
-        ctx.logger.info('booking step already done; not repeating it', { step, status: booking.status });
-      }
-      await d.repository.appendOrderLog(
-        data.userId,
-        { bookingId: data.bookingId, ordinal: booking.ordinal, step, atMs: d.now(), attempt: ctx.attempt },
-        ctx.signal,
-      );
+      const result = await runBookingStep(data, step, ctx, deps(), work);
       // The child's id derives from this job's id: enqueuing again on a re-run creates no second child.
       next(data, ctx);
-      return { bookingId: data.bookingId, status: AFTER_STEP[step], alreadyDone };
+      return result;
     },
   });
 }
@@ -223,45 +249,6 @@ function defineSendEmail(deps: () => SampleDependencies) {
 }
 
 /**
- * The field's nightly invoice run, a safety net under the chain: every booking confirmed more
- * than `graceMinutes` ago and still not invoiced gets a `booking.issue-invoice` job in its user's
- * group (so it runs after anything of that user already queued; a booking invoiced meanwhile is
- * recognised by the step and not invoiced twice). Runs as a recurring job (sample stack: 23:00
- * Europe/Berlin); a firing delivered twice is one job, so it queues its invoices once.
- */
-function defineNightlyInvoices(
-  deps: () => SampleDependencies,
-  issueInvoice: ReturnType<typeof defineBookingStep>,
-) {
-  return defineJob<NightlyInvoicesData, NightlyInvoicesResult>({
-    type: NIGHTLY_INVOICES_JOB,
-    queue: 'booking',
-    schema: nightlyInvoicesSchema,
-    retry: SAMPLE_RETRY,
-    timeoutSeconds: SAMPLE_JOB_TIMEOUT_SECONDS,
-    async run(data, ctx) {
-      const d = deps();
-      const cutoffMs = d.now() - data.graceMinutes * 60_000;
-      const due = (await d.repository.listBookingsInStatus('CONFIRMED', ctx.signal))
-        .filter((b) => (b.confirmedAtMs ?? 0) <= cutoffMs)
-        // A stable order: a re-run queues the same children (their ids follow their position).
-        .sort((a, b) => a.userId.localeCompare(b.userId) || a.bookingId.localeCompare(b.bookingId));
-      // The run's own evidence (the report counts the runs of each firing): lib/sample/report/schedules.ts.
-      await d.repository.recordJobRun(
-        NIGHTLY_INVOICES_JOB,
-        { jobId: ctx.jobId, atMs: d.now(), attempt: ctx.attempt },
-        ctx.signal,
-      );
-      for (const b of due)
-        ctx.enqueue(issueInvoice, { userId: b.userId, bookingId: b.bookingId }, { partitionKey: b.userId });
-      if (due.length > 0)
-        ctx.logger.info('nightly invoice run queued invoices', { invoicesQueued: due.length });
-      return { invoicesQueued: due.length };
-    },
-  });
-}
-
-/**
  * Builds the sample jobs over the given dependencies (resolved lazily, on the first run).
  * @param deps @default {@link dependenciesFromEnv}
  */
@@ -272,22 +259,7 @@ export function createSampleJobs(deps: () => SampleDependencies = dependenciesFr
     'booking.issue-invoice',
     'invoice',
     deps,
-    async (booking, ctx, d) => {
-      const { invoiceId } = await ctx.once('issue-invoice', () =>
-        callPartner(ctx, booking.userId, () =>
-          d.api.issueInvoice(
-            {
-              bookingId: booking.bookingId,
-              userId: booking.userId,
-              sku: booking.sku,
-              quantity: booking.quantity,
-            },
-            { idempotencyKey: ctx.idempotencyKey('issue-invoice'), signal: ctx.signal },
-          ),
-        ),
-      );
-      return { invoiceId, invoicedAtMs: d.now() };
-    },
+    issueInvoiceWork('issue-invoice'),
     (data, ctx) => ctx.enqueue(sendEmail, { ...data, template: CONFIRMATION_TEMPLATE }),
     [PARTNER_API_LIMIT],
   );
@@ -309,7 +281,6 @@ export function createSampleJobs(deps: () => SampleDependencies = dependenciesFr
     },
     (data, ctx) => ctx.enqueue(confirmReservation, data),
   );
-  const issueNightlyInvoices = defineNightlyInvoices(deps, issueInvoice);
   const holdSettings = { retry: SAMPLE_RETRY, timeoutSeconds: SAMPLE_JOB_TIMEOUT_SECONDS };
   const expireHold = defineExpireHold('booking', deps, holdSettings);
   const expirePaymentHold = defineExpireHold('payments', deps, holdSettings);
@@ -319,7 +290,6 @@ export function createSampleJobs(deps: () => SampleDependencies = dependenciesFr
     issueInvoice,
     capturePayment,
     sendEmail,
-    issueNightlyInvoices,
     expireHold,
     expirePaymentHold,
   };

@@ -60,17 +60,11 @@ export const SAMPLE_QUEUES = [
     name: 'booking',
     fifo: true,
     entry: 'functions/booking.ts',
-    // payments: the nightly run's batch watchdog goes to its completion job's queue.
+    // payments: the nightly run's batch completion job (sent by its last user job) and its watchdog.
     enqueuesTo: ['booking', 'notifications', 'payments'],
   }),
   sampleQueue({ name: 'payments', fifo: false, entry: 'functions/payments.ts', enqueuesTo: [] }),
-  // payments: the last user statement of a nightly run sends its summary (the batch's completion job).
-  sampleQueue({
-    name: 'notifications',
-    fifo: false,
-    entry: 'functions/notifications.ts',
-    enqueuesTo: ['payments'],
-  }),
+  sampleQueue({ name: 'notifications', fifo: false, entry: 'functions/notifications.ts', enqueuesTo: [] }),
 ] as const;
 
 /**
@@ -93,13 +87,14 @@ export interface SampleRecurringJob {
 
 /**
  * The field's nightly invoice run: every night at 23:00 Berlin time (CET/CEST, whichever is in
- * force), invoices for bookings confirmed more than an hour ago and still not invoiced. In its own
- * message group of the FIFO booking queue, so it never waits behind a user's bookings.
+ * force), a batch of one job per user invoicing that user's bookings confirmed more than an hour
+ * ago and still not invoiced, then one summary email (lib/sample/nightly-invoices.ts). The firing
+ * is in its own message group of the FIFO booking queue, so it never waits behind a user's bookings.
  */
 export const NIGHTLY_INVOICES: SampleRecurringJob = {
   queue: 'booking',
   name: 'nightly-invoices',
-  job: sampleJobs.issueNightlyInvoices,
+  job: nightlyInvoiceJobs.issueNightlyInvoices,
   schedule: 'cron(0 23 * * ? *)',
   timeZone: 'Europe/Berlin',
   data: { graceMinutes: 60 },

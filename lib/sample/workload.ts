@@ -227,6 +227,10 @@ async function runOn(stack: SampleStack, options: LocalRunOptions, bootMs: numbe
   }
   const serviceStats = service.stats();
   const runtimeStats = runtime.stats();
+  // A nightly run's id is its firing's job id (`nightly-invoices@<scheduled time>`).
+  const nightlyRuns = (schedules?.firings ?? []).flatMap((f) =>
+    f.recurring && f.jobId !== undefined ? [f.jobId] : [],
+  );
   const awsFaults = runtime.awsFaultStats();
   const awsFaultCounts = Object.fromEntries(
     awsFaults ? AWS_FAULT_KINDS.map((kind) => [AWS_FAULT_LABELS[kind], awsFaults.faults[kind]]) : [],
@@ -273,13 +277,15 @@ async function runOn(stack: SampleStack, options: LocalRunOptions, bootMs: numbe
         }),
     sampleLimit: sampleLimitFacts(sampleLimitsOn(options)),
     deadLetterMessages: workload.deadLetters,
-    ...(workload.batches === undefined
+    // The nightly runs are the recurring schedule's firings (each starts one batch): checked
+    // when the run fired it (or started batches otherwise).
+    ...(workload.batches === undefined || (nightlyRuns.length === 0 && workload.batches.started === 0)
       ? {}
       : {
           batches: {
             ...workload.batches,
             summariesByRun: Object.fromEntries(
-              workload.nightlyRuns.map((run) => [
+              nightlyRuns.map((run) => [
                 run,
                 serviceStats.sideEffectsByReference[nightlySummaryServiceReference(run)] ?? 0,
               ]),

@@ -115,8 +115,8 @@ describe('JobsStack (sample app)', () => {
         sampleJobs.reserveInventory.type,
         sampleJobs.confirmReservation.type,
         sampleJobs.issueInvoice.type,
-        sampleJobs.issueNightlyInvoices.type,
-        nightlyInvoiceJobs.nightlyInvoiceRun.type,
+        nightlyInvoiceJobs.issueNightlyInvoices.type,
+        nightlyInvoiceJobs.userInvoices.type,
         sampleJobs.expireHold.type,
       ].sort(),
     );
@@ -125,10 +125,7 @@ describe('JobsStack (sample app)', () => {
       sampleJobs.expirePaymentHold.type,
       nightlyInvoiceJobs.nightlySummary.type,
     ]);
-    expect(types('notifications')).toEqual([
-      sampleJobs.sendEmail.type,
-      nightlyInvoiceJobs.userStatement.type,
-    ]);
+    expect(types('notifications')).toEqual([sampleJobs.sendEmail.type]);
     for (const q of SAMPLE_QUEUES) {
       const jq = synthed.stack.jobQueue(q.name);
       expect([jq.maxAttempts, jq.jobTimeoutSeconds]).toEqual([
@@ -170,14 +167,21 @@ describe('JobsStack (sample app)', () => {
     const envelope = JSON.parse(props.Target.Input) as Record<string, unknown>;
     expect(envelope).toMatchObject({
       id: 'nightly-invoices@<aws.scheduler.scheduled-time>',
-      type: sampleJobs.issueNightlyInvoices.type,
+      type: nightlyInvoiceJobs.issueNightlyInvoices.type,
       data: { graceMinutes: 60 },
     });
     // The booking worker runs that job type, and its schema takes that data.
     expect(SAMPLE_QUEUES.find((q) => q.name === 'booking')!.jobs.map((j) => j.type)).toContain(envelope.type);
-    expect(sampleJobs.issueNightlyInvoices.schema['~standard'].validate(envelope.data)).toEqual({
+    expect(nightlyInvoiceJobs.issueNightlyInvoices.schema['~standard'].validate(envelope.data)).toEqual({
       value: { graceMinutes: 60 },
     });
+    // That job starts the nightly batch (lib/sample/nightly-invoices.ts): its user jobs run on the
+    // booking worker (each in its user's group), its completion job, the summary, on payments.
+    const runs = (name: string) => SAMPLE_QUEUES.find((q) => q.name === name)!.jobs.map((j) => j.type);
+    expect(nightlyInvoiceJobs.userInvoices.queue).toBe('booking');
+    expect(runs('booking')).toContain(nightlyInvoiceJobs.userInvoices.type);
+    expect(runs('payments')).toContain(nightlyInvoiceJobs.nightlySummary.type);
+    expect(SAMPLE_QUEUES.find((q) => q.name === 'booking')!.enqueuesTo).toContain('payments');
     // FIFO target: content-based deduplication on the booking queue only.
     expect(json.Resources[logicalId(booking.queue)]!.Properties.ContentBasedDeduplication).toBe(true);
     for (const name of ['payments', 'notifications'])

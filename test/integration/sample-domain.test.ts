@@ -16,6 +16,11 @@ import { DomainRepository, OutOfStockError } from '../../lib/sample/domain.ts';
 import { ExternalApi } from '../../lib/sample/external-api.ts';
 import { type ExternalService, NO_FAULTS, startExternalService } from '../../lib/sample/external-service.ts';
 import { createSampleJobs, type SampleJobs } from '../../lib/sample/jobs.ts';
+import {
+  createNightlyInvoiceJobs,
+  nightlySummaryServiceReference,
+} from '../../lib/sample/nightly-invoices.ts';
+import { runJob } from '../../lib/testing/run-job.ts';
 
 const require = createRequire(import.meta.url);
 const dynalite = require('dynalite') as (options: { createTableMs?: number }) => Server;
@@ -222,48 +227,6 @@ describe('booking chain on the domain table', () => {
     expect(service.stats().sideEffectsByReference).toEqual({ 'email:b2:booking-confirmed': 1 });
   });
 
-  it('the nightly invoice run queues an invoice, in its user group, for each booking confirmed over the grace period ago and not invoiced', async () => {
-    const nowMs = Date.parse('2026-12-07T22:00:00Z');
-    const minutesAgo = (m: number) => nowMs - m * 60_000;
-    const booking = (
-      userId: string,
-      bookingId: string,
-      status: 'CONFIRMED' | 'INVOICED',
-      confirmedAtMs: number,
-    ) =>
-      repository.putBooking({
-        bookingId,
-        userId,
-        sku: 'sku-1',
-        quantity: 1,
-        amountCents: 1000,
-        ordinal: 1,
-        status,
-        confirmedAtMs,
-      });
-    await booking('u2', 'late-u2', 'CONFIRMED', minutesAgo(180));
-    await booking('u1', 'b1', 'CONFIRMED', minutesAgo(61));
-    await booking('u1', 'b2', 'CONFIRMED', minutesAgo(10)); // its chain is still on it
-    await booking('u1', 'b3', 'INVOICED', minutesAgo(300));
-    const nightly = createSampleJobs(() => ({
-      repository,
-      api: new ExternalApi({ baseUrl: service.url }),
-      now: () => nowMs,
-    })).issueNightlyInvoices;
-    const firing = context('nightly-invoices@2026-12-07T22:00:00Z');
-    expect(await nightly.run({ graceMinutes: 60 }, firing)).toEqual({ invoicesQueued: 2 });
-    const expected = [
-      { type: 'booking.issue-invoice', data: ref('b1'), partitionKey: 'u1' },
-      { type: 'booking.issue-invoice', data: { userId: 'u2', bookingId: 'late-u2' }, partitionKey: 'u2' },
-    ];
-    expect(firing.enqueued).toEqual(expected);
-    // The same firing run again (a retry, a duplicate delivery past the store) queues the same children.
-    const again = context('nightly-invoices@2026-12-07T22:00:00Z', 2);
-    await nightly.run({ graceMinutes: 60 }, again);
-    expect(again.enqueued).toEqual(expected);
-    expect(nightly.schema['~standard'].validate({ graceMinutes: -1 })).toHaveProperty('issues');
-  });
-
   it('the hold expiry job releases a held hold once, records every run, and releases nothing on a confirmed hold', async () => {
     const put = (holdId: string) =>
       repository.putHold({ holdId, userId: 'u1', bookingId: 'b1', status: 'HELD', heldAtMs: 1 });
@@ -299,20 +262,6 @@ describe('booking chain on the domain table', () => {
     expect(expire.queue).toBe('payments');
   });
 
-  it('the nightly invoice run records each of its runs in its run log', async () => {
-    const nightly = createSampleJobs(() => ({
-      repository,
-      api: new ExternalApi({ baseUrl: service.url }),
-      now: () => 42,
-    })).issueNightlyInvoices;
-    await nightly.run({ graceMinutes: 60 }, context('nightly-invoices@2026-12-07T22:00:00Z'));
-    await nightly.run({ graceMinutes: 60 }, context('nightly-invoices@2026-12-07T22:00:00Z', 2));
-    expect(await repository.listJobRuns('booking.issue-nightly-invoices')).toEqual([
-      { jobId: 'nightly-invoices@2026-12-07T22:00:00Z', atMs: 42, attempt: 1 },
-      { jobId: 'nightly-invoices@2026-12-07T22:00:00Z', atMs: 42, attempt: 2 },
-    ]);
-  });
-
   it('snapshot groups stocks, users, bookings and order logs', async () => {
     await jobs.reserveInventory.run(ref('b1'), context('r1'));
     const snapshot = await repository.snapshot();
@@ -322,5 +271,149 @@ describe('booking chain on the domain table', () => {
     expect(snapshot.orderLogs).toEqual([
       { userId: 'u1', entries: [expect.objectContaining({ bookingId: 'b1', step: 'reserve' })] },
     ]);
+  });
+});
+
+describe('the nightly invoice run: a recurring job starting a batch (lib/sample/nightly-invoices.ts)', () => {
+  const nowMs = Date.parse('2026-12-07T22:00:00Z');
+  const firingId = 'nightly-invoices@2026-12-07T22:00:00Z';
+  const nightly = () =>
+    createNightlyInvoiceJobs(
+      () => ({ repository, api: new ExternalApi({ baseUrl: service.url }), now: () => nowMs }),
+      jobs,
+    );
+  const booking = (
+    userId: string,
+    bookingId: string,
+    ordinal: number,
+    status: 'CONFIRMED' | 'INVOICED',
+    minutesAgo: number,
+  ) =>
+    repository.putBooking({
+      bookingId,
+      userId,
+      sku: 'sku-1',
+      quantity: 1,
+      amountCents: 1000 * ordinal,
+      ordinal,
+      status,
+      confirmedAtMs: nowMs - minutesAgo * 60_000,
+    });
+
+  it('a firing starts one batch: a user job per user in its own group, the summary as completion job; the same firing again starts the same batch', async () => {
+    await repository.putUser({ userId: 'u2', email: 'u2@example.com', name: 'User Two' });
+    const { issueNightlyInvoices, userInvoices, nightlySummary } = nightly();
+    const first = await runJob(issueNightlyInvoices, { graceMinutes: 60 }, { jobId: firingId });
+    expect(first.status).toBe('completed');
+    if (first.status !== 'completed') return;
+    expect(first.batches).toHaveLength(1);
+    const [started] = first.batches;
+    const confirmedBeforeMs = nowMs - 60 * 60_000;
+    expect(started?.spec.children.map((c) => [c.job.type, c.data, c.options?.partitionKey])).toEqual([
+      [userInvoices.type, { runId: firingId, userId: 'u1', confirmedBeforeMs }, 'u1'],
+      [userInvoices.type, { runId: firingId, userId: 'u2', confirmedBeforeMs }, 'u2'],
+    ]);
+    expect(started?.spec.completion.job.type).toBe(nightlySummary.type);
+    expect(started?.spec.completion.data).toEqual({ runId: firingId });
+    expect(started?.spec.onChildDeadLettered).toBe('complete-with-failures');
+    expect(first.result).toEqual({ runId: firingId, batchId: started?.batchId, users: 2 });
+    // The second copy of the firing (same envelope id) that got past the store, or a retry: the
+    // same batch id, the same users and cut-off (chosen once), so no second batch or summary.
+    const again = await runJob(
+      issueNightlyInvoices,
+      { graceMinutes: 60 },
+      {
+        jobId: firingId,
+        attempt: 2,
+        completedSteps: Object.fromEntries(first.steps.map((step) => [step.name, step.value])),
+      },
+    );
+    expect(again.status === 'completed' && again.batches).toEqual(first.batches);
+    // Another firing (tomorrow's) is another batch.
+    const tomorrow = await runJob(issueNightlyInvoices, { graceMinutes: 60 }, { jobId: `${firingId}x` });
+    expect(tomorrow.batches[0]?.batchId).not.toBe(started?.batchId);
+    // Each run is in the run log: the report's evidence that a firing ran once.
+    expect(await repository.listJobRuns('booking.issue-nightly-invoices')).toEqual([
+      { jobId: firingId, atMs: nowMs, attempt: 1 },
+      { jobId: firingId, atMs: nowMs, attempt: 2 },
+      { jobId: `${firingId}x`, atMs: nowMs, attempt: 1 },
+    ]);
+    expect(issueNightlyInvoices.schema['~standard'].validate({ graceMinutes: -1 })).toHaveProperty('issues');
+  });
+
+  it("a user's job invoices the bookings confirmed before the cut-off and not invoiced, in order, once, with their emails, and returns the statement", async () => {
+    // b1..b3 of the shared setup are PENDING; these are u1's too.
+    await booking('u1', 'late-1', 4, 'CONFIRMED', 180);
+    await booking('u1', 'late-2', 5, 'CONFIRMED', 61);
+    await booking('u1', 'fresh', 6, 'CONFIRMED', 10); // its chain is still on it
+    await booking('u1', 'done', 7, 'INVOICED', 300);
+    const { userInvoices } = nightly();
+    const data = { runId: firingId, userId: 'u1', confirmedBeforeMs: nowMs - 60 * 60_000 };
+    const run = await runJob(userInvoices, data, { jobId: 'child-0', partitionKey: 'u1' });
+    expect(run.status === 'completed' && run.result).toEqual({
+      userId: 'u1',
+      invoicedNow: 2,
+      invoices: 3,
+      amountCents: 4000 + 5000 + 7000,
+    });
+    expect(run.children.map((c) => [c.type, c.data])).toEqual([
+      ['notifications.send-email', { userId: 'u1', bookingId: 'late-1', template: 'booking-confirmed' }],
+      ['notifications.send-email', { userId: 'u1', bookingId: 'late-2', template: 'booking-confirmed' }],
+    ]);
+    expect((await repository.getBooking('u1', 'fresh')).status).toBe('CONFIRMED');
+    expect((await repository.getBooking('u1', 'late-1')).status).toBe('INVOICED');
+    expect((await repository.getOrderLog('u1')).entries.map((e) => [e.bookingId, e.step])).toEqual([
+      ['late-1', 'invoice'],
+      ['late-2', 'invoice'],
+    ]);
+    // A retry (the lease lost after the invoices): the same bookings, no second invoice, the same emails.
+    const retry = await runJob(userInvoices, data, {
+      jobId: 'child-0',
+      partitionKey: 'u1',
+      attempt: 2,
+      completedSteps: Object.fromEntries(run.steps.map((step) => [step.name, step.value])),
+    });
+    expect(retry.status === 'completed' && retry.result).toMatchObject({ invoicedNow: 2, invoices: 3 });
+    expect(retry.children.map((c) => c.id)).toEqual(run.children.map((c) => c.id));
+    expect(service.stats().sideEffectsByReference).toEqual({ 'invoice:late-1': 1, 'invoice:late-2': 1 });
+  });
+
+  it("the summary reads every user job's outcome and sends one email, once", async () => {
+    const { nightlySummary } = nightly();
+    const outcome = (index: number, status: 'succeeded' | 'dead-lettered', result?: unknown) => ({
+      index,
+      childId: `c-${index}`,
+      jobType: 'billing.user-invoices',
+      status,
+      result,
+      resultStored: result !== undefined,
+      reason: status === 'dead-lettered' ? 'MaxAttemptsExceeded' : undefined,
+      error: undefined,
+    });
+    const batch = {
+      id: 'batch-1',
+      total: 3,
+      succeeded: 2,
+      deadLettered: 1,
+      async *children() {
+        yield outcome(0, 'succeeded', { userId: 'u1', invoicedNow: 2, invoices: 3, amountCents: 16_000 });
+        yield outcome(1, 'succeeded', { userId: 'u2', invoicedNow: 0, invoices: 1, amountCents: 1_000 });
+        yield outcome(2, 'dead-lettered');
+      },
+    };
+    const run = await runJob(nightlySummary, { runId: firingId }, { jobId: 'summary', batch });
+    expect(run.status === 'completed' && run.result).toMatchObject({
+      runId: firingId,
+      users: 2,
+      failed: 1,
+      invoicedNow: 2,
+      amountCents: 17_000,
+    });
+    await runJob(nightlySummary, { runId: firingId }, { jobId: 'summary', batch, attempt: 2 });
+    expect(service.stats().sideEffectsByReference).toEqual({
+      [nightlySummaryServiceReference(firingId)]: 1,
+    });
+    const notCompletion = await runJob(nightlySummary, { runId: firingId }, { jobId: 'x' });
+    expect(notCompletion.status === 'failed' && notCompletion.next).toBe('dead-letter');
   });
 });

@@ -5,12 +5,14 @@
  * booking queue (fired by the local EventBridge Scheduler) and as DelaySeconds messages on the
  * standard payments queue; half cancelled at once. What a user sees: a cancelled hold's job never
  * runs and the hold stays the booking's; an expired hold's job runs once, not before its time,
- * and releases it; the nightly schedule fired now and delivered twice runs once and invoices the
- * backlog. The assertions wait on the holds' and the queues' state, never on a fixed sleep.
+ * and releases it; the nightly schedule fired now and delivered twice runs once, starts one batch
+ * (a job per user) that invoices the backlog, and sends one summary email. The assertions wait on the holds' and the queues' state, never on a fixed sleep.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Hold } from '../../lib/sample/domain.ts';
+import { nightlySummaryServiceReference } from '../../lib/sample/nightly-invoices.ts';
 import { type ScheduleFacts, scheduleInvariants, summariseSchedules } from '../../lib/sample/report/index.ts';
+import { scanBatches } from '../../lib/sample/workload/batches.ts';
 import {
   planWorkload,
   type SampleStack,
@@ -102,12 +104,21 @@ describe('reservation holds and the nightly run on the local runtime', () => {
     }
   });
 
-  it('the nightly schedule fired now and delivered twice runs once and invoices the backlog', () => {
+  it('the nightly schedule fired now and delivered twice runs once, starts one batch that invoices the backlog, and sends one summary', async () => {
     const nightly = facts.firings.filter((f) => f.recurring);
     expect(nightly).toHaveLength(1);
     expect(nightly[0]).toMatchObject({ manual: true, copies: 2, outcome: 'delivered' });
     expect(facts.recurringRuns.filter((r) => r.jobId === nightly[0]?.jobId)).toHaveLength(1);
     expect([...(facts.nightly?.invoiced ?? [])].sort()).toEqual(['late-b-1', 'late-b-2']);
+    // One batch for the two copies (its id derives from the firing's job id), completed; its
+    // completion job sent the run's summary once.
+    expect(await scanBatches(stack.target.dynamodb, stack.target.idempotencyTables)).toEqual({
+      started: 1,
+      completed: 1,
+      open: [],
+    });
+    const summary = nightlySummaryServiceReference(nightly[0]?.jobId ?? '');
+    expect(stack.service.stats().sideEffectsByReference[summary]).toBe(1);
   });
 
   it('every time invariant of the report holds', () => {

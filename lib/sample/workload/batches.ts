@@ -1,33 +1,10 @@
 /**
- * The nightly invoice run of a workload (lib/sample/nightly-invoices.ts): sent once per run, and
- * its batches read back at the end from the idempotency tables (batch items, docs/contracts.md
- * "Batch records"), for the report's batch invariants (report/batches.ts).
+ * The batches of a workload (the nightly invoice run, started by its recurring schedule's firing:
+ * lib/sample/nightly-invoices.ts), read back at the end from the idempotency tables (batch items,
+ * docs/contracts.md "Batch records"), for the report's batch invariants (report/batches.ts).
  */
 import { type AttributeValue, type DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
-import type { JobClient } from '../../client/job-client.ts';
-import { nightlyInvoiceJobs } from '../nightly-invoices.ts';
 import type { BatchRunFacts } from '../report/batches.ts';
-import type { WorkloadPlan } from './plan.ts';
-
-/** The message group of the nightly run on the FIFO queue: its own, apart from the users'. */
-export const NIGHTLY_RUN_GROUP = 'nightly-invoices';
-
-/**
- * Sends the run's nightly invoice job (one statement per planned user, then the summary).
- * @returns the run id.
- */
-export async function sendNightlyInvoiceRun(
-  client: JobClient,
-  plan: WorkloadPlan,
-  runId: string,
-): Promise<string> {
-  await client.send(
-    nightlyInvoiceJobs.nightlyInvoiceRun,
-    { runId, userIds: plan.users.map((user) => user.userId) },
-    { partitionKey: NIGHTLY_RUN_GROUP, id: `nightly-${runId}` },
-  );
-  return runId;
-}
 
 /** The batches in the idempotency tables: started, completed, and the ones still open (pure). */
 export function summariseBatches(

@@ -6,7 +6,7 @@ import { JobClient } from '../../client/job-client.ts';
 import { DomainRepository, type DomainSnapshot } from '../domain.ts';
 import type { FaultKind } from '../external-service.ts';
 import type { BatchRunFacts } from '../report/batches.ts';
-import { scanBatches, sendNightlyInvoiceRun } from './batches.ts';
+import { scanBatches } from './batches.ts';
 import { type CollectedDeadLetter, collectDeadLetters } from './dead-letters.ts';
 import { finalIdempotencyScan, type IdempotencyRecordSummary } from './idempotency-records.ts';
 import type { WorkloadOptions } from './options.ts';
@@ -70,8 +70,6 @@ export interface WorkloadResult {
   readonly idempotency?: IdempotencyRecordSummary;
   /** Producer send retries (JobClient retrying a SendMessageBatch SQS did not take). */
   readonly producerRetries: number;
-  /** The nightly invoice runs sent (their run ids). */
-  readonly nightlyRuns: readonly string[];
   /** The batches in the idempotency tables at the end; undefined when not scanned. */
   readonly batches?: Pick<BatchRunFacts, 'started' | 'completed' | 'open'>;
 }
@@ -117,8 +115,6 @@ export async function runWorkload(
     progress.addSent(n);
     progress.report('sending');
   });
-  // The nightly invoice run: a batch of one statement per user, then its summary (batches.ts).
-  const nightlyRuns = [await sendNightlyInvoiceRun(client, plan, `run-${startedAtMs}`)];
   await options.scheduled?.start(plan);
 
   const faults = options.faultsByReference ?? (() => ({}));
@@ -220,7 +216,6 @@ export async function runWorkload(
     interrupted: options.signal?.aborted === true,
     ...(idempotency ? { idempotency } : {}),
     producerRetries,
-    nightlyRuns,
     ...(batches ? { batches } : {}),
   };
 }

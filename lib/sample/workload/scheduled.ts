@@ -11,7 +11,9 @@
  * - **The nightly invoice run**: a backlog of bookings confirmed longer ago than the run's grace
  *   period and never invoiced (the field's incident: nobody noticed the invoices had stopped) is
  *   seeded, then the recurring schedule is fired now, as an operator would, and delivered twice
- *   (`rt.scheduler.fireNow(name, { duplicate: true })`).
+ *   (`rt.scheduler.fireNow(name, { duplicate: true })`). The firing's job starts the run's batch
+ *   (one invoice job per user, then one summary email: lib/sample/nightly-invoices.ts); both
+ *   copies are one job, so one batch.
  * At the end it collects the facts the report's time invariants need (report/schedules.ts).
  */
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
@@ -20,7 +22,8 @@ import { JobClient } from '../../client/job-client.ts';
 import { type SchedulingOptions, schedulingFromEnv } from '../../client/scheduling.ts';
 import type { LocalRuntime } from '../../local/runtime.ts';
 import type { Booking, DomainRepository } from '../domain.ts';
-import { NIGHTLY_INVOICES_JOB, sampleJobs } from '../jobs.ts';
+import { sampleJobs } from '../jobs.ts';
+import { NIGHTLY_INVOICES_JOB, nightlyInvoiceJobs } from '../nightly-invoices.ts';
 import type { FiringFact, HoldFact, NightlyBacklogFact, ScheduleFacts } from '../report/schedules.ts';
 import { NIGHTLY_INVOICES } from '../topology.ts';
 import type { CollectedDeadLetter } from './dead-letters.ts';
@@ -267,7 +270,10 @@ async function seedBacklog(
   return backlog;
 }
 
-/** Which backlog bookings were invoiced at the end, and which invoice jobs are in a DLQ. */
+/**
+ * Which backlog bookings were invoiced at the end, and which are dead-lettered: their user's
+ * nightly invoice job (`billing.user-invoices`) is in a DLQ, with its evidence.
+ */
 async function backlogFacts(
   repository: DomainRepository,
   backlog: readonly Booking[],
@@ -279,21 +285,21 @@ async function backlogFacts(
     const current = await repository.getBooking(b.userId, b.bookingId);
     if (current.status === 'INVOICED') invoiced.push(b.bookingId);
   }
-  const ids = new Set(backlog.map((b) => b.bookingId));
-  const deadLettered = new Set<string>();
+  const deadUsers = new Set<string>();
   for (const dl of deadLetters) {
     try {
-      const body = JSON.parse(dl.body) as { type?: string; data?: { bookingId?: string } };
-      const id = body.data?.bookingId;
-      if (body.type === sampleJobs.issueInvoice.type && id !== undefined && ids.has(id)) deadLettered.add(id);
+      const body = JSON.parse(dl.body) as { type?: string; data?: { userId?: string } };
+      const userId = body.data?.userId;
+      if (body.type === nightlyInvoiceJobs.userInvoices.type && userId !== undefined) deadUsers.add(userId);
     } catch {
       // not an envelope: not one of these
     }
   }
+  const deadLettered = backlog.filter((b) => deadUsers.has(b.userId)).map((b) => b.bookingId);
   return {
     graceMinutes,
     bookingIds: backlog.map((b) => b.bookingId),
     invoiced,
-    deadLettered: [...deadLettered],
+    deadLettered,
   };
 }
