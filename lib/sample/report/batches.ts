@@ -14,7 +14,7 @@ export interface BatchRunFacts {
   readonly completed: number;
   /** The batches still open, described (`<id> (<counted> of <total> counted)`). */
   readonly open: readonly string[];
-  /** Nightly runs sent, by run id, with the summary emails the fake mail API sent for each. */
+  /** Nightly runs (the recurring schedule's firings), by run id, with the summary emails the fake mail API sent for each. */
   readonly summariesByRun: Readonly<Record<string, number>>;
 }
 

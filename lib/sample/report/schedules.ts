@@ -17,8 +17,9 @@
  *    after a failure runs as attempt 2 and is not a duplicate), and every delivered recurring
  *    firing ran;
  * 5. the nightly run's effect: every booking confirmed more than the grace period before the
- *    firing and not invoiced then is invoiced by the end (or its invoice job is in the DLQ with
- *    its evidence, counted with the dead letters).
+ *    firing and not invoiced then is invoiced by the end by the run's batch (or its user's
+ *    invoice job, `billing.user-invoices`, is in the DLQ with its evidence, counted with the dead
+ *    letters).
  * 2, the "ran" half of 4 and 5 cannot be judged at a deadline: they are skipped then.
  */
 import type { InvariantResult } from './invariants.ts';
@@ -77,7 +78,7 @@ export interface NightlyBacklogFact {
   readonly bookingIds: readonly string[];
   /** Of those, the ones invoiced at the end. */
   readonly invoiced: readonly string[];
-  /** Of those, the ones whose invoice job is in a DLQ (with its evidence: see the dead letters). */
+  /** Of those, the ones whose user's invoice job (`billing.user-invoices`) is in a DLQ (with its evidence: see the dead letters). */
   readonly deadLettered: readonly string[];
 }
 
@@ -282,7 +283,7 @@ export function scheduleLines(summary: ScheduleSummary): string[] {
       `${holds.expired} of ${holds.expected} expired and ran, start after runAt: min ${msText(holds.minLatenessMs)}, max ${msText(holds.maxLatenessMs)}`,
     ...(summary.nightly
       ? [
-          `Nightly invoices fired now (and delivered twice): ${summary.nightly.invoiced.length} of ${summary.nightly.bookingIds.length} bookings confirmed over ${summary.nightly.graceMinutes} min ago invoiced, ${summary.nightly.deadLettered.length} invoice jobs dead-lettered`,
+          `Nightly invoices fired now (and delivered twice): ${summary.nightly.invoiced.length} of ${summary.nightly.bookingIds.length} bookings confirmed over ${summary.nightly.graceMinutes} min ago invoiced by its batch (a job per user), ${summary.nightly.deadLettered.length} dead-lettered with their user's job`,
         ]
       : []),
   ];
