@@ -1,6 +1,7 @@
 /**
- * Job chaining: ctx.enqueue collects; children go out through JobSender (JobClient's send path) after run succeeds and
- * before the parent completes, with ids derived from the parent so a re-run makes no second child.
+ * Job chaining: ctx.enqueue collects; children go out through JobSender (JobClient's send path)
+ * after run succeeds and before the parent completes, with ids derived from the parent so a re-run
+ * makes no second child.
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
