@@ -26,7 +26,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SQSEvent } from 'aws-lambda';
-import { build, type Metafile } from 'esbuild';
+import { build, type Metafile, type Plugin } from 'esbuild';
 import { TRACER_PACKAGE, tracerEntryPath } from '../lib/constructs/job-queue/tracer-bundle.ts';
 import { jobBody, queueUrl, sqsEvent, sqsRecord } from '../test/factories/sqs.ts';
 import { createClient, createTable, startDynalite } from '../test/support/dynalite.ts';
@@ -50,16 +50,20 @@ export interface Figure {
 
 type Side = 'ours' | 'powertools';
 const SIDES: readonly Side[] = ['ours', 'powertools'];
-const ENTRY: Record<Side, string> = {
+export const ENTRY: Record<Side, string> = {
   ours: 'bench/workers/ours-minimal.ts',
   powertools: 'bench/workers/powertools-minimal.ts',
 };
 
-/** esbuild options of the minimal workers (what a user's bundler does), and of JobQueue's deployed ones. */
-async function bundle(
+/**
+ * esbuild options of the minimal workers (what a user's bundler does), and of JobQueue's deployed
+ * ones; `plugins` for bench/bundle-parts.ts, which weighs the bundle with modules left out.
+ */
+export async function bundle(
   entry: string,
   outfile: string | undefined,
   deployed: boolean,
+  plugins: Plugin[] = [],
 ): Promise<{ bytes: number; mapBytes: number; metafile: Metafile }> {
   const result = await build({
     absWorkingDir: root,
@@ -89,6 +93,7 @@ async function bundle(
           },
         }),
     logLevel: 'silent',
+    plugins,
   });
   let bytes = 0;
   let mapBytes = 0;

@@ -25,7 +25,10 @@
  * emulators' ceiling (bench/local-scaling.ts; heavy, minutes, not in the short mode).
  *
  * `npm run bench -- --cpu`: only the rows of issue 21's targets (CPU per record in fresh processes,
- * bundle, cold start, heap), as one JSON object like `--json`'s (about 10 minutes).
+ * bundle, cold start, heap), as one JSON object like `--json`'s (about 10 minutes). With
+ * `--case=standard:10` (mode `standard`, `fifo10` or `fifo1`, then the batch size; repeatable) only
+ * CPU rows, with `--cold-start` the bundle, cold-start and heap rows (bench/cold-start.ts); either
+ * flag alone leaves the other part out.
  *
  * `npm run bench -- --json`: only the side-by-side comparison, in its short form (a quarter of an
  * hour on a loaded machine), as one JSON object on stdout: `{ node, date, loadavg, options, rows:
@@ -53,7 +56,7 @@ import {
   type Figure,
   sourceMapFigures,
 } from './cold-start.ts';
-import { cpuRows } from './cpu.ts';
+import { CPU_CASES, cpuRows } from './cpu.ts';
 import { printEntryPointFigures } from './entry-points.ts';
 import { printLocalScaling } from './local-scaling.ts';
 import { motoRows } from './moto.ts';
@@ -206,6 +209,9 @@ function printFigures(figures: readonly Figure[]): void {
 
 async function main(): Promise<void> {
   const args = new Set(process.argv.slice(2));
+  const cases = [...args]
+    .filter((arg) => arg.startsWith('--case='))
+    .map((arg) => arg.slice('--case='.length));
   if (args.has('--local-scaling')) {
     await printLocalScaling();
     return;
@@ -213,7 +219,17 @@ async function main(): Promise<void> {
   if (args.has('--cpu')) {
     // Only the rows of issue 21's targets (CPU per record, bundle, cold start, heap), as JSON.
     const loadavgAtStart = loadavg();
-    const rows = [...(await cpuRows(SHORT)), ...(await coldStartRows(SHORT))];
+    const cpuCases = CPU_CASES.filter(
+      (c) => cases.length === 0 || cases.includes(`${c.mode}:${c.batchSize}`),
+    );
+    if (cpuCases.length === 0)
+      throw new Error(`--case: none of ${cases.join(', ')} is a CPU case (standard:10, fifo1:10, ...)`);
+    // Neither flag: every row; either or both: only what they name.
+    const all = cases.length === 0 && !args.has('--cold-start');
+    const rows = [
+      ...(all || cases.length > 0 ? await cpuRows(SHORT, cpuCases) : []),
+      ...(all || args.has('--cold-start') ? await coldStartRows(SHORT) : []),
+    ];
     process.stdout.write(
       `${JSON.stringify({ node: process.version, date: new Date().toISOString(), loadavgAtStart, loadavg: loadavg(), options: SHORT, rows })}\n`,
     );

@@ -1,9 +1,12 @@
 /**
- * The default sender of child jobs: a `JobClient` (lib/client/job-client.ts) on the queue URLs
- * of the worker's environment (`JOBS_QUEUE_URL_<NAME>`, docs/contracts.md).
+ * The default sender of child jobs: a `JobSender` (lib/client/job-sender.ts: `JobClient`'s checks,
+ * batching and retries for jobs that go now) on the queue URLs of the worker's environment
+ * (`JOBS_QUEUE_URL_<NAME>`, docs/contracts.md). Not the `JobClient` itself: a child is never sent
+ * for later, and in a worker bundled into one file the client's scheduled paths (the Scheduler
+ * client among them) would be in every bundle and loaded at every cold start (issue 21).
  */
-import type { JobClient } from '../client/job-client.ts';
 import { JobClientError } from '../client/job-client-error.ts';
+import type { JobSender } from '../client/job-sender.ts';
 import { queueUrlsFromEnv } from '../core/queue-urls.ts';
 import type { ChildSender } from './children.ts';
 import type { SqsSender } from './sqs-port.ts';
@@ -33,11 +36,11 @@ export interface ChildSenderOptions {
  */
 export function createJobClientChildSender(options: ChildSenderOptions): ChildSender {
   // Loaded at the first send (with the SQS module it needs): most workers' batches send no child.
-  let client: Promise<JobClient> | undefined;
-  const jobClient = (): Promise<JobClient> => {
-    client ??= import('../client/job-client.ts').then(
-      ({ JobClient }) =>
-        new JobClient({
+  let client: Promise<JobSender> | undefined;
+  const jobClient = (): Promise<JobSender> => {
+    client ??= import('../client/job-sender.ts').then(
+      ({ JobSender }) =>
+        new JobSender({
           source: options.source,
           queueUrls: options.queueUrls ?? queueUrlsFromEnv(options.env),
           sqs: options.sqs,

@@ -41,7 +41,7 @@ export interface ChildSendResult {
   }[];
 }
 
-/** What sends children: `JobClient` satisfies it. */
+/** What sends children: `JobClient` and `JobSender` (the default, child-sender.ts) satisfy it. */
 export interface ChildSender {
   sendBatch(entries: ChildEntry[]): Promise<ChildSendResult>;
   /**

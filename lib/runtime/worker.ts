@@ -109,7 +109,8 @@ export interface WorkerOptions {
   readonly sqs?: SqsSender;
   /**
    * Sends the children enqueued by `ctx.enqueue`.
-   * @default a `JobClient` on `queueUrls`, with `source` as the children's envelope source
+   * @default `JobClient`'s send path (`JobSender`, lib/client/job-sender.ts: its checks, batching and
+   *   retries) on `queueUrls`, with `source` as the children's envelope source
    */
   readonly childSender?: ChildSender;
   /** Logical queue name → URL for children. @default env `JOBS_QUEUE_URL_<NAME>` (`queueUrlsFromEnv`) */

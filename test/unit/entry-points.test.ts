@@ -364,15 +364,14 @@ describe('entry points', () => {
       expect(packages).not.toContain(forbidden);
     }
     // Powertools Metrics is a type only: the worker writes EMF itself unless given a Metrics.
+    // Children go through JobSender, not JobClient: a child is never sent for later, so neither
+    // the Scheduler client nor croner is in a worker (issue 21: bundle bytes, cold start).
     expect([...packages].sort()).toEqual(
       [
         '@aws-lambda-powertools/logger',
         '@aws-sdk/client-dynamodb',
-        // Through JobClient (children), imported dynamically by the jobs sent for later only.
-        '@aws-sdk/client-scheduler',
         '@aws-sdk/client-sqs',
         '@middy/core',
-        'croner',
         'p-limit',
       ].sort(),
     );

@@ -1,6 +1,7 @@
 /**
- * Job chaining: ctx.enqueue collects; children go out through JobClient after run succeeds and
- * before the parent completes, with ids derived from the parent so a re-run makes no second child.
+ * Job chaining: ctx.enqueue collects; children go out through JobSender (JobClient's send path)
+ * after run succeeds and before the parent completes, with ids derived from the parent so a re-run
+ * makes no second child.
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -210,6 +211,23 @@ describe('ctx.enqueue', () => {
     expect(h.sqs.batchEntries()).toEqual([]);
     const attributes = h.sqs.sentTo(h.dlqUrl)[0]?.MessageAttributes;
     expect(attributes?.ErrorName?.StringValue).toBe('ChildRejectedError');
+  });
+
+  it('dead-letters the parent, naming the variable, when a child queue URL from the environment is malformed', async () => {
+    const journal: string[] = [];
+    const h = workerHarness({
+      fifo: true,
+      env: { JOBS_QUEUE_URL_NOTIFICATIONS: 'sqs://notifications' },
+      jobs: [parentJob(journal, () => ({ mails: 1 }))],
+    });
+    const { response } = await h.invoke([parentRecord()]);
+    expect(response.batchItemFailures).toEqual([]);
+    expect(h.sqs.batchEntries()).toEqual([]);
+    const attributes = h.sqs.sentTo(h.dlqUrl)[0]?.MessageAttributes;
+    expect(attributes?.ErrorName?.StringValue).toBe('ChildRejectedError');
+    expect(attributes?.ErrorMessage?.StringValue).toContain(
+      'queueUrls.notifications must be an http(s) queue URL, got "sqs://notifications"',
+    );
   });
 });
 
