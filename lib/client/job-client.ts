@@ -35,7 +35,7 @@ import {
   startBatchWith,
   type WatchdogScheduler,
 } from './batch-start.ts';
-import { batchTable, type JobClientBatchOptions } from './batch-table.ts';
+import { BATCH_OPTION_KEYS, batchTable, type JobClientBatchOptions } from './batch-table.ts';
 import { type EntryProblem, JobClientError } from './job-client-error.ts';
 import { describeValue, isPlainObject, unknownKeyProblems } from './option-keys.ts';
 import {
@@ -53,6 +53,7 @@ import type { ScheduledJobs } from './scheduled-jobs.ts';
 import {
   type CancelResult,
   type DynamoDbSender,
+  isTableName,
   missingQueueScheduling,
   missingStateTable,
   type RescheduleResult,
@@ -124,11 +125,17 @@ export interface JobClientOptions {
   readonly scheduling?: SchedulingOptions;
   /** @default `new SchedulerClient({})` of `@aws-sdk/client-scheduler`, loaded and created on the first job that goes as a schedule */
   readonly scheduler?: SchedulerSender;
-  /** @default `new DynamoDBClient({})` of `@aws-sdk/client-dynamodb`, loaded and created on the first job sent for later */
+  /**
+   * The DynamoDB client of every path that reads or writes the idempotency table: jobs sent for
+   * later, `cancel`, `reschedule`, and `startBatch`'s batch item.
+   * @default `new DynamoDBClient({})` of `@aws-sdk/client-dynamodb`, loaded and created on first use
+   *   (region and endpoint from the environment)
+   */
   readonly dynamodb?: DynamoDbSender;
   /**
    * Where {@link JobClient.startBatch} keeps batches: the idempotency table of the workers that run
-   * the children and the completion job. @default none: `startBatch` throws `BatchesNeedTable`
+   * the children and the completion job (written with the `dynamodb` client above).
+   * @default none: `startBatch` throws `BatchesNeedTable`
    */
   readonly batches?: JobClientBatchOptions;
   /**
@@ -374,16 +381,45 @@ function checkOptions(options: JobClientOptions): Settings {
   if (!Number.isFinite(retry.baseDelayMs) || retry.baseDelayMs < 0) {
     problems.push(`retry.baseDelayMs must be a finite number >= 0, got ${retry.baseDelayMs}`);
   }
-  if (options?.sqs !== undefined && typeof options.sqs?.send !== 'function') {
-    problems.push('sqs must be an SQS client (an object with send(command))');
+  for (const [key, client] of [
+    ['sqs', 'an SQS client (new SQSClient({}))'],
+    ['scheduler', 'an EventBridge Scheduler client (new SchedulerClient({}))'],
+    ['dynamodb', 'a DynamoDB client (new DynamoDBClient({}))'],
+  ] as const) {
+    const value = options[key] as { send?: unknown } | undefined;
+    if (value !== undefined && typeof value?.send !== 'function') {
+      problems.push(`${key} must be ${client}: an object with send(command), got ${describeValue(value)}`);
+    }
   }
+  problems.push(...batchesProblems(options.batches));
   if (problems.length > 0) {
     throw new JobClientError(`invalid JobClient options: ${problems.join('; ')}`, {
       code: 'InvalidOptions',
       senderFault: true,
+      problems: problems.map((message) => ({ index: 0, type: undefined, message })),
     });
   }
   return { source, queueUrls, payloadWarnBytes, maxMessageBytes, retry };
+}
+
+/** What is wrong with the `batches` option; empty when it is fine or absent. */
+function batchesProblems(batches: unknown): string[] {
+  if (batches === undefined) return [];
+  if (!isPlainObject(batches)) {
+    return [
+      `batches must be an object { tableName } (the workers' idempotency table), got ${describeValue(batches)}`,
+    ];
+  }
+  const problems = unknownKeyProblems(batches, BATCH_OPTION_KEYS, 'batches', {
+    dynamodb: 'the JobClient option dynamodb: new JobClient({ dynamodb, batches: { tableName } })',
+  });
+  const table = batches.tableName;
+  if (!isTableName(table)) {
+    problems.push(
+      `batches.tableName must be a DynamoDB table name (3-255 of a-z A-Z 0-9 _ . -), the workers' JOBS_IDEMPOTENCY_TABLE, got ${describeValue(table)}`,
+    );
+  }
+  return problems;
 }
 
 function refusal(problems: readonly EntryProblem[], total: number, code = 'InvalidEntries'): JobClientError {
@@ -733,7 +769,7 @@ export class JobClient {
       spec,
       { batchId: id, source: this.#settings.source, now: Date.now() },
       this,
-      batchTable(this.#batches),
+      batchTable({ tableName: this.#batches.tableName, dynamodb: this.#dynamodb }),
       this.#scheduleWatchdog,
     );
   }

@@ -159,7 +159,6 @@ const PUBLIC_API: Record<string, { values: string[]; types: string[] }> = {
       'CheckedEnvelope',
       'ClientRetryOptions',
       'DynamoDbSender',
-      'DynamoSender',
       'EntryProblem',
       'FailedEntry',
       'JobClientBatchOptions',
