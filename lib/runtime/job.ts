@@ -5,6 +5,7 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { type RetryPolicy, resolveRetryPolicy } from '../core/backoff.ts';
 import { JobError } from '../core/errors.ts';
+import { keyFunctionProblem } from '../core/key-function.ts';
 import type { JobLogger } from '../core/logger.ts';
 import type { BatchContext } from './batches/context.ts';
 import type { JobBatchSpec } from './batches/start.ts';
@@ -301,9 +302,8 @@ function idempotencyProblems(options: unknown): string[] {
   if (enabled !== undefined && typeof enabled !== 'boolean') {
     problems.push(`idempotency.enabled must be a boolean, got ${JSON.stringify(enabled)}`);
   }
-  if (key !== undefined && typeof key !== 'function') {
-    problems.push('idempotency.key must be a function (data) => string');
-  }
+  const keyProblem = key === undefined ? undefined : keyFunctionProblem(key, 'idempotency.key');
+  if (keyProblem !== undefined) problems.push(keyProblem);
   if (
     onLeaseExpired !== undefined &&
     !LEASE_EXPIRED_POLICIES.includes(onLeaseExpired as LeaseExpiredPolicy)

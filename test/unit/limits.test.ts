@@ -33,6 +33,23 @@ describe('defineJob concurrency and rateLimits', () => {
     );
   });
 
+  it('refuses an async key function at definition (concurrency and idempotency), saying why', () => {
+    const asyncKey = async (d: { tenantId: string }) => d.tenantId;
+    expect(() => defineJob({ ...base, concurrency: { key: asyncKey as never, limit: 2 } })).toThrow(
+      "concurrency.key must be a synchronous function (data) => string, got an async function: a key is computed from the job's data alone, the same on every delivery (put what it needs in the data)",
+    );
+    expect(() => defineJob({ ...base, idempotency: { key: asyncKey as never } })).toThrow(
+      /idempotency\.key must be a synchronous function \(data\) => string, got an async function/,
+    );
+  });
+
+  it('a key function that returns a Promise without being async is named so when the record runs', () => {
+    const promising = { key: (d: { tenantId: string }) => Promise.resolve(d.tenantId) as never, limit: 1 };
+    expect(() => concurrencyKeyOf('a.b', promising, { tenantId: 't' })).toThrow(
+      'concurrency.key(data) must return a non-empty string, got a Promise: the key function must be synchronous (put what it needs in the data)',
+    );
+  });
+
   it('a key function that throws or returns no string is a ConcurrencyKeyError (permanent)', () => {
     const options = { key: (d: { tenantId: string }) => d.tenantId, limit: 1 };
     expect(concurrencyKeyOf('a.b', options, { tenantId: 't' })).toBe('t');
