@@ -10,7 +10,7 @@ import type { JobLogger } from '../core/logger.ts';
 import type { BatchContext } from './batches/context.ts';
 import type { JobBatchSpec } from './batches/start.ts';
 import { type ConcurrencyOptions, concurrencyProblems } from './limits/concurrency.ts';
-import { isRateLimit, type RateLimitDefinition } from './limits/rate-limit.ts';
+import { isRateLimit, type RateLimitDefinition, rateLimitConflicts } from './limits/rate-limit.ts';
 import { type RawMessageOptions, rawOptionsProblems } from './raw-messages.ts';
 
 /** Options of {@link JobContext.enqueue}. */
@@ -395,6 +395,8 @@ export function defineJob<Data, Result = void>(spec: JobSpec<Data, Result>): Job
     (!Array.isArray(spec.rateLimits) || !spec.rateLimits.every(isRateLimit))
   ) {
     problems.push('rateLimits must be an array of rate limits made by defineRateLimit');
+  } else if (spec.rateLimits !== undefined) {
+    problems.push(...rateLimitConflicts(spec.rateLimits));
   }
   const onDeadLetter = deadLetterPolicyProblem(spec.onDeadLetter, 'onDeadLetter');
   if (onDeadLetter !== undefined) problems.push(onDeadLetter);

@@ -38,6 +38,7 @@ import {
 } from './idempotency/guard.ts';
 import { DynamoIdempotencyStore } from './idempotency/store.ts';
 import { type DeadLetterPolicy, deadLetterPolicyProblem } from './job.ts';
+import { rateLimitConflicts } from './limits/rate-limit.ts';
 import { LimitStore } from './limits/store.ts';
 import { type AnyJob, processRecord, type RecordDeps, type RecordOutcome } from './record/index.ts';
 import { loadSqsModule, preloadSqsModule } from './sqs-module.ts';
@@ -440,6 +441,7 @@ function indexJobs(options: WorkerOptions): ReadonlyMap<string, AnyJob> {
     );
   }
   if (jobs.size === 0) problems.push('jobs must list at least one job');
+  problems.push(...rateLimitConflicts([...new Set(jobs.values())].flatMap((job) => job.rateLimits ?? [])));
   const maxConcurrency = options.maxConcurrency;
   if (maxConcurrency !== undefined && (!Number.isInteger(maxConcurrency) || maxConcurrency < 1)) {
     problems.push(`maxConcurrency must be an integer >= 1, got ${maxConcurrency}`);

@@ -6,6 +6,17 @@
  */
 import { JobError } from '../../core/errors.ts';
 
+/**
+ * Longest time a bucket may take to refill from empty to full, in seconds (1 day): its item lives
+ * one day after its latest write (`BUCKET_RECORD_TTL_SECONDS`, buckets.ts), and a bucket whose item
+ * expired comes back full. A bucket that refills within that time loses nothing by expiring; a
+ * slower one would grant a whole burst again after a quiet day, more than its rate.
+ */
+export const MAX_REFILL_SECONDS = 24 * 60 * 60;
+
+/** Lowest `perSecond` (burst 1): one request per day, 1 / 86,400 ≈ 0.0000116 (see {@link MAX_REFILL_SECONDS}). */
+export const MIN_PER_SECOND = 1 / MAX_REFILL_SECONDS;
+
 /** The adaptive part of a rate limit: how it falls under throttling and recovers after. */
 export interface AdaptiveRateOptions {
   /** Lowest rate the limit falls to, requests per second (> 0). @default perSecond / 100 */
@@ -28,7 +39,10 @@ export interface AdaptiveRateOptions {
 export interface RateLimitSpec {
   /** The limit's name: every job (on any queue) that names it shares its bucket. */
   readonly name: string;
-  /** Sustained rate, requests per second (> 0; 0.5 = one every 2 s). */
+  /**
+   * Sustained rate, requests per second (0.5 = one every 2 s); at least {@link MIN_PER_SECOND}
+   * (one a day), and at least `burst / 86,400` (the bucket refills within a day).
+   */
   readonly perSecond: number;
   /** Most requests at once after a quiet period (the bucket's size, >= 1). @default perSecond, at least 1 */
   readonly burst?: number;
@@ -74,8 +88,9 @@ export interface RateLimitDefinition {
  * });
  * ```
  *
- * @throws {JobError} when `name` is empty, `perSecond` is not > 0, `burst` < 1, or an adaptive
- *   option is out of range (all problems in one message).
+ * @throws {JobError} when `name` is empty, `perSecond` is not > 0, `burst` < 1, the bucket takes
+ *   more than a day to refill (`burst / perSecond` > 86,400 s: under one request a day, for
+ *   example), or an adaptive option is out of range (all problems in one message).
  */
 export function defineRateLimit(spec: RateLimitSpec): RateLimitDefinition {
   if (typeof spec !== 'object' || spec === null) {
@@ -95,6 +110,11 @@ export function defineRateLimit(spec: RateLimitSpec): RateLimitDefinition {
   const burst = spec.burst ?? Math.max(1, perSecond);
   if (!positive(burst) || burst < 1)
     problems.push(`burst must be a number >= 1, got ${JSON.stringify(spec.burst)}`);
+  else if (positive(spec.perSecond) && burst / perSecond > MAX_REFILL_SECONDS) {
+    problems.push(
+      `perSecond ${spec.perSecond} refills a burst of ${burst} in ${Math.round(burst / perSecond)} s, more than a day (${MAX_REFILL_SECONDS} s, how long a bucket is kept after its last use): use perSecond >= ${burst} / ${MAX_REFILL_SECONDS} (${burst === 1 ? 'one request a day' : `${burst} a day`}), or a smaller burst`,
+    );
+  }
   let adaptive: Required<AdaptiveRateOptions> | undefined;
   if (spec.adaptive !== false) {
     const a = spec.adaptive === true || spec.adaptive === undefined ? {} : spec.adaptive;
@@ -129,6 +149,31 @@ export function defineRateLimit(spec: RateLimitSpec): RateLimitDefinition {
     throw new JobError(`invalid rate limit ${JSON.stringify(spec.name)}: ${problems.join('; ')}`);
   }
   return Object.freeze({ kind: 'rate-limit', name: spec.name, perSecond, burst, adaptive });
+}
+
+/**
+ * Two different rate limits under one name, among `limits` (one job's, or every job of a worker):
+ * one problem per such name. They would share one bucket (the bucket is keyed by name), each take
+ * refilling it at its own rate. The same definition listed twice, or two with equal settings (a
+ * limit declared in two modules alike), is fine.
+ */
+export function rateLimitConflicts(limits: readonly RateLimitDefinition[]): string[] {
+  const byName = new Map<string, RateLimitDefinition>();
+  const problems: string[] = [];
+  for (const limit of limits) {
+    const first = byName.get(limit.name);
+    if (first === undefined) {
+      byName.set(limit.name, limit);
+    } else if (first !== limit && JSON.stringify(settingsOf(first)) !== JSON.stringify(settingsOf(limit))) {
+      const problem = `rate limit ${JSON.stringify(limit.name)} is declared twice with different settings (${JSON.stringify(settingsOf(first))} and ${JSON.stringify(settingsOf(limit))}): jobs that name it share one bucket, so declare it once (defineRateLimit in a module every job imports) or give each its own name`;
+      if (!problems.includes(problem)) problems.push(problem);
+    }
+  }
+  return problems;
+}
+
+function settingsOf(limit: RateLimitDefinition): object {
+  return { perSecond: limit.perSecond, burst: limit.burst, adaptive: limit.adaptive ?? false };
 }
 
 /** Whether a value is a {@link RateLimitDefinition} (made by {@link defineRateLimit}). */
