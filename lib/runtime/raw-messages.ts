@@ -151,6 +151,8 @@ export function identityAttributeOf(raw: RawMessageOptions | undefined): string 
 interface RawParts {
   readonly data: unknown;
   readonly snsMessageId?: string;
+  /** The body was an SNS notification (raw delivery off), with or without a `MessageId`. */
+  readonly snsNotification?: boolean;
   readonly eventId?: string;
   /** String values of the notification's own `MessageAttributes` (SNS without raw delivery). */
   readonly wrapperAttributes?: Readonly<Record<string, string>>;
@@ -197,18 +199,14 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** An SNS notification as SNS delivers it to SQS without raw message delivery. */
-function isSnsNotification(value: unknown): value is Record<string, unknown> & {
-  MessageId: string;
-  Message: string;
-} {
-  return (
-    isObject(value) &&
-    value.Type === 'Notification' &&
-    typeof value.MessageId === 'string' &&
-    typeof value.TopicArn === 'string' &&
-    typeof value.Message === 'string'
-  );
+/**
+ * An SNS notification as SNS delivers it to SQS without raw message delivery. Recognised by
+ * `Type: "Notification"` and a string `Message` alone (SNS always adds `MessageId` and `TopicArn`,
+ * a hand-made or forwarded one may not): what is wrong inside it (a `Message` that is not JSON, no
+ * `MessageId`) is then named as the notification's, not as a field missing from the data.
+ */
+function isSnsNotification(value: unknown): value is Record<string, unknown> & { Message: string } {
+  return isObject(value) && value.Type === 'Notification' && typeof value.Message === 'string';
 }
 
 function partsOf(parsed: unknown, jobType: string, from: RawMessageFormat): RawParts {
@@ -240,7 +238,10 @@ function partsOf(parsed: unknown, jobType: string, from: RawMessageFormat): RawP
   }
   return {
     data: message,
-    snsMessageId: parsed.MessageId,
+    snsNotification: true,
+    ...(typeof parsed.MessageId === 'string' && parsed.MessageId !== ''
+      ? { snsMessageId: parsed.MessageId }
+      : {}),
     wrapperAttributes: snsAttributes(parsed.MessageAttributes),
   };
 }
@@ -265,6 +266,13 @@ function identityOf(record: SQSRecord, parts: RawParts, jobType: string, raw: Ra
   if (id === 'sqs-message-id') return record.messageId;
   if (id === 'sns-message-id') {
     if (parts.snsMessageId !== undefined) return parts.snsMessageId;
+    if (parts.snsNotification === true) {
+      throw new RawMessageError(
+        jobType,
+        'MessageId',
+        "is missing from the SNS notification (SNS always sets it: was the notification built by hand?), and raw.id is 'sns-message-id'",
+      );
+    }
     throw new RawMessageError(
       jobType,
       'MessageId',
