@@ -44,6 +44,17 @@ describe('recurringJobs rule', () => {
     ]);
   });
 
+  it('refuses a field it does not know, naming it, the known fields and what was likely meant', () => {
+    expect(
+      errors(recurringJobsRule, {
+        recurringJobs: [{ ...nightly, scheduleExpressionTimezone: 'UTC', enable: false }],
+      }),
+    ).toEqual([
+      "recurringJobs['nightly']: scheduleExpressionTimezone is not a recurring job field (known: data, description, enabled, endDate, job, maximumEventAgeSeconds, maximumRetryAttempts, name, partitionKey, schedule, startDate, timeZone); did you mean timeZone?",
+      "recurringJobs['nightly']: enable is not a recurring job field (known: data, description, enabled, endDate, job, maximumEventAgeSeconds, maximumRetryAttempts, name, partitionKey, schedule, startDate, timeZone); did you mean enabled?",
+    ]);
+  });
+
   it('refuses an end before the start', () => {
     expect(
       errors(recurringJobsRule, {
