@@ -28,6 +28,7 @@ import type { JobLogger } from '../core/logger.ts';
 import { SQS_MAX_BATCH_ENTRIES, SQS_MAX_MESSAGE_BYTES } from '../core/message-size.ts';
 import type { TransientNetworkCode } from '../core/network-errors.ts';
 import { isFifoQueueUrl } from '../core/queue-urls.ts';
+import { shownValue } from '../core/shown-value.ts';
 import {
   type BatchSpec,
   type BatchStarted,
@@ -315,14 +316,14 @@ function checkQueueUrls(queueUrls: unknown, problems: string[]): Record<string, 
       parsed = undefined;
     }
     if (typeof url !== 'string' || !parsed || (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')) {
-      problems.push(`queueUrls.${name} must be an http(s) queue URL, got ${JSON.stringify(url)}`);
+      problems.push(`queueUrls.${name} must be an http(s) queue URL, got ${shownValue(url)}`);
     } else if (/\s/.test(url) || parsed.search !== '' || parsed.hash !== '') {
       problems.push(
-        `queueUrls.${name} must be a queue URL without spaces, query or fragment (https://sqs.<region>.amazonaws.com/<account-id>/<queue-name>), got ${JSON.stringify(url)}`,
+        `queueUrls.${name} must be a queue URL without spaces, query or fragment (https://sqs.<region>.amazonaws.com/<account-id>/<queue-name>), got ${shownValue(url)}`,
       );
     } else if (parsed.pathname.replace(/\/+$/, '') === '') {
       problems.push(
-        `queueUrls.${name} has no queue in its path (https://sqs.<region>.amazonaws.com/<account-id>/<queue-name>), got ${JSON.stringify(url)}`,
+        `queueUrls.${name} has no queue in its path (https://sqs.<region>.amazonaws.com/<account-id>/<queue-name>), got ${shownValue(url)}`,
       );
     } else {
       checked[name] = url.replace(/\/+$/, '');

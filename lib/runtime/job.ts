@@ -7,6 +7,7 @@ import { type RetryPolicy, resolveRetryPolicy } from '../core/backoff.ts';
 import { JobError } from '../core/errors.ts';
 import { keyFunctionProblem } from '../core/key-function.ts';
 import type { JobLogger } from '../core/logger.ts';
+import { shownValue } from '../core/shown-value.ts';
 import type { BatchContext } from './batches/context.ts';
 import type { JobBatchSpec } from './batches/start.ts';
 import { type ConcurrencyOptions, concurrencyProblems } from './limits/concurrency.ts';
@@ -286,7 +287,7 @@ export const DEAD_LETTER_POLICIES: readonly DeadLetterPolicy[] = ['continue', 'p
 /** What is wrong with an `onDeadLetter` value (`what` names the option); undefined when fine or absent. */
 export function deadLetterPolicyProblem(value: unknown, what: string): string | undefined {
   if (value === undefined || DEAD_LETTER_POLICIES.includes(value as DeadLetterPolicy)) return undefined;
-  return `${what} must be 'continue' or 'park', got ${JSON.stringify(value)}`;
+  return `${what} must be 'continue' or 'park', got ${shownValue(value)}`;
 }
 
 /** What is wrong with a job's idempotency options; empty when they are fine or absent. */
@@ -300,7 +301,7 @@ function idempotencyProblems(options: unknown): string[] {
     (field) => `unknown field idempotency.${field} (known: enabled, key, onLeaseExpired)`,
   );
   if (enabled !== undefined && typeof enabled !== 'boolean') {
-    problems.push(`idempotency.enabled must be a boolean, got ${JSON.stringify(enabled)}`);
+    problems.push(`idempotency.enabled must be a boolean, got ${shownValue(enabled)}`);
   }
   const keyProblem = key === undefined ? undefined : keyFunctionProblem(key, 'idempotency.key');
   if (keyProblem !== undefined) problems.push(keyProblem);
@@ -309,7 +310,7 @@ function idempotencyProblems(options: unknown): string[] {
     !LEASE_EXPIRED_POLICIES.includes(onLeaseExpired as LeaseExpiredPolicy)
   ) {
     problems.push(
-      `idempotency.onLeaseExpired must be 'rerun' or 'dead-letter', got ${JSON.stringify(onLeaseExpired)}`,
+      `idempotency.onLeaseExpired must be 'rerun' or 'dead-letter', got ${shownValue(onLeaseExpired)}`,
     );
   }
   return problems;
@@ -404,7 +405,7 @@ export function defineJob<Data, Result = void>(spec: JobSpec<Data, Result>): Job
     problems.push('type must be a non-empty string');
   problems.push(...formerTypesProblems(spec.formerTypes, spec.type));
   if (spec.ordered !== undefined && typeof spec.ordered !== 'boolean') {
-    problems.push(`ordered must be a boolean, got ${JSON.stringify(spec.ordered)}`);
+    problems.push(`ordered must be a boolean, got ${shownValue(spec.ordered)}`);
   }
   if (typeof spec.queue !== 'string' || spec.queue.length === 0)
     problems.push('queue must be a non-empty string');

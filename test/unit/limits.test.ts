@@ -94,6 +94,18 @@ describe('defineRateLimit', () => {
     );
   });
 
+  it('shows NaN and Infinity as given, not as JSON null', () => {
+    expect(() => defineRateLimit({ name: 'n', perSecond: Number.NaN })).toThrow(
+      'invalid rate limit "n": perSecond must be a number > 0, got NaN',
+    );
+    expect(() => defineRateLimit({ name: 'n', perSecond: 1, burst: Number.POSITIVE_INFINITY })).toThrow(
+      'burst must be a number >= 1, got Infinity',
+    );
+    expect(() => defineJob({ ...base, concurrency: { key: (d) => d.tenantId, limit: Number.NaN } })).toThrow(
+      'concurrency.limit must be an integer from 1 to 1000, got NaN',
+    );
+  });
+
   it('refuses a rate whose bucket takes more than a day to refill (its item lives a day): at least one a day', () => {
     // The rule rests on the bucket item's TTL: a bucket that refills within it loses nothing by expiring.
     expect(MAX_REFILL_SECONDS).toBe(BUCKET_RECORD_TTL_SECONDS);

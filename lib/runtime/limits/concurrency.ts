@@ -3,6 +3,7 @@
  * key of one record. The slots themselves are kept by {@link ConcurrencySlots} (slots.ts).
  */
 import { keyFunctionProblem, keyResultProblem } from '../../core/key-function.ts';
+import { shownValue } from '../../core/shown-value.ts';
 import { ConcurrencyKeyError } from './errors.ts';
 
 /**
@@ -49,11 +50,11 @@ export function concurrencyProblems(options: unknown): string[] {
   if (keyProblem !== undefined) problems.push(keyProblem);
   if (!Number.isInteger(o.limit) || (o.limit as number) < 1 || (o.limit as number) > MAX_CONCURRENCY_LIMIT) {
     problems.push(
-      `concurrency.limit must be an integer from 1 to ${MAX_CONCURRENCY_LIMIT}, got ${JSON.stringify(o.limit)}`,
+      `concurrency.limit must be an integer from 1 to ${MAX_CONCURRENCY_LIMIT}, got ${shownValue(o.limit)}`,
     );
   }
   if (o.name !== undefined && (typeof o.name !== 'string' || o.name === '')) {
-    problems.push(`concurrency.name must be a non-empty string, got ${JSON.stringify(o.name)}`);
+    problems.push(`concurrency.name must be a non-empty string, got ${shownValue(o.name)}`);
   }
   return problems;
 }

@@ -5,6 +5,7 @@
  * rule TCP congestion control uses so that many senders converge on a fair share).
  */
 import { JobError } from '../../core/errors.ts';
+import { shownValue } from '../../core/shown-value.ts';
 
 /**
  * Longest time a bucket may take to refill from empty to full, in seconds (1 day): its item lives
@@ -105,11 +106,11 @@ export function defineRateLimit(spec: RateLimitSpec): RateLimitDefinition {
   const positive = (value: unknown): value is number =>
     typeof value === 'number' && Number.isFinite(value) && value > 0;
   if (!positive(spec.perSecond))
-    problems.push(`perSecond must be a number > 0, got ${JSON.stringify(spec.perSecond)}`);
+    problems.push(`perSecond must be a number > 0, got ${shownValue(spec.perSecond)}`);
   const perSecond = positive(spec.perSecond) ? spec.perSecond : 1;
   const burst = spec.burst ?? Math.max(1, perSecond);
   if (!positive(burst) || burst < 1)
-    problems.push(`burst must be a number >= 1, got ${JSON.stringify(spec.burst)}`);
+    problems.push(`burst must be a number >= 1, got ${shownValue(spec.burst)}`);
   else if (positive(spec.perSecond) && burst / perSecond > MAX_REFILL_SECONDS) {
     problems.push(
       `perSecond ${spec.perSecond} refills a burst of ${burst} in ${Math.round(burst / perSecond)} s, more than a day (${MAX_REFILL_SECONDS} s, how long a bucket is kept after its last use): use perSecond >= ${burst} / ${MAX_REFILL_SECONDS} (${burst === 1 ? 'one request a day' : `${burst} a day`}), or a smaller burst`,
