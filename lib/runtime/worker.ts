@@ -39,7 +39,7 @@ import {
 import { DynamoIdempotencyStore } from './idempotency/store.ts';
 import { type DeadLetterPolicy, deadLetterPolicyProblem } from './job.ts';
 import { rateLimitConflicts } from './limits/rate-limit.ts';
-import { LimitStore } from './limits/store.ts';
+import { LimitStore, type LimitStorePort } from './limits/store.ts';
 import { type AnyJob, processRecord, type RecordDeps, type RecordOutcome } from './record/index.ts';
 import { loadSqsModule, preloadSqsModule } from './sqs-module.ts';
 import type { SqsSender } from './sqs-port.ts';
@@ -102,10 +102,11 @@ export interface WorkerOptions {
   readonly onDeadLetter?: DeadLetterPolicy;
   /**
    * Where per-key concurrency slots and rate-limit buckets are kept (jobs with `concurrency` or
-   * `rateLimits`), or `false` for none (such jobs then make the worker refuse to run).
+   * `rateLimits`): a `LimitStore`, or `MemoryLimitStore` of sqs-jobs/testing in a unit test; or
+   * `false` for none (such jobs then make the worker refuse to run).
    * @default a `LimitStore` on env `JOBS_IDEMPOTENCY_TABLE`, made only when a job has limits
    */
-  readonly limits?: LimitStore | false;
+  readonly limits?: LimitStorePort | false;
   /** SQS client for DLQ sends and visibility changes. @default `new SQSClient({})` (honours `AWS_ENDPOINT_URL`) */
   readonly sqs?: SqsSender;
   /**
@@ -160,7 +161,7 @@ interface WorkerSetup {
   /** Where parked groups are kept; undefined when no job of the worker parks (nothing is read). */
   readonly parkStore: GroupParkStore | undefined;
   /** Concurrency slots and rate buckets; undefined when no job has limits. */
-  readonly limits: LimitStore | undefined;
+  readonly limits: LimitStorePort | undefined;
   readonly childSender: () => ChildSender;
   /** Where batches are kept: the DynamoDB store's table; undefined without one. */
   readonly batchLedger: BatchLedger | undefined;
@@ -523,7 +524,7 @@ function resolveSetup(
   const limited = [...jobs.values()].filter(
     (job) => job.concurrency !== undefined || (job.rateLimits?.length ?? 0) > 0,
   );
-  let limitStore: LimitStore | undefined;
+  let limitStore: LimitStorePort | undefined;
   if (limited.length > 0 && options.limits !== false) {
     limitStore =
       options.limits ??

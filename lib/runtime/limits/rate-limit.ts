@@ -199,6 +199,52 @@ export function freshBucket(limit: RateLimitDefinition, now: number): BucketStat
   return { tokens: limit.burst, rate: limit.perSecond, updatedAtMs: now, decreasedAtMs: 0 };
 }
 
+/** What {@link takeAfterRefill} decided: the bucket to write, or how long until a token. */
+export type RefillTake =
+  | { readonly granted: true; readonly next: BucketState }
+  | { readonly granted: false; readonly waitMs: number };
+
+/**
+ * A take from a bucket found without a whole token (or not found): `stored` refilled to `now`
+ * (its rate cut to the declared one), then one token taken, or the wait until one. A bucket not
+ * found is a new one, full. The decision of every limit store (DynamoDB, buckets.ts; memory, the
+ * test kit); a store only adds how it writes `next` safely.
+ */
+export function takeAfterRefill(
+  limit: RateLimitDefinition,
+  stored: BucketState | undefined,
+  now: number,
+): RefillTake {
+  if (stored === undefined) {
+    const fresh = freshBucket(limit, now);
+    return { granted: true, next: { ...fresh, tokens: fresh.tokens - 1 } };
+  }
+  const refilled = refill(limit, clampRate(limit, stored), now);
+  if (refilled.tokens < 1) return { granted: false, waitMs: msUntilToken(refilled) };
+  return { granted: true, next: { ...refilled, tokens: refilled.tokens - 1 } };
+}
+
+/**
+ * The bucket after a throttling report at `now`: `stored` (or a new full bucket) refilled and
+ * {@link decrease}d; undefined when nothing changes (a fixed limit, or the same overload episode).
+ */
+export function bucketAfterThrottle(
+  limit: RateLimitDefinition,
+  stored: BucketState | undefined,
+  now: number,
+): BucketState | undefined {
+  if (limit.adaptive === undefined) return undefined;
+  if (stored === undefined) return decrease(limit, freshBucket(limit, now), now);
+  const refilled = refill(limit, clampRate(limit, stored), now);
+  const lowered = decrease(limit, refilled, now);
+  return lowered === refilled ? undefined : lowered;
+}
+
+/** A rate above the declared one (the limit was redeclared lower) is cut to it. */
+export function clampRate(limit: RateLimitDefinition, state: BucketState): BucketState {
+  return state.rate > limit.perSecond ? { ...state, rate: limit.perSecond } : state;
+}
+
 /** The bucket's capacity at a rate: the burst, scaled down with the rate (a lowered limit allows no full burst). */
 export function capacityAt(limit: RateLimitDefinition, rate: number): number {
   return Math.max(1, (limit.burst * rate) / limit.perSecond);
