@@ -335,10 +335,12 @@ function checkQueueUrls(queueUrls: unknown, problems: string[]): Record<string, 
 function checkOptions(options: JobClientOptions): Settings {
   const problems: string[] = [];
   if (!isPlainObject(options)) {
-    throw new JobClientError(
-      `invalid JobClient options: expected an object { source, queueUrls, ... }, got ${describeValue(options)}`,
-      { code: 'InvalidOptions', senderFault: true },
-    );
+    const problem = `expected an object { source, queueUrls, ... }, got ${describeValue(options)}`;
+    throw new JobClientError(`invalid JobClient options: ${problem}`, {
+      code: 'InvalidOptions',
+      senderFault: true,
+      problems: [{ index: 0, type: undefined, message: problem }],
+    });
   }
   problems.push(...unknownKeyProblems(options, CLIENT_OPTION_KEYS, '', CLIENT_OPTION_HINTS));
   const source = options?.source;
@@ -464,6 +466,7 @@ function checkIdentity(identity: ScheduledJobIdentity, queueUrls: Readonly<Recor
     throw new JobClientError(`invalid job identity: ${problems.join('; ')}`, {
       code: 'InvalidArguments',
       senderFault: true,
+      problems: problems.map((message) => ({ index: 0, type: undefined, message })),
     });
   }
 }

@@ -105,6 +105,22 @@ describe('the dynamodb option of JobClient', () => {
     );
   });
 
+  it('lists what is wrong with a job identity given to cancel in problems', async () => {
+    const client = new JobClient({ source: '/p', queueUrls: URLS });
+    const error = await client.cancel({ queue: 'other', id: '' }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(JobClientError);
+    expect((error as JobClientError).problems.map((p) => p.message)).toEqual([
+      'identity.queue must be a queue of queueUrls (known queues: work), got a string ("other")',
+      `identity.id must be the job's envelope id (the id send returned), got a string ("")`,
+    ]);
+  });
+
+  it('lists options that are not an object in problems too', () => {
+    expect(refusal(undefined).problems.map((p) => p.message)).toEqual([
+      'expected an object { source, queueUrls, ... }, got undefined',
+    ]);
+  });
+
   it('lists an unknown option in problems (never an error with no problem listed)', () => {
     const error = refusal({ source: '/p', queueUrls: URLS, region: 'eu-west-1' });
     expect(error.problems).toHaveLength(1);
