@@ -238,7 +238,7 @@ export function recurringJobProblems(job: RecurringJob, index: number, queue: Re
   }
 
   if (job.data !== undefined)
-    for (const p of jsonValueProblems(job.data, 'data'))
+    for (const p of jsonValueProblems(job.data, 'data', { undefinedFields: 'refuse' }))
       add(`${p.path} ${p.message}: recurring job data must be plain JSON`);
 
   if (job.partitionKey !== undefined) {

@@ -55,6 +55,16 @@ describe('recurringJobs rule', () => {
     ]);
   });
 
+  it('refuses a data field that is undefined (a value that went missing), naming its path', () => {
+    expect(
+      errors(recurringJobsRule, {
+        recurringJobs: [{ ...nightly, data: { region: process.env.SQS_JOBS_UNSET_FOR_TEST, day: 1 } }],
+      }),
+    ).toEqual([
+      "recurringJobs['nightly']: data.region is undefined: JSON would leave the field out (leave it out, or give it a value): recurring job data must be plain JSON",
+    ]);
+  });
+
   it('refuses an end before the start', () => {
     expect(
       errors(recurringJobsRule, {
