@@ -5,6 +5,9 @@
  * rule TCP congestion control uses so that many senders converge on a fair share).
  */
 import { JobError } from '../../core/errors.ts';
+
+export { rateLimitConflicts } from '../../core/rate-limit-conflicts.ts';
+
 import { shownValue } from '../../core/shown-value.ts';
 
 /**
@@ -150,31 +153,6 @@ export function defineRateLimit(spec: RateLimitSpec): RateLimitDefinition {
     throw new JobError(`invalid rate limit ${JSON.stringify(spec.name)}: ${problems.join('; ')}`);
   }
   return Object.freeze({ kind: 'rate-limit', name: spec.name, perSecond, burst, adaptive });
-}
-
-/**
- * Two different rate limits under one name, among `limits` (one job's, or every job of a worker):
- * one problem per such name. They would share one bucket (the bucket is keyed by name), each take
- * refilling it at its own rate. The same definition listed twice, or two with equal settings (a
- * limit declared in two modules alike), is fine.
- */
-export function rateLimitConflicts(limits: readonly RateLimitDefinition[]): string[] {
-  const byName = new Map<string, RateLimitDefinition>();
-  const problems: string[] = [];
-  for (const limit of limits) {
-    const first = byName.get(limit.name);
-    if (first === undefined) {
-      byName.set(limit.name, limit);
-    } else if (first !== limit && JSON.stringify(settingsOf(first)) !== JSON.stringify(settingsOf(limit))) {
-      const problem = `rate limit ${JSON.stringify(limit.name)} is declared twice with different settings (${JSON.stringify(settingsOf(first))} and ${JSON.stringify(settingsOf(limit))}): jobs that name it share one bucket, so declare it once (defineRateLimit in a module every job imports) or give each its own name`;
-      if (!problems.includes(problem)) problems.push(problem);
-    }
-  }
-  return problems;
-}
-
-function settingsOf(limit: RateLimitDefinition): object {
-  return { perSecond: limit.perSecond, burst: limit.burst, adaptive: limit.adaptive ?? false };
 }
 
 /** Whether a value is a {@link RateLimitDefinition} (made by {@link defineRateLimit}). */
