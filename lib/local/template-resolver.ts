@@ -423,12 +423,9 @@ function normalise(value: Json): Json {
 function toStr(value: Json, path: string): string {
   if (typeof value === 'string') return value;
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  throw new TemplateResolutionError(
-    `expected a string at ${path}, got ${shownValue(value)}`,
-    {
-      context: { path },
-    },
-  );
+  throw new TemplateResolutionError(`expected a string at ${path}, got ${shownValue(value)}`, {
+    context: { path },
+  });
 }
 
 function malformed(fn: string, path: string, detail: string): TemplateResolutionError {
