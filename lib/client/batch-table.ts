@@ -4,32 +4,38 @@
  * `ConditionalCheckFailedException`). The DynamoDB client module is loaded at the first start, so
  * producers that never start a batch never load it.
  */
-import type { AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { BatchTablePort } from './batch-start.ts';
+import type { DynamoDbSender } from './scheduling.ts';
 
-/** The part of a DynamoDB client a batch start uses (a `DynamoDBClient` satisfies it). */
-export interface DynamoSender {
-  send(command: unknown): Promise<unknown>;
-}
-
-/** Options of batches on a `JobClient`: where batch items are kept. */
+/**
+ * Options of batches on a `JobClient`: where batch items are kept. The DynamoDB client is the
+ * JobClient's own `dynamodb` option, the one its jobs sent for later use too.
+ */
 export interface JobClientBatchOptions {
   /** The idempotency table of the workers that run the children (`JOBS_IDEMPOTENCY_TABLE`). */
   readonly tableName: string;
+}
+
+/** The keys of {@link JobClientBatchOptions}. */
+export const BATCH_OPTION_KEYS = ['tableName'] as const satisfies readonly (keyof JobClientBatchOptions)[];
+
+/** Where a batch start writes: the table, and the client (`JobClientOptions.dynamodb`). */
+export interface BatchTableOptions extends JobClientBatchOptions {
   /** @default `new DynamoDBClient({})`, created at the first start (region and endpoint from the environment) */
-  readonly dynamodb?: DynamoSender | DynamoDBClient;
+  readonly dynamodb?: DynamoDbSender | undefined;
 }
 
 /** A {@link BatchTablePort} on the table of `options`. */
-export function batchTable(options: JobClientBatchOptions): BatchTablePort {
-  let client: Promise<DynamoSender> | undefined;
+export function batchTable(options: BatchTableOptions): BatchTablePort {
+  let client: Promise<DynamoDbSender> | undefined;
   return {
     tableName: options.tableName,
     async putIfAbsent(
       item: Record<string, AttributeValue>,
     ): Promise<Record<string, AttributeValue> | undefined> {
       const { PutItemCommand, GetItemCommand, DynamoDBClient } = await import('@aws-sdk/client-dynamodb');
-      client ??= Promise.resolve((options.dynamodb as DynamoSender | undefined) ?? new DynamoDBClient({}));
+      client ??= Promise.resolve(options.dynamodb ?? new DynamoDBClient({}));
       const dynamodb = await client;
       try {
         await dynamodb.send(

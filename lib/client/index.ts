@@ -21,7 +21,7 @@ export type {
   BatchStarted,
   WatchdogScheduler,
 } from './batch-start.ts';
-export type { DynamoSender, JobClientBatchOptions } from './batch-table.ts';
+export type { JobClientBatchOptions } from './batch-table.ts';
 export {
   type BatchEntry,
   type BatchResult,

@@ -29,7 +29,10 @@ export class JobClientError extends JobError {
   readonly code: string;
   /** True when the caller must change something; retrying the same request will not help. */
   readonly senderFault: boolean;
-  /** Problems per entry (empty for `InvalidOptions`). */
+  /**
+   * Problems per entry; for `InvalidOptions` one per bad option, for an invalid job identity
+   * (`InvalidArguments` of cancel and reschedule) one per problem (`index` 0, `type` undefined).
+   */
   readonly problems: readonly EntryProblem[];
 
   constructor(

@@ -32,7 +32,7 @@ import {
   startBatchWith,
   type WatchdogScheduler,
 } from './batch-start.ts';
-import { batchTable, type JobClientBatchOptions } from './batch-table.ts';
+import { BATCH_OPTION_KEYS, batchTable, type JobClientBatchOptions } from './batch-table.ts';
 import { type EntryProblem, JobClientError } from './job-client-error.ts';
 import { JobSender, refusal, singleResult } from './job-sender.ts';
 import { describeValue, isPlainObject, unknownKeyProblems } from './option-keys.ts';
@@ -43,6 +43,7 @@ import type { ScheduledJobs } from './scheduled-jobs.ts';
 import {
   type CancelResult,
   type DynamoDbSender,
+  isTableName,
   missingQueueScheduling,
   missingStateTable,
   type RescheduleResult,
@@ -96,11 +97,17 @@ export interface JobClientOptions {
   readonly scheduling?: SchedulingOptions;
   /** @default `new SchedulerClient({})` of `@aws-sdk/client-scheduler`, loaded and created on the first job that goes as a schedule */
   readonly scheduler?: SchedulerSender;
-  /** @default `new DynamoDBClient({})` of `@aws-sdk/client-dynamodb`, loaded and created on the first job sent for later */
+  /**
+   * The DynamoDB client of every path that reads or writes the idempotency table: jobs sent for
+   * later, `cancel`, `reschedule`, and `startBatch`'s batch item.
+   * @default `new DynamoDBClient({})` of `@aws-sdk/client-dynamodb`, loaded and created on first use
+   *   (region and endpoint from the environment)
+   */
   readonly dynamodb?: DynamoDbSender;
   /**
    * Where {@link JobClient.startBatch} keeps batches: the idempotency table of the workers that run
-   * the children and the completion job. @default none: `startBatch` throws `BatchesNeedTable`
+   * the children and the completion job (written with the `dynamodb` client above).
+   * @default none: `startBatch` throws `BatchesNeedTable`
    */
   readonly batches?: JobClientBatchOptions;
   /**
@@ -207,6 +214,26 @@ export function batchEntry<Data>(
   return options === undefined ? { job, data } : { job, data, options };
 }
 
+/** What is wrong with the `batches` option; empty when it is fine or absent. */
+function batchesProblems(batches: unknown): string[] {
+  if (batches === undefined) return [];
+  if (!isPlainObject(batches)) {
+    return [
+      `batches must be an object { tableName } (the workers' idempotency table), got ${describeValue(batches)}`,
+    ];
+  }
+  const problems = unknownKeyProblems(batches, BATCH_OPTION_KEYS, 'batches', {
+    dynamodb: 'the JobClient option dynamodb: new JobClient({ dynamodb, batches: { tableName } })',
+  });
+  const table = batches.tableName;
+  if (!isTableName(table)) {
+    problems.push(
+      `batches.tableName must be a DynamoDB table name (3-255 of a-z A-Z 0-9 _ . -), the workers' JOBS_IDEMPOTENCY_TABLE, got ${describeValue(table)}`,
+    );
+  }
+  return problems;
+}
+
 /** Checks the identity given to cancel or reschedule. @throws {JobClientError} `InvalidArguments` naming what is wrong. */
 function checkIdentity(identity: ScheduledJobIdentity, queueUrls: Readonly<Record<string, string>>): void {
   const problems: string[] = [];
@@ -237,6 +264,7 @@ function checkIdentity(identity: ScheduledJobIdentity, queueUrls: Readonly<Recor
     throw new JobClientError(`invalid job identity: ${problems.join('; ')}`, {
       code: 'InvalidArguments',
       senderFault: true,
+      problems: problems.map((message) => ({ index: 0, type: undefined, message })),
     });
   }
 }
@@ -278,7 +306,10 @@ export class JobClient {
   readonly #scheduleWatchdog: WatchdogScheduler;
 
   constructor(options: JobClientOptions) {
-    this.#sender = new JobSender(options, (checked) => schedulingProblems(checked.scheduling));
+    this.#sender = new JobSender(options, (checked) => [
+      ...schedulingProblems(checked.scheduling),
+      ...batchesProblems(checked.batches),
+    ]);
     this.#scheduling = options.scheduling ?? {};
     this.#scheduler = options.scheduler;
     this.#dynamodb = options.dynamodb;
@@ -394,7 +425,7 @@ export class JobClient {
       spec,
       { batchId: id, source: this.#sender.settings.source, now: Date.now() },
       this,
-      batchTable(this.#batches),
+      batchTable({ tableName: this.#batches.tableName, dynamodb: this.#dynamodb }),
       this.#scheduleWatchdog,
     );
   }

@@ -22,6 +22,7 @@ import { classifyError } from '../core/errors.ts';
 import type { JobLogger } from '../core/logger.ts';
 import { SQS_MAX_BATCH_ENTRIES, SQS_MAX_MESSAGE_BYTES } from '../core/message-size.ts';
 import type { TransientNetworkCode } from '../core/network-errors.ts';
+import { shownValue } from '../core/shown-value.ts';
 import type {
   BatchResult,
   CheckedEnvelope,
@@ -136,14 +137,14 @@ function checkQueueUrls(queueUrls: unknown, problems: string[]): Record<string, 
       parsed = undefined;
     }
     if (typeof url !== 'string' || !parsed || (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')) {
-      problems.push(`queueUrls.${name} must be an http(s) queue URL, got ${JSON.stringify(url)}`);
+      problems.push(`queueUrls.${name} must be an http(s) queue URL, got ${shownValue(url)}`);
     } else if (/\s/.test(url) || parsed.search !== '' || parsed.hash !== '') {
       problems.push(
-        `queueUrls.${name} must be a queue URL without spaces, query or fragment (https://sqs.<region>.amazonaws.com/<account-id>/<queue-name>), got ${JSON.stringify(url)}`,
+        `queueUrls.${name} must be a queue URL without spaces, query or fragment (https://sqs.<region>.amazonaws.com/<account-id>/<queue-name>), got ${shownValue(url)}`,
       );
     } else if (parsed.pathname.replace(/\/+$/, '') === '') {
       problems.push(
-        `queueUrls.${name} has no queue in its path (https://sqs.<region>.amazonaws.com/<account-id>/<queue-name>), got ${JSON.stringify(url)}`,
+        `queueUrls.${name} has no queue in its path (https://sqs.<region>.amazonaws.com/<account-id>/<queue-name>), got ${shownValue(url)}`,
       );
     } else {
       checked[name] = url.replace(/\/+$/, '');
@@ -158,10 +159,12 @@ function checkOptions(
 ): Settings {
   const problems: string[] = [];
   if (!isPlainObject(options)) {
-    throw new JobClientError(
-      `invalid JobClient options: expected an object { source, queueUrls, ... }, got ${describeValue(options)}`,
-      { code: 'InvalidOptions', senderFault: true },
-    );
+    const problem = `expected an object { source, queueUrls, ... }, got ${describeValue(options)}`;
+    throw new JobClientError(`invalid JobClient options: ${problem}`, {
+      code: 'InvalidOptions',
+      senderFault: true,
+      problems: [{ index: 0, type: undefined, message: problem }],
+    });
   }
   problems.push(...unknownKeyProblems(options, CLIENT_OPTION_KEYS, '', CLIENT_OPTION_HINTS));
   const source = options?.source;
@@ -205,13 +208,21 @@ function checkOptions(
   if (!Number.isFinite(retry.baseDelayMs) || retry.baseDelayMs < 0) {
     problems.push(`retry.baseDelayMs must be a finite number >= 0, got ${retry.baseDelayMs}`);
   }
-  if (options?.sqs !== undefined && typeof options.sqs?.send !== 'function') {
-    problems.push('sqs must be an SQS client (an object with send(command))');
+  for (const [key, client] of [
+    ['sqs', 'an SQS client (new SQSClient({}))'],
+    ['scheduler', 'an EventBridge Scheduler client (new SchedulerClient({}))'],
+    ['dynamodb', 'a DynamoDB client (new DynamoDBClient({}))'],
+  ] as const) {
+    const value = options[key] as { send?: unknown } | undefined;
+    if (value !== undefined && typeof value?.send !== 'function') {
+      problems.push(`${key} must be ${client}: an object with send(command), got ${describeValue(value)}`);
+    }
   }
   if (problems.length > 0) {
     throw new JobClientError(`invalid JobClient options: ${problems.join('; ')}`, {
       code: 'InvalidOptions',
       senderFault: true,
+      problems: problems.map((message) => ({ index: 0, type: undefined, message })),
     });
   }
   return { source, queueUrls, payloadWarnBytes, maxMessageBytes, retry };

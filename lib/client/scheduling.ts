@@ -25,7 +25,11 @@ export interface SchedulerSender {
   send(command: any): Promise<unknown>;
 }
 
-/** The part of a DynamoDB client `JobClient` uses: a `DynamoDBClient` of `@aws-sdk/client-dynamodb` has it; tests pass a fake. */
+/**
+ * The part of a DynamoDB client `JobClient` uses (the state of jobs sent for later, `cancel`,
+ * `reschedule`, and the batch item of `startBatch`): a `DynamoDBClient` of
+ * `@aws-sdk/client-dynamodb` has it; tests pass a fake.
+ */
 export interface DynamoDbSender {
   // biome-ignore lint/suspicious/noExplicitAny: any DynamoDB command; the output is read per command.
   send(command: any): Promise<unknown>;
@@ -152,6 +156,14 @@ export function schedulingFromEnv(
   return { queues, ...(table ? { idempotencyTableName: table } : {}) };
 }
 
+/**
+ * Whether `value` is a DynamoDB table name: 3-255 of a-z A-Z 0-9 _ . - (DynamoDB developer guide,
+ * "Naming rules").
+ */
+export function isTableName(value: unknown): value is string {
+  return typeof value === 'string' && /^[a-zA-Z0-9_.-]{3,255}$/.test(value);
+}
+
 /** The problems of a `scheduling` option (empty when it is fine or absent). */
 export function schedulingProblems(scheduling: unknown): string[] {
   if (scheduling === undefined) return [];
@@ -162,7 +174,7 @@ export function schedulingProblems(scheduling: unknown): string[] {
   }
   const problems = unknownKeyProblems(scheduling, SCHEDULING_KEYS, 'scheduling');
   const table = scheduling.idempotencyTableName;
-  if (table !== undefined && (typeof table !== 'string' || !/^[a-zA-Z0-9_.-]{3,255}$/.test(table))) {
+  if (table !== undefined && !isTableName(table)) {
     problems.push(
       `scheduling.idempotencyTableName must be a DynamoDB table name (3-255 of a-z A-Z 0-9 _ . -), got ${describeValue(table)}`,
     );

@@ -9,6 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { shownValue } from './shown-value.ts';
 
 /**
  * What a dead-lettered child does to its batch. `complete-with-failures`: it counts (as
@@ -82,7 +83,7 @@ export function batchChildKey(batchId: string, childId: string): string {
 /** What is wrong with a producer-given batch id; undefined when fine. */
 export function batchIdProblem(id: unknown): string | undefined {
   if (typeof id !== 'string' || id.length === 0 || id.length > MAX_BATCH_ID_CHARS || !/^[!-~]+$/.test(id)) {
-    return `id must be 1-${MAX_BATCH_ID_CHARS} printable ASCII characters without space, got ${JSON.stringify(id)}`;
+    return `id must be 1-${MAX_BATCH_ID_CHARS} printable ASCII characters without space, got ${shownValue(id)}`;
   }
   return undefined;
 }
@@ -102,7 +103,7 @@ export function batchSettingsProblems(settings: {
   const policy = settings.onChildDeadLettered;
   if (policy !== undefined && !BATCH_DEAD_LETTER_POLICIES.includes(policy as BatchDeadLetterPolicy)) {
     problems.push(
-      `onChildDeadLettered must be 'wait-for-redrive' or 'complete-with-failures', got ${JSON.stringify(policy)}`,
+      `onChildDeadLettered must be 'wait-for-redrive' or 'complete-with-failures', got ${shownValue(policy)}`,
     );
   }
   const limit = settings.openLimitSeconds;
@@ -114,7 +115,7 @@ export function batchSettingsProblems(settings: {
       limit > MAX_BATCH_OPEN_LIMIT_SECONDS)
   ) {
     problems.push(
-      `openLimitSeconds must be an integer 1-${MAX_BATCH_OPEN_LIMIT_SECONDS} (12 h), got ${JSON.stringify(limit)}`,
+      `openLimitSeconds must be an integer 1-${MAX_BATCH_OPEN_LIMIT_SECONDS} (12 h), got ${shownValue(limit)}`,
     );
   }
   return problems;

@@ -54,10 +54,17 @@ function hasToJson(value: object): value is { toJSON: (key: string) => unknown }
  * is one problem at `root`: neither this walk nor `JSON.stringify` can get through it.
  *
  * @param root the path of `value` itself. @default 'data'
+ * @param options `undefinedFields: 'refuse'` also refuses a property whose value is `undefined`
+ *   (data written once and sent unchanged, such as a recurring job's, has no optional fields: an
+ *   `undefined` there is a value that went missing, an unset variable). @default 'omit'
  * @returns the problems, in document order; empty when `JSON.parse(JSON.stringify(value))` is
  *   the same value (deep-equal), with `toJSON` applied.
  */
-export function jsonValueProblems(value: unknown, root = 'data'): JsonValueProblem[] {
+export function jsonValueProblems(
+  value: unknown,
+  root = 'data',
+  options: { readonly undefinedFields?: 'omit' | 'refuse' } = {},
+): JsonValueProblem[] {
   const problems: JsonValueProblem[] = [];
   const ancestors: object[] = [];
   const ancestorPaths: string[] = [];
@@ -94,6 +101,11 @@ export function jsonValueProblems(value: unknown, root = 'data'): JsonValueProbl
         if (path === root) problems.push({ path, message: 'undefined has no JSON form' });
         else if (inArray)
           problems.push({ path, message: 'undefined in an array has no JSON form: JSON would send null' });
+        else if (options.undefinedFields === 'refuse')
+          problems.push({
+            path,
+            message: 'is undefined: JSON would leave the field out (leave it out, or give it a value)',
+          });
         return;
       case 'function':
         problems.push({ path, message: 'a function has no JSON form: JSON would leave it out' });

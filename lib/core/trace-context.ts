@@ -12,6 +12,7 @@
  * runs on every record that carries a traceparent (issue 10 keeps the envelope check cheap).
  */
 import { randomBytes } from 'node:crypto';
+import { shownValue } from './shown-value.ts';
 
 /** Length of a version `00` traceparent. */
 export const TRACEPARENT_LENGTH = 55;
@@ -76,23 +77,23 @@ export function traceparentProblem(value: string): string | undefined {
   if (isValidTraceparent(value)) return undefined;
   const shape =
     'must be a W3C traceparent: version-traceid-parentid-flags, 2-32-16-2 lowercase hex digits (e.g. 00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01)';
-  if (value.length < TRACEPARENT_LENGTH) return `${shape}, got ${JSON.stringify(value)}`;
+  if (value.length < TRACEPARENT_LENGTH) return `${shape}, got ${shownValue(value)}`;
   if (value.charCodeAt(2) !== 45 || value.charCodeAt(35) !== 45 || value.charCodeAt(52) !== 45) {
-    return `${shape}, got ${JSON.stringify(value)}`;
+    return `${shape}, got ${shownValue(value)}`;
   }
   if (!hexField(value, 0, 2, false)) return `${shape}: the version is not 2 lowercase hex digits`;
   if (value.startsWith('ff')) return 'must be a W3C traceparent: version ff is invalid';
   if (value.length > TRACEPARENT_LENGTH) {
     // Version 00 is exactly 55 characters; a later version may go on after a '-' (§3.2.4).
     if (value.startsWith('00')) return `${shape}: version 00 has exactly 55 characters, got ${value.length}`;
-    if (value.charCodeAt(TRACEPARENT_LENGTH) !== 45) return `${shape}, got ${JSON.stringify(value)}`;
+    if (value.charCodeAt(TRACEPARENT_LENGTH) !== 45) return `${shape}, got ${shownValue(value)}`;
   }
   if (!hexField(value, 3, 35, false)) return `${shape}: the trace id is not 32 lowercase hex digits`;
   if (!hexField(value, 3, 35, true)) return 'must be a W3C traceparent: an all-zero trace id is invalid';
   if (!hexField(value, 36, 52, false)) return `${shape}: the parent id is not 16 lowercase hex digits`;
   if (!hexField(value, 36, 52, true)) return 'must be a W3C traceparent: an all-zero parent id is invalid';
   if (!hexField(value, 53, 55, false)) return `${shape}: the flags are not 2 lowercase hex digits`;
-  return `${shape}, got ${JSON.stringify(value)}`;
+  return `${shape}, got ${shownValue(value)}`;
 }
 
 /**

@@ -165,10 +165,55 @@ async function withLock<T>(lockDir: string, timeoutMs: number, fn: () => Promise
   }
 }
 
-/** Synthesizes with the CDK CLI of the project (`npx cdk synth`). */
+/**
+ * What is missing for `cdk synth` in `projectRoot`, said as what to do; undefined when nothing
+ * is. Checked before running the CLI: without cdk.json the CLI has no app to run, and without the
+ * `aws-cdk` package `npx cdk` asks npm for a package named `cdk` (another project) and fails with
+ * npm's own error, which names neither.
+ */
+export function cliSynthProblem(
+  projectRoot: string,
+  env: NodeJS.ProcessEnv = process.env,
+): string | undefined {
+  if (!existsSync(join(projectRoot, 'cdk.json'))) {
+    return `no cdk.json in ${projectRoot}: sqs-jobs local runs the CDK app that cdk.json's "app" names. Run it in your CDK project's root, or pass --project-root <the directory with cdk.json>; to start one: npx cdk init app --language typescript (docs/own-app.md)`;
+  }
+  if (cdkCliOf(projectRoot, env) === undefined) {
+    return `the AWS CDK CLI is not installed for ${projectRoot}: no package aws-cdk in its node_modules (nor a cdk command on PATH). Install it: npm install --save-dev aws-cdk`;
+  }
+  return undefined;
+}
+
+/** How to run the CDK CLI for `projectRoot`: its own `aws-cdk` (through npx), else a `cdk` on PATH. */
+function cdkCliOf(
+  projectRoot: string,
+  env: NodeJS.ProcessEnv,
+): { command: string; args: string[] } | undefined {
+  try {
+    createRequire(join(projectRoot, 'package.json')).resolve('aws-cdk/package.json');
+    return { command: 'npx', args: ['cdk'] };
+  } catch {
+    // Not installed in the project: a global install will do.
+  }
+  for (const dir of (env.PATH ?? '').split(':')) {
+    if (dir !== '' && existsSync(join(dir, 'cdk'))) return { command: join(dir, 'cdk'), args: [] };
+  }
+  return undefined;
+}
+
+/**
+ * Synthesizes with the CDK CLI of the project (`npx cdk synth`, or a global `cdk`).
+ * @throws {SynthError} saying what to do when cdk.json or the CLI is missing ({@link cliSynthProblem}),
+ *   or with the CLI's output when it fails.
+ */
 export function synthesizeWithCli(projectRoot: string, outdir: string): Promise<void> {
+  const problem = cliSynthProblem(projectRoot);
+  const cli = problem === undefined ? cdkCliOf(projectRoot, process.env) : undefined;
+  if (problem !== undefined || cli === undefined) {
+    return Promise.reject(new SynthError(problem ?? 'no CDK CLI', { context: { projectRoot } }));
+  }
   return new Promise((resolvePromise, reject) => {
-    const child = spawn('npx', ['cdk', 'synth', '--quiet', '--no-notices', '--output', outdir], {
+    const child = spawn(cli.command, [...cli.args, 'synth', '--quiet', '--no-notices', '--output', outdir], {
       cwd: projectRoot,
       env: { ...process.env, CDK_DISABLE_VERSION_CHECK: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -179,7 +224,9 @@ export function synthesizeWithCli(projectRoot: string, outdir: string): Promise<
     };
     child.stdout.on('data', keep);
     child.stderr.on('data', keep);
-    child.on('error', (cause) => reject(new SynthError('cannot run npx cdk synth', { cause })));
+    child.on('error', (cause) =>
+      reject(new SynthError(`cannot run ${cli.command} ${[...cli.args, 'synth'].join(' ')}`, { cause })),
+    );
     child.on('close', (code) => {
       if (code === 0) resolvePromise();
       else {

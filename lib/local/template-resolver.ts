@@ -21,6 +21,8 @@
  * conditions call back into `resolve` and share its path-naming errors; split, each piece would
  * need the whole class anyway.
  */
+
+import { shownValue } from '../core/shown-value.ts';
 import { TemplateResolutionError, UnsupportedIntrinsicError } from './errors.ts';
 
 /** A CloudFormation template, as far as the local runtime reads it. */
@@ -421,12 +423,9 @@ function normalise(value: Json): Json {
 function toStr(value: Json, path: string): string {
   if (typeof value === 'string') return value;
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  throw new TemplateResolutionError(
-    `expected a string at ${path}, got ${JSON.stringify(value) ?? String(value)}`,
-    {
-      context: { path },
-    },
-  );
+  throw new TemplateResolutionError(`expected a string at ${path}, got ${shownValue(value)}`, {
+    context: { path },
+  });
 }
 
 function malformed(fn: string, path: string, detail: string): TemplateResolutionError {

@@ -1,3 +1,4 @@
+import { shownValue } from '../core/shown-value.ts';
 /**
  * The environment contract of a worker Lambda (docs/contracts.md, "Environment of a worker
  * Lambda"): read once, explicit options first, every problem reported together.
@@ -102,7 +103,7 @@ export function readWorkerConfig(
     const value = Number(raw.trim());
     if (!Number.isFinite(value) || value <= 0 || (integer && !Number.isInteger(value))) {
       problems.push(
-        `env ${WORKER_ENV[field]} must be ${integer ? 'a whole number' : 'a number'} > 0 (set by JobQueue), got ${JSON.stringify(raw)}`,
+        `env ${WORKER_ENV[field]} must be ${integer ? 'a whole number' : 'a number'} > 0 (set by JobQueue), got ${shownValue(raw)}`,
       );
       return undefined;
     }
@@ -111,7 +112,7 @@ export function readWorkerConfig(
   const parking = nonEmpty(env[WORKER_ENV.groupParking])?.trim();
   if (parking !== undefined && parking !== 'true' && parking !== 'false') {
     problems.push(
-      `env ${WORKER_ENV.groupParking} must be true or false (set by JobQueue), got ${JSON.stringify(parking)}`,
+      `env ${WORKER_ENV.groupParking} must be true or false (set by JobQueue), got ${shownValue(parking)}`,
     );
   }
   const queueLimits: QueueLimits = {

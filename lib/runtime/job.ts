@@ -5,11 +5,13 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { type RetryPolicy, resolveRetryPolicy } from '../core/backoff.ts';
 import { JobError } from '../core/errors.ts';
+import { keyFunctionProblem } from '../core/key-function.ts';
 import type { JobLogger } from '../core/logger.ts';
+import { shownValue } from '../core/shown-value.ts';
 import type { BatchContext } from './batches/context.ts';
 import type { JobBatchSpec } from './batches/start.ts';
 import { type ConcurrencyOptions, concurrencyProblems } from './limits/concurrency.ts';
-import { isRateLimit, type RateLimitDefinition } from './limits/rate-limit.ts';
+import { isRateLimit, type RateLimitDefinition, rateLimitConflicts } from './limits/rate-limit.ts';
 import { type RawMessageOptions, rawOptionsProblems } from './raw-messages.ts';
 
 /** Options of {@link JobContext.enqueue}. */
@@ -285,7 +287,7 @@ export const DEAD_LETTER_POLICIES: readonly DeadLetterPolicy[] = ['continue', 'p
 /** What is wrong with an `onDeadLetter` value (`what` names the option); undefined when fine or absent. */
 export function deadLetterPolicyProblem(value: unknown, what: string): string | undefined {
   if (value === undefined || DEAD_LETTER_POLICIES.includes(value as DeadLetterPolicy)) return undefined;
-  return `${what} must be 'continue' or 'park', got ${JSON.stringify(value)}`;
+  return `${what} must be 'continue' or 'park', got ${shownValue(value)}`;
 }
 
 /** What is wrong with a job's idempotency options; empty when they are fine or absent. */
@@ -299,17 +301,16 @@ function idempotencyProblems(options: unknown): string[] {
     (field) => `unknown field idempotency.${field} (known: enabled, key, onLeaseExpired)`,
   );
   if (enabled !== undefined && typeof enabled !== 'boolean') {
-    problems.push(`idempotency.enabled must be a boolean, got ${JSON.stringify(enabled)}`);
+    problems.push(`idempotency.enabled must be a boolean, got ${shownValue(enabled)}`);
   }
-  if (key !== undefined && typeof key !== 'function') {
-    problems.push('idempotency.key must be a function (data) => string');
-  }
+  const keyProblem = key === undefined ? undefined : keyFunctionProblem(key, 'idempotency.key');
+  if (keyProblem !== undefined) problems.push(keyProblem);
   if (
     onLeaseExpired !== undefined &&
     !LEASE_EXPIRED_POLICIES.includes(onLeaseExpired as LeaseExpiredPolicy)
   ) {
     problems.push(
-      `idempotency.onLeaseExpired must be 'rerun' or 'dead-letter', got ${JSON.stringify(onLeaseExpired)}`,
+      `idempotency.onLeaseExpired must be 'rerun' or 'dead-letter', got ${shownValue(onLeaseExpired)}`,
     );
   }
   return problems;
@@ -395,6 +396,8 @@ export function defineJob<Data, Result = void>(spec: JobSpec<Data, Result>): Job
     (!Array.isArray(spec.rateLimits) || !spec.rateLimits.every(isRateLimit))
   ) {
     problems.push('rateLimits must be an array of rate limits made by defineRateLimit');
+  } else if (spec.rateLimits !== undefined) {
+    problems.push(...rateLimitConflicts(spec.rateLimits));
   }
   const onDeadLetter = deadLetterPolicyProblem(spec.onDeadLetter, 'onDeadLetter');
   if (onDeadLetter !== undefined) problems.push(onDeadLetter);
@@ -402,7 +405,7 @@ export function defineJob<Data, Result = void>(spec: JobSpec<Data, Result>): Job
     problems.push('type must be a non-empty string');
   problems.push(...formerTypesProblems(spec.formerTypes, spec.type));
   if (spec.ordered !== undefined && typeof spec.ordered !== 'boolean') {
-    problems.push(`ordered must be a boolean, got ${JSON.stringify(spec.ordered)}`);
+    problems.push(`ordered must be a boolean, got ${shownValue(spec.ordered)}`);
   }
   if (typeof spec.queue !== 'string' || spec.queue.length === 0)
     problems.push('queue must be a non-empty string');

@@ -22,6 +22,7 @@
 import type { SQSRecord } from 'aws-lambda';
 import { DATA_CONTENT_TYPE, type JobEnvelope, SPEC_VERSION } from '../core/envelope.ts';
 import { parseJsonText } from '../core/json-parse.ts';
+import { shownValue } from '../core/shown-value.ts';
 import { EVIDENCE_MAX_BYTES, EVIDENCE_TRUNCATED_ATTRIBUTE } from './dead-letter.ts';
 import { RawMessageError } from './worker-errors.ts';
 
@@ -79,12 +80,12 @@ const ATTRIBUTE_NAME = /^(?!\.)(?!.*\.\.)(?!.*\.$)[A-Za-z0-9_.-]{1,256}$/;
 export function rawOptionsProblems(raw: unknown): string[] {
   if (raw === undefined) return [];
   if (typeof raw !== 'object' || raw === null) {
-    return [`raw must be an object { from, id }, got ${JSON.stringify(raw)}`];
+    return [`raw must be an object { from, id }, got ${shownValue(raw)}`];
   }
   const { from, id, ...rest } = raw as Record<string, unknown>;
   const problems = Object.keys(rest).map((field) => `unknown field raw.${field} (known: from, id)`);
   if (!FORMATS.includes(from as RawMessageFormat)) {
-    problems.push(`raw.from must be 'json', 'sns' or 'eventbridge', got ${JSON.stringify(from)}`);
+    problems.push(`raw.from must be 'json', 'sns' or 'eventbridge', got ${shownValue(from)}`);
   }
   problems.push(...identityProblems(id, from));
   return problems;
@@ -93,14 +94,12 @@ export function rawOptionsProblems(raw: unknown): string[] {
 function identityProblems(id: unknown, from: unknown): string[] {
   if (id === 'sqs-message-id') return [];
   if (id === 'sns-message-id') {
-    return from === 'sns'
-      ? []
-      : [`raw.id 'sns-message-id' needs raw.from 'sns', got ${JSON.stringify(from)}`];
+    return from === 'sns' ? [] : [`raw.id 'sns-message-id' needs raw.from 'sns', got ${shownValue(from)}`];
   }
   if (id === 'event-id') {
     return from === 'eventbridge'
       ? []
-      : [`raw.id 'event-id' needs raw.from 'eventbridge', got ${JSON.stringify(from)}`];
+      : [`raw.id 'event-id' needs raw.from 'eventbridge', got ${shownValue(from)}`];
   }
   if (typeof id === 'object' && id !== null) {
     const keys = Object.keys(id);
@@ -108,9 +107,7 @@ function identityProblems(id: unknown, from: unknown): string[] {
     if (keys.length === 1 && keys[0] === 'field') {
       return typeof field === 'string' && field.split('.').every((part) => part !== '')
         ? []
-        : [
-            `raw.id.field must be a field name or dot path ('orderId', 'order.id'), got ${JSON.stringify(field)}`,
-          ];
+        : [`raw.id.field must be a field name or dot path ('orderId', 'order.id'), got ${shownValue(field)}`];
     }
     if (keys.length === 1 && keys[0] === 'attribute') {
       if (
@@ -119,7 +116,7 @@ function identityProblems(id: unknown, from: unknown): string[] {
         /^(AWS|Amazon)\./i.test(attribute)
       ) {
         return [
-          `raw.id.attribute must be an SQS message attribute name (A-Z, a-z, 0-9, _, -, .; up to 256; not starting with AWS. or Amazon.), got ${JSON.stringify(attribute)}`,
+          `raw.id.attribute must be an SQS message attribute name (A-Z, a-z, 0-9, _, -, .; up to 256; not starting with AWS. or Amazon.), got ${shownValue(attribute)}`,
         ];
       }
       return EVIDENCE_NAMES.has(attribute)
@@ -130,7 +127,7 @@ function identityProblems(id: unknown, from: unknown): string[] {
     }
   }
   return [
-    `raw.id must be { field: 'path' }, { attribute: 'name' }, 'sqs-message-id', 'sns-message-id' (from 'sns') or 'event-id' (from 'eventbridge'), got ${JSON.stringify(id)}`,
+    `raw.id must be { field: 'path' }, { attribute: 'name' }, 'sqs-message-id', 'sns-message-id' (from 'sns') or 'event-id' (from 'eventbridge'), got ${shownValue(id)}`,
   ];
 }
 
@@ -151,6 +148,8 @@ export function identityAttributeOf(raw: RawMessageOptions | undefined): string 
 interface RawParts {
   readonly data: unknown;
   readonly snsMessageId?: string;
+  /** The body was an SNS notification (raw delivery off), with or without a `MessageId`. */
+  readonly snsNotification?: boolean;
   readonly eventId?: string;
   /** String values of the notification's own `MessageAttributes` (SNS without raw delivery). */
   readonly wrapperAttributes?: Readonly<Record<string, string>>;
@@ -197,18 +196,14 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** An SNS notification as SNS delivers it to SQS without raw message delivery. */
-function isSnsNotification(value: unknown): value is Record<string, unknown> & {
-  MessageId: string;
-  Message: string;
-} {
-  return (
-    isObject(value) &&
-    value.Type === 'Notification' &&
-    typeof value.MessageId === 'string' &&
-    typeof value.TopicArn === 'string' &&
-    typeof value.Message === 'string'
-  );
+/**
+ * An SNS notification as SNS delivers it to SQS without raw message delivery. Recognised by
+ * `Type: "Notification"` and a string `Message` alone (SNS always adds `MessageId` and `TopicArn`,
+ * a hand-made or forwarded one may not): what is wrong inside it (a `Message` that is not JSON, no
+ * `MessageId`) is then named as the notification's, not as a field missing from the data.
+ */
+function isSnsNotification(value: unknown): value is Record<string, unknown> & { Message: string } {
+  return isObject(value) && value.Type === 'Notification' && typeof value.Message === 'string';
 }
 
 function partsOf(parsed: unknown, jobType: string, from: RawMessageFormat): RawParts {
@@ -240,7 +235,10 @@ function partsOf(parsed: unknown, jobType: string, from: RawMessageFormat): RawP
   }
   return {
     data: message,
-    snsMessageId: parsed.MessageId,
+    snsNotification: true,
+    ...(typeof parsed.MessageId === 'string' && parsed.MessageId !== ''
+      ? { snsMessageId: parsed.MessageId }
+      : {}),
     wrapperAttributes: snsAttributes(parsed.MessageAttributes),
   };
 }
@@ -265,6 +263,13 @@ function identityOf(record: SQSRecord, parts: RawParts, jobType: string, raw: Ra
   if (id === 'sqs-message-id') return record.messageId;
   if (id === 'sns-message-id') {
     if (parts.snsMessageId !== undefined) return parts.snsMessageId;
+    if (parts.snsNotification === true) {
+      throw new RawMessageError(
+        jobType,
+        'MessageId',
+        "is missing from the SNS notification (SNS always sets it: was the notification built by hand?), and raw.id is 'sns-message-id'",
+      );
+    }
     throw new RawMessageError(
       jobType,
       'MessageId',

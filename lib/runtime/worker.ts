@@ -38,7 +38,8 @@ import {
 } from './idempotency/guard.ts';
 import { DynamoIdempotencyStore } from './idempotency/store.ts';
 import { type DeadLetterPolicy, deadLetterPolicyProblem } from './job.ts';
-import { LimitStore } from './limits/store.ts';
+import { rateLimitConflicts } from './limits/rate-limit.ts';
+import { LimitStore, type LimitStorePort } from './limits/store.ts';
 import { type AnyJob, processRecord, type RecordDeps, type RecordOutcome } from './record/index.ts';
 import { loadSqsModule, preloadSqsModule } from './sqs-module.ts';
 import type { SqsSender } from './sqs-port.ts';
@@ -101,10 +102,11 @@ export interface WorkerOptions {
   readonly onDeadLetter?: DeadLetterPolicy;
   /**
    * Where per-key concurrency slots and rate-limit buckets are kept (jobs with `concurrency` or
-   * `rateLimits`), or `false` for none (such jobs then make the worker refuse to run).
+   * `rateLimits`): a `LimitStore`, or `MemoryLimitStore` of sqs-jobs/testing in a unit test; or
+   * `false` for none (such jobs then make the worker refuse to run).
    * @default a `LimitStore` on env `JOBS_IDEMPOTENCY_TABLE`, made only when a job has limits
    */
-  readonly limits?: LimitStore | false;
+  readonly limits?: LimitStorePort | false;
   /** SQS client for DLQ sends and visibility changes. @default `new SQSClient({})` (honours `AWS_ENDPOINT_URL`) */
   readonly sqs?: SqsSender;
   /**
@@ -160,7 +162,7 @@ interface WorkerSetup {
   /** Where parked groups are kept; undefined when no job of the worker parks (nothing is read). */
   readonly parkStore: GroupParkStore | undefined;
   /** Concurrency slots and rate buckets; undefined when no job has limits. */
-  readonly limits: LimitStore | undefined;
+  readonly limits: LimitStorePort | undefined;
   readonly childSender: () => ChildSender;
   /** Where batches are kept: the DynamoDB store's table; undefined without one. */
   readonly batchLedger: BatchLedger | undefined;
@@ -441,6 +443,7 @@ function indexJobs(options: WorkerOptions): ReadonlyMap<string, AnyJob> {
     );
   }
   if (jobs.size === 0) problems.push('jobs must list at least one job');
+  problems.push(...rateLimitConflicts([...new Set(jobs.values())].flatMap((job) => job.rateLimits ?? [])));
   const maxConcurrency = options.maxConcurrency;
   if (maxConcurrency !== undefined && (!Number.isInteger(maxConcurrency) || maxConcurrency < 1)) {
     problems.push(`maxConcurrency must be an integer >= 1, got ${maxConcurrency}`);
@@ -522,7 +525,7 @@ function resolveSetup(
   const limited = [...jobs.values()].filter(
     (job) => job.concurrency !== undefined || (job.rateLimits?.length ?? 0) > 0,
   );
-  let limitStore: LimitStore | undefined;
+  let limitStore: LimitStorePort | undefined;
   if (limited.length > 0 && options.limits !== false) {
     limitStore =
       options.limits ??

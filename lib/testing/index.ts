@@ -3,13 +3,15 @@
  * test context and reports what it did (result or classified error, children, steps, logs);
  * `jobRecord` / `sqsRecord` / `sqsEvent` / `lambdaContext` build what Lambda hands a worker's
  * handler; `MemoryIdempotencyStore` is the idempotency store in memory, for
- * `createWorker({ idempotency })`, so duplicates are absorbed as in production, and `MemorySqs`
+ * `createWorker({ idempotency })`, so duplicates are absorbed as in production, `MemoryLimitStore`
+ * the concurrency slots and rate buckets in memory, for `createWorker({ limits })`, and `MemorySqs`
  * records what the worker sends (dead letters with their evidence, children, retries). Works under any
  * test runner (vitest, jest, node:test): examples/testing.
  *
  * The public API: test/unit/entry-points.test.ts pins this list.
  */
 
+export { MemoryLimitStore, type MemoryLimitStoreOptions } from './memory-limits.ts';
 export { type FailRule, MemorySqs, type SqsCall } from './memory-sqs.ts';
 export {
   MemoryIdempotencyStore,

@@ -422,6 +422,10 @@ describe('bad recurring jobs are refused at synth, each saying what to write', (
       /recurringJobs\['nightly'\]: schedule: cron\(0 25 \* \* \? \*\): hours value 25 is outside 0–23/,
     );
     expect(() => q.addRecurringJob(base)).toThrow(/the name is used twice/);
+    // A field it does not know (plain JavaScript, or a cast) is named, not ignored.
+    expect(() => q.addRecurringJob({ ...base, name: 'weekly', input: { day: 1 } } as never)).toThrow(
+      /recurringJobs\['weekly'\]: input is not a recurring job field \(known: .*\); did you mean data\?/,
+    );
   });
 
   it('grantScheduleJobs refuses a queue without the idempotency table', () => {

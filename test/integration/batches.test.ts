@@ -509,7 +509,8 @@ describe('a batch started by a producer (JobClient.startBatch)', () => {
       source: '/producer',
       queueUrls: { work: s.queue.url },
       sqs: env.emulator.sqs,
-      batches: { tableName: env.tableName, dynamodb: env.db.client },
+      dynamodb: env.db.client,
+      batches: { tableName: env.tableName },
     });
     const spec = {
       id: 'nightly-2026-12-01',
@@ -545,7 +546,8 @@ describe('a batch started by a producer (JobClient.startBatch)', () => {
     const client = new JobClient({
       source: '/p',
       queueUrls: { work: 'https://sqs.us-east-1.amazonaws.com/1/work' },
-      batches: { tableName: env.tableName, dynamodb: env.db.client },
+      dynamodb: env.db.client,
+      batches: { tableName: env.tableName },
     });
     await expect(
       client.startBatch({
@@ -564,7 +566,8 @@ describe('a batch started by a producer (JobClient.startBatch)', () => {
     const client = new JobClient({
       source: '/p',
       queueUrls: { work: 'https://sqs.us-east-1.amazonaws.com/1/work' },
-      batches: { tableName: env.tableName, dynamodb: env.db.client },
+      dynamodb: env.db.client,
+      batches: { tableName: env.tableName },
     });
     await expect(
       client.startBatch({

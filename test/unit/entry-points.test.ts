@@ -159,7 +159,6 @@ const PUBLIC_API: Record<string, { values: string[]; types: string[] }> = {
       'CheckedEnvelope',
       'ClientRetryOptions',
       'DynamoDbSender',
-      'DynamoSender',
       'EntryProblem',
       'FailedEntry',
       'JobClientBatchOptions',
@@ -211,6 +210,7 @@ const PUBLIC_API: Record<string, { values: string[]; types: string[] }> = {
   './testing': {
     values: [
       'MemoryIdempotencyStore',
+      'MemoryLimitStore',
       'MemorySqs',
       'TEST_ACCOUNT',
       'TEST_REGION',
@@ -234,6 +234,7 @@ const PUBLIC_API: Record<string, { values: string[]; types: string[] }> = {
       'LoggedLine',
       'MemoryIdempotencyStoreOptions',
       'MemoryJobRecord',
+      'MemoryLimitStoreOptions',
       'RecordInput',
       'RecordedStep',
       'RunJobOptions',

@@ -5,16 +5,20 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineJob } from '../../lib/runtime/job.ts';
+import { BUCKET_RECORD_TTL_SECONDS } from '../../lib/runtime/limits/buckets.ts';
 import { concurrencyKeyOf } from '../../lib/runtime/limits/concurrency.ts';
 import { ConcurrencyKeyError } from '../../lib/runtime/limits/errors.ts';
 import {
   decrease,
   defineRateLimit,
   freshBucket,
+  MAX_REFILL_SECONDS,
+  MIN_PER_SECOND,
   msUntilToken,
   refill,
 } from '../../lib/runtime/limits/rate-limit.ts';
 import { BatchMetrics, DirectEmf } from '../../lib/runtime/telemetry.ts';
+import { createWorker } from '../../lib/runtime/worker.ts';
 
 const base = { type: 'a.b', queue: 'q', schema: z.object({ tenantId: z.string() }), run: async () => {} };
 
@@ -30,6 +34,23 @@ describe('defineJob concurrency and rateLimits', () => {
     );
     expect(() => defineJob({ ...base, rateLimits: [{ name: 'x' }] as never })).toThrow(
       /rateLimits must be an array of rate limits made by defineRateLimit/,
+    );
+  });
+
+  it('refuses an async key function at definition (concurrency and idempotency), saying why', () => {
+    const asyncKey = async (d: { tenantId: string }) => d.tenantId;
+    expect(() => defineJob({ ...base, concurrency: { key: asyncKey as never, limit: 2 } })).toThrow(
+      "concurrency.key must be a synchronous function (data) => string, got an async function: a key is computed from the job's data alone, the same on every delivery (put what it needs in the data)",
+    );
+    expect(() => defineJob({ ...base, idempotency: { key: asyncKey as never } })).toThrow(
+      /idempotency\.key must be a synchronous function \(data\) => string, got an async function/,
+    );
+  });
+
+  it('a key function that returns a Promise without being async is named so when the record runs', () => {
+    const promising = { key: (d: { tenantId: string }) => Promise.resolve(d.tenantId) as never, limit: 1 };
+    expect(() => concurrencyKeyOf('a.b', promising, { tenantId: 't' })).toThrow(
+      'concurrency.key(data) must return a non-empty string, got a Promise: the key function must be synchronous (put what it needs in the data)',
     );
   });
 
@@ -71,6 +92,45 @@ describe('defineRateLimit', () => {
     ).toThrow(
       /name must be a non-empty string; perSecond must be a number > 0, got 0; burst must be a number >= 1, got 0.5; adaptive.decreaseFactor must be > 0 and < 1, got 1/,
     );
+  });
+
+  it('shows NaN and Infinity as given, not as JSON null', () => {
+    expect(() => defineRateLimit({ name: 'n', perSecond: Number.NaN })).toThrow(
+      'invalid rate limit "n": perSecond must be a number > 0, got NaN',
+    );
+    expect(() => defineRateLimit({ name: 'n', perSecond: 1, burst: Number.POSITIVE_INFINITY })).toThrow(
+      'burst must be a number >= 1, got Infinity',
+    );
+    expect(() => defineJob({ ...base, concurrency: { key: (d) => d.tenantId, limit: Number.NaN } })).toThrow(
+      'concurrency.limit must be an integer from 1 to 1000, got NaN',
+    );
+  });
+
+  it('refuses a rate whose bucket takes more than a day to refill (its item lives a day): at least one a day', () => {
+    // The rule rests on the bucket item's TTL: a bucket that refills within it loses nothing by expiring.
+    expect(MAX_REFILL_SECONDS).toBe(BUCKET_RECORD_TTL_SECONDS);
+    expect(defineRateLimit({ name: 'daily', perSecond: MIN_PER_SECOND }).burst).toBe(1);
+    expect(() => defineRateLimit({ name: 'tiny', perSecond: 1e-9 })).toThrow(
+      'invalid rate limit "tiny": perSecond 1e-9 refills a burst of 1 in 1000000000 s, more than a day (86400 s, how long a bucket is kept after its last use): use perSecond >= 1 / 86400 (one request a day), or a smaller burst',
+    );
+    expect(() => defineRateLimit({ name: 'bursty', perSecond: 0.001, burst: 100 })).toThrow(
+      /perSecond 0.001 refills a burst of 100 in 100000 s, more than a day .* use perSecond >= 100 \/ 86400 \(100 a day\), or a smaller burst/,
+    );
+  });
+
+  it('refuses two different limits under one name in a job and across a worker; the same one twice is fine', () => {
+    const a = defineRateLimit({ name: 'partner', perSecond: 10 });
+    const b = defineRateLimit({ name: 'partner', perSecond: 20 });
+    const alike = defineRateLimit({ name: 'partner', perSecond: 10 });
+    const conflict =
+      'rate limit "partner" is declared twice with different settings ({"perSecond":10,"burst":10,"adaptive":{"minPerSecond":0.1,"decreaseFactor":0.5,"recoveryPerSecond":0.5,"decreaseIntervalMs":1000}} and {"perSecond":20,"burst":20,"adaptive":{"minPerSecond":0.2,"decreaseFactor":0.5,"recoveryPerSecond":1,"decreaseIntervalMs":1000}}): jobs that name it share one bucket, so declare it once (defineRateLimit in a module every job imports) or give each its own name';
+    expect(() => defineJob({ ...base, rateLimits: [a, b] })).toThrow(conflict);
+    expect(defineJob({ ...base, rateLimits: [a, alike, a] }).rateLimits).toHaveLength(3);
+    const jobs = [
+      defineJob({ ...base, type: 'x.one', rateLimits: [a] }),
+      defineJob({ ...base, type: 'x.two', rateLimits: [b] }),
+    ];
+    expect(() => createWorker({ jobs, idempotency: false, limits: false })).toThrow(conflict);
   });
 });
 

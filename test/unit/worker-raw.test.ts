@@ -325,6 +325,30 @@ describe('SNS notifications', () => {
     );
   });
 
+  it('names the SNS Message as not JSON in a notification without MessageId or TopicArn (as the docs describe one)', async () => {
+    const h = workerHarness({ jobs: [orderJob({ from: 'sns', id: { field: 'orderId' } }, [])] });
+    await h.invoke([
+      sqsRecord({ body: JSON.stringify({ Type: 'Notification', Message: 'order o-1 placed' }) }),
+    ]);
+    const message = attribute(h.sqs.sentTo(h.dlqUrl)[0], 'ErrorMessage');
+    expect(message).toMatch(/Message of the SNS notification is not JSON \(.*\); publish JSON messages/);
+    expect(message).not.toMatch(/orderId/);
+  });
+
+  it("reads a notification without TopicArn, and names a missing MessageId as the notification's", async () => {
+    const seen: Seen[] = [];
+    const h = workerHarness({ jobs: [orderJob({ from: 'sns', id: { field: 'orderId' } }, seen)] });
+    const bare = { Type: 'Notification', Message: JSON.stringify({ orderId: 'o-9', total: 9 }) };
+    await h.invoke([sqsRecord({ body: JSON.stringify(bare) })]);
+    expect(seen.map((s) => [s.jobId, s.data])).toEqual([['o-9', { orderId: 'o-9', total: 9 }]]);
+
+    const byMessageId = workerHarness({ jobs: [orderJob({ from: 'sns', id: 'sns-message-id' }, [])] });
+    await byMessageId.invoke([sqsRecord({ body: JSON.stringify(bare) })]);
+    expect(attribute(byMessageId.sqs.sentTo(byMessageId.dlqUrl)[0], 'ErrorMessage')).toMatch(
+      /MessageId is missing from the SNS notification \(SNS always sets it/,
+    );
+  });
+
   it('dead-letters a notification whose Message is not JSON', async () => {
     const h = workerHarness({ jobs: [orderJob({ from: 'sns', id: 'sns-message-id' }, [])] });
     const body = JSON.stringify({ ...JSON.parse(snsNotification({})), Message: 'hello' });

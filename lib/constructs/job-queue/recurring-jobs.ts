@@ -13,6 +13,7 @@
  */
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { Token } from 'aws-cdk-lib';
+import { unknownKeyProblems } from '../../client/option-keys.ts';
 import { formatIssuePath } from '../../client/prepare.ts';
 import { DATA_CONTENT_TYPE, parseEnvelope, SPEC_VERSION } from '../../core/envelope.ts';
 import { jsonValueProblems } from '../../core/json-value.ts';
@@ -97,6 +98,37 @@ export interface RecurringJob {
   readonly description?: string;
 }
 
+/** The fields of {@link RecurringJob}: any other is refused (from plain JavaScript a misspelled one would be ignored). */
+const RECURRING_JOB_FIELDS = [
+  'name',
+  'job',
+  'schedule',
+  'timeZone',
+  'data',
+  'partitionKey',
+  'maximumEventAgeSeconds',
+  'maximumRetryAttempts',
+  'startDate',
+  'endDate',
+  'enabled',
+  'description',
+] as const satisfies readonly (keyof RecurringJob)[];
+
+/** What to write instead of keys the EventBridge Scheduler API and CloudFormation spell otherwise. */
+const RECURRING_JOB_HINTS: Readonly<Record<string, string>> = {
+  scheduleexpression: 'schedule',
+  cron: "schedule: 'cron(...)'",
+  rate: "schedule: 'rate(...)'",
+  scheduleexpressiontimezone: 'timeZone',
+  timezone: 'timeZone',
+  input: 'data',
+  payload: 'data',
+  messagegroupid: 'partitionKey',
+  retrypolicy: 'maximumEventAgeSeconds and maximumRetryAttempts',
+  state: 'enabled',
+  type: 'job',
+};
+
 /** Defaults of {@link RecurringJob}'s retry policy: AWS's own, written into every schedule. */
 export const RECURRING_JOB_DEFAULTS = {
   maximumEventAgeSeconds: 86_400,
@@ -163,6 +195,14 @@ export function recurringJobProblems(job: RecurringJob, index: number, queue: Re
       : `recurringJobs[${index}]`;
   const problems: string[] = [];
   const add = (message: string) => problems.push(`${where}: ${message}`);
+  for (const unknown of unknownKeyProblems(
+    job,
+    RECURRING_JOB_FIELDS,
+    '',
+    RECURRING_JOB_HINTS,
+    'a recurring job field',
+  ))
+    add(unknown);
 
   if (typeof job.name !== 'string' || !SCHEDULE_NAME.test(job.name))
     add(
@@ -198,7 +238,7 @@ export function recurringJobProblems(job: RecurringJob, index: number, queue: Re
   }
 
   if (job.data !== undefined)
-    for (const p of jsonValueProblems(job.data, 'data'))
+    for (const p of jsonValueProblems(job.data, 'data', { undefinedFields: 'refuse' }))
       add(`${p.path} ${p.message}: recurring job data must be plain JSON`);
 
   if (job.partitionKey !== undefined) {

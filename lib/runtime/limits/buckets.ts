@@ -21,12 +21,13 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { limitRecordKey } from '../idempotency/keys.ts';
 import {
   type BucketState,
+  bucketAfterThrottle,
   capacityAt,
-  decrease,
+  clampRate,
   freshBucket,
-  msUntilToken,
   type RateLimitDefinition,
   refill,
+  takeAfterRefill,
 } from './rate-limit.ts';
 import { type LimitTable, num, readNum } from './table.ts';
 
@@ -72,26 +73,17 @@ export class RateBuckets {
       if (taken) return { granted: true };
       // Empty (or no bucket yet): refill from the time elapsed, taking this token with it.
       const now = this.#now();
-      const item = await this.#table.get('take', pk);
-      const stored = stateOf(item);
+      const stored = stateOf(await this.#table.get('take', pk));
+      const refilled = takeAfterRefill(limit, stored, now);
+      if (!refilled.granted) return refilled;
       if (stored === undefined) {
-        const fresh = freshBucket(limit, now);
-        const created = await this.#table.put(
-          'take',
-          bucketItem(pk, limit, { ...fresh, tokens: fresh.tokens - 1 }, ttl),
-          {
-            condition: 'attribute_not_exists(pk)',
-          },
-        );
+        const created = await this.#table.put('take', bucketItem(pk, limit, refilled.next, ttl), {
+          condition: 'attribute_not_exists(pk)',
+        });
         if (created) return { granted: true };
         continue;
       }
-      const refilled = refill(limit, clampRate(limit, stored), now);
-      if (refilled.tokens < 1) return { granted: false, waitMs: msUntilToken(refilled) };
-      const written = await this.#writeAfterRead(pk, limit, stored, {
-        ...refilled,
-        tokens: refilled.tokens - 1,
-      });
+      const written = await this.#writeAfterRead(pk, limit, stored, refilled.next);
       if (written) return { granted: true };
       // Another instance refilled (or decreased) first: its tokens are taken on the next round.
     }
@@ -109,20 +101,17 @@ export class RateBuckets {
     if (limit.adaptive === undefined) return;
     const pk = limitRecordKey('rate', limit.name, key);
     for (let round = 0; round < MAX_ROUNDS; round++) {
-      const now = this.#now();
       const stored = stateOf(await this.#table.get('throttled', pk));
+      const lowered = bucketAfterThrottle(limit, stored, this.#now());
+      // Decreased within the interval already (by any instance): this report is the same episode.
+      if (lowered === undefined) return;
       if (stored === undefined) {
-        const lowered = decrease(limit, freshBucket(limit, now), now);
         const created = await this.#table.put('throttled', bucketItem(pk, limit, lowered, this.#ttl()), {
           condition: 'attribute_not_exists(pk)',
         });
         if (created) return;
         continue;
       }
-      const refilled = refill(limit, clampRate(limit, stored), now);
-      const lowered = decrease(limit, refilled, now);
-      // Decreased within the interval already (by any instance): this report is the same episode.
-      if (lowered === refilled) return;
       if (await this.#writeAfterRead(pk, limit, stored, lowered)) return;
     }
   }
@@ -191,11 +180,6 @@ function stateOf(item: Record<string, AttributeValue> | undefined): BucketState 
     return undefined;
   }
   return { tokens, rate, updatedAtMs, decreasedAtMs };
-}
-
-/** A rate above the declared one (the limit was redeclared lower) is cut to it. */
-function clampRate(limit: RateLimitDefinition, state: BucketState): BucketState {
-  return state.rate > limit.perSecond ? { ...state, rate: limit.perSecond } : state;
 }
 
 function bucketItem(

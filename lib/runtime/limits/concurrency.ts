@@ -2,6 +2,8 @@
  * Per-key concurrency of a job (`defineJob({ concurrency })`): its shape, its checks, and the
  * key of one record. The slots themselves are kept by {@link ConcurrencySlots} (slots.ts).
  */
+import { keyFunctionProblem, keyResultProblem } from '../../core/key-function.ts';
+import { shownValue } from '../../core/shown-value.ts';
 import { ConcurrencyKeyError } from './errors.ts';
 
 /**
@@ -11,8 +13,9 @@ import { ConcurrencyKeyError } from './errors.ts';
 export interface ConcurrencyOptions<Data> {
   /**
    * The key the limit counts by (tenant, account, partner) from the validated data. Must return a
-   * non-empty string; a throw or anything else dead-letters the record (`ConcurrencyKeyError`,
-   * permanent: it would fail on every delivery).
+   * non-empty string, synchronously (an `async` function is refused by `defineJob`); a throw or
+   * anything else dead-letters the record (`ConcurrencyKeyError`, permanent: it would fail on
+   * every delivery).
    */
   readonly key: (data: Data) => string;
   /** Most runs of one key at once: an integer from 1 to {@link MAX_CONCURRENCY_LIMIT}. */
@@ -43,14 +46,15 @@ export function concurrencyProblems(options: unknown): string[] {
   const problems = Object.keys(o)
     .filter((field) => !FIELDS.has(field))
     .map((field) => `unknown field concurrency.${field} (known: key, limit, name)`);
-  if (typeof o.key !== 'function') problems.push('concurrency.key must be a function (data) => string');
+  const keyProblem = keyFunctionProblem(o.key, 'concurrency.key');
+  if (keyProblem !== undefined) problems.push(keyProblem);
   if (!Number.isInteger(o.limit) || (o.limit as number) < 1 || (o.limit as number) > MAX_CONCURRENCY_LIMIT) {
     problems.push(
-      `concurrency.limit must be an integer from 1 to ${MAX_CONCURRENCY_LIMIT}, got ${JSON.stringify(o.limit)}`,
+      `concurrency.limit must be an integer from 1 to ${MAX_CONCURRENCY_LIMIT}, got ${shownValue(o.limit)}`,
     );
   }
   if (o.name !== undefined && (typeof o.name !== 'string' || o.name === '')) {
-    problems.push(`concurrency.name must be a non-empty string, got ${JSON.stringify(o.name)}`);
+    problems.push(`concurrency.name must be a non-empty string, got ${shownValue(o.name)}`);
   }
   return problems;
 }
@@ -73,11 +77,7 @@ export function concurrencyKeyOf<Data>(
     throw new ConcurrencyKeyError(jobType, name, `concurrency.key(data) threw ${what}`, error);
   }
   if (typeof key !== 'string' || key === '') {
-    throw new ConcurrencyKeyError(
-      jobType,
-      name,
-      `concurrency.key(data) must return a non-empty string, got ${key === '' ? 'an empty string' : typeof key}`,
-    );
+    throw new ConcurrencyKeyError(jobType, name, keyResultProblem(key, 'concurrency.key'));
   }
   return key;
 }

@@ -6,6 +6,21 @@
  */
 import { JobError } from '../../core/errors.ts';
 
+export { rateLimitConflicts } from '../../core/rate-limit-conflicts.ts';
+
+import { shownValue } from '../../core/shown-value.ts';
+
+/**
+ * Longest time a bucket may take to refill from empty to full, in seconds (1 day): its item lives
+ * one day after its latest write (`BUCKET_RECORD_TTL_SECONDS`, buckets.ts), and a bucket whose item
+ * expired comes back full. A bucket that refills within that time loses nothing by expiring; a
+ * slower one would grant a whole burst again after a quiet day, more than its rate.
+ */
+export const MAX_REFILL_SECONDS = 24 * 60 * 60;
+
+/** Lowest `perSecond` (burst 1): one request per day, 1 / 86,400 ≈ 0.0000116 (see {@link MAX_REFILL_SECONDS}). */
+export const MIN_PER_SECOND = 1 / MAX_REFILL_SECONDS;
+
 /** The adaptive part of a rate limit: how it falls under throttling and recovers after. */
 export interface AdaptiveRateOptions {
   /** Lowest rate the limit falls to, requests per second (> 0). @default perSecond / 100 */
@@ -28,7 +43,10 @@ export interface AdaptiveRateOptions {
 export interface RateLimitSpec {
   /** The limit's name: every job (on any queue) that names it shares its bucket. */
   readonly name: string;
-  /** Sustained rate, requests per second (> 0; 0.5 = one every 2 s). */
+  /**
+   * Sustained rate, requests per second (0.5 = one every 2 s); at least {@link MIN_PER_SECOND}
+   * (one a day), and at least `burst / 86,400` (the bucket refills within a day).
+   */
   readonly perSecond: number;
   /** Most requests at once after a quiet period (the bucket's size, >= 1). @default perSecond, at least 1 */
   readonly burst?: number;
@@ -74,8 +92,9 @@ export interface RateLimitDefinition {
  * });
  * ```
  *
- * @throws {JobError} when `name` is empty, `perSecond` is not > 0, `burst` < 1, or an adaptive
- *   option is out of range (all problems in one message).
+ * @throws {JobError} when `name` is empty, `perSecond` is not > 0, `burst` < 1, the bucket takes
+ *   more than a day to refill (`burst / perSecond` > 86,400 s: under one request a day, for
+ *   example), or an adaptive option is out of range (all problems in one message).
  */
 export function defineRateLimit(spec: RateLimitSpec): RateLimitDefinition {
   if (typeof spec !== 'object' || spec === null) {
@@ -90,11 +109,16 @@ export function defineRateLimit(spec: RateLimitSpec): RateLimitDefinition {
   const positive = (value: unknown): value is number =>
     typeof value === 'number' && Number.isFinite(value) && value > 0;
   if (!positive(spec.perSecond))
-    problems.push(`perSecond must be a number > 0, got ${JSON.stringify(spec.perSecond)}`);
+    problems.push(`perSecond must be a number > 0, got ${shownValue(spec.perSecond)}`);
   const perSecond = positive(spec.perSecond) ? spec.perSecond : 1;
   const burst = spec.burst ?? Math.max(1, perSecond);
   if (!positive(burst) || burst < 1)
-    problems.push(`burst must be a number >= 1, got ${JSON.stringify(spec.burst)}`);
+    problems.push(`burst must be a number >= 1, got ${shownValue(spec.burst)}`);
+  else if (positive(spec.perSecond) && burst / perSecond > MAX_REFILL_SECONDS) {
+    problems.push(
+      `perSecond ${spec.perSecond} refills a burst of ${burst} in ${Math.round(burst / perSecond)} s, more than a day (${MAX_REFILL_SECONDS} s, how long a bucket is kept after its last use): use perSecond >= ${burst} / ${MAX_REFILL_SECONDS} (${burst === 1 ? 'one request a day' : `${burst} a day`}), or a smaller burst`,
+    );
+  }
   let adaptive: Required<AdaptiveRateOptions> | undefined;
   if (spec.adaptive !== false) {
     const a = spec.adaptive === true || spec.adaptive === undefined ? {} : spec.adaptive;
@@ -151,6 +175,52 @@ export interface BucketState {
 /** A new bucket: full, at the configured rate. */
 export function freshBucket(limit: RateLimitDefinition, now: number): BucketState {
   return { tokens: limit.burst, rate: limit.perSecond, updatedAtMs: now, decreasedAtMs: 0 };
+}
+
+/** What {@link takeAfterRefill} decided: the bucket to write, or how long until a token. */
+export type RefillTake =
+  | { readonly granted: true; readonly next: BucketState }
+  | { readonly granted: false; readonly waitMs: number };
+
+/**
+ * A take from a bucket found without a whole token (or not found): `stored` refilled to `now`
+ * (its rate cut to the declared one), then one token taken, or the wait until one. A bucket not
+ * found is a new one, full. The decision of every limit store (DynamoDB, buckets.ts; memory, the
+ * test kit); a store only adds how it writes `next` safely.
+ */
+export function takeAfterRefill(
+  limit: RateLimitDefinition,
+  stored: BucketState | undefined,
+  now: number,
+): RefillTake {
+  if (stored === undefined) {
+    const fresh = freshBucket(limit, now);
+    return { granted: true, next: { ...fresh, tokens: fresh.tokens - 1 } };
+  }
+  const refilled = refill(limit, clampRate(limit, stored), now);
+  if (refilled.tokens < 1) return { granted: false, waitMs: msUntilToken(refilled) };
+  return { granted: true, next: { ...refilled, tokens: refilled.tokens - 1 } };
+}
+
+/**
+ * The bucket after a throttling report at `now`: `stored` (or a new full bucket) refilled and
+ * {@link decrease}d; undefined when nothing changes (a fixed limit, or the same overload episode).
+ */
+export function bucketAfterThrottle(
+  limit: RateLimitDefinition,
+  stored: BucketState | undefined,
+  now: number,
+): BucketState | undefined {
+  if (limit.adaptive === undefined) return undefined;
+  if (stored === undefined) return decrease(limit, freshBucket(limit, now), now);
+  const refilled = refill(limit, clampRate(limit, stored), now);
+  const lowered = decrease(limit, refilled, now);
+  return lowered === refilled ? undefined : lowered;
+}
+
+/** A rate above the declared one (the limit was redeclared lower) is cut to it. */
+export function clampRate(limit: RateLimitDefinition, state: BucketState): BucketState {
+  return state.rate > limit.perSecond ? { ...state, rate: limit.perSecond } : state;
 }
 
 /** The bucket's capacity at a rate: the burst, scaled down with the rate (a lowered limit allows no full burst). */

@@ -99,7 +99,7 @@ export class ConcurrencySlots {
       const item = await this.#table.get('acquire-slot', pk);
       const now = this.#now();
       const holders = holdersOf(item);
-      const live = new Map([...holders].filter(([, expiry]) => expiry + this.#marginMs >= now));
+      const live = liveHolders(holders, now, this.#marginMs);
       if (live.size >= request.limit) {
         const expiries = [...live.values()];
         return { status: 'full', holders: live.size, nextExpiryMs: Math.min(...expiries) };
@@ -153,6 +153,18 @@ export class ConcurrencySlots {
       },
     };
   }
+}
+
+/**
+ * The holders that still count at `now`: a holder's slot ends at its expiry (its run's lease)
+ * plus `marginMs` of clock skew; an expired one is a crashed run's, free to prune.
+ */
+export function liveHolders(
+  holders: ReadonlyMap<string, number>,
+  now: number,
+  marginMs: number,
+): Map<string, number> {
+  return new Map([...holders].filter(([, expiry]) => expiry + marginMs >= now));
 }
 
 function holdersOf(item: Record<string, AttributeValue> | undefined): Map<string, number> {

@@ -15,6 +15,15 @@ import { RateBuckets } from './buckets.ts';
 import { ConcurrencySlots } from './slots.ts';
 import { LimitTable } from './table.ts';
 
+/**
+ * What a worker uses of a limit store (`createWorker({ limits })`): a {@link LimitStore} on
+ * DynamoDB, or the test kit's `MemoryLimitStore` (sqs-jobs/testing), built on the same rules.
+ */
+export interface LimitStorePort {
+  readonly slots: Pick<ConcurrencySlots, 'acquire'>;
+  readonly buckets: Pick<RateBuckets, 'take' | 'throttled'>;
+}
+
 /** Options of {@link LimitStore}. */
 export interface LimitStoreOptions {
   /** The table (the idempotency table: partition key `pk` String, TTL on `expiresAt`). Required. */
@@ -39,7 +48,7 @@ export interface LimitStoreOptions {
  * const taken = await limits.buckets.take(partnerApi, 'tenant-7'); // { granted: true } or { granted: false, waitMs }
  * ```
  */
-export class LimitStore {
+export class LimitStore implements LimitStorePort {
   readonly tableName: string;
   readonly slots: ConcurrencySlots;
   readonly buckets: RateBuckets;

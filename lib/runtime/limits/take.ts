@@ -3,6 +3,8 @@
  * the wait is short compared with the time the run has left, else throwing {@link LimitWait} so
  * the record waits outside Lambda without spending an attempt.
  */
+
+import { shownValue } from '../../core/shown-value.ts';
 import type { RateLimitOptions, RateLimitPermit } from '../job.ts';
 import type { RateBuckets } from './buckets.ts';
 import { LimitWait, RateLimitUsageError } from './errors.ts';
@@ -54,7 +56,7 @@ export async function takeRateLimit(
   const key = options?.key ?? SINGLE_BUCKET_KEY;
   if (typeof key !== 'string' || key === '') {
     throw new RateLimitUsageError(
-      `ctx.rateLimit(${limit.name}): key must be a non-empty string, got ${JSON.stringify(key)}`,
+      `ctx.rateLimit(${limit.name}): key must be a non-empty string, got ${shownValue(key)}`,
     );
   }
   const sleep = context.sleep ?? abortableSleep;

@@ -6,7 +6,7 @@ import type { WorkerConfig } from '../config.ts';
 import type { BatchParking } from '../group-park.ts';
 import type { IdempotencyGuard, ScheduledJobStore } from '../idempotency/guard.ts';
 import type { JobDefinition } from '../job.ts';
-import type { LimitStore } from '../limits/store.ts';
+import type { LimitStorePort } from '../limits/store.ts';
 import type { SqsSender } from '../sqs-port.ts';
 import type { BatchMetrics, WorkerLogger } from '../telemetry.ts';
 import type { RunLimitClock } from '../timeout.ts';
@@ -35,7 +35,7 @@ export interface RecordDeps {
   /** FIFO group parking of this invocation; undefined when no job of the worker parks (no reads). */
   readonly parking: BatchParking | undefined;
   /** Concurrency slots and rate buckets; undefined when the worker has no table for them. */
-  readonly limits?: LimitStore | undefined;
+  readonly limits?: LimitStorePort | undefined;
   /**
    * Concurrency keys (`<name>\u0000<key>`) found full during this invocation: the batch's later
    * records of such a key wait without asking DynamoDB again (made per invocation; undefined: no memo).

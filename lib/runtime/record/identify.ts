@@ -4,6 +4,7 @@
  * before any store is asked.
  */
 import type { JobEnvelope } from '../../core/envelope.ts';
+import { keyResultProblem } from '../../core/key-function.ts';
 import { payloadHash } from '../canonical-json.ts';
 import { defaultJobKey } from '../idempotency/keys.ts';
 import { JobIdentityError } from '../worker-errors.ts';
@@ -44,11 +45,7 @@ export function identify(
     );
   }
   if (typeof key !== 'string' || key === '') {
-    throw new JobIdentityError(
-      job.type,
-      'key',
-      `idempotency.key(data) must return a non-empty string, got ${key === '' ? 'an empty string' : typeof key}`,
-    );
+    throw new JobIdentityError(job.type, 'key', keyResultProblem(key, 'idempotency.key'));
   }
   if (!hashed) return { key, payloadHash: undefined };
   try {

@@ -5,6 +5,7 @@ import type { JobDefinitionLike } from '../../../lib/constructs/job-queue/props.
 import { ruleInput } from '../../../lib/constructs/job-queue/rules/index.ts';
 import { jobNeeds, jobsRule } from '../../../lib/constructs/job-queue/rules/jobs.ts';
 import { defineJob } from '../../../lib/runtime/job.ts';
+import { defineRateLimit } from '../../../lib/runtime/limits/rate-limit.ts';
 import { errors, props } from './helpers.ts';
 
 /** A job as `defineJob` returns it, as far as JobQueue reads it. */
@@ -28,6 +29,21 @@ describe('jobs rule', () => {
     expect(settings.maxReceiveCount).toBe(13);
     expect(settings.functionTimeout?.toSeconds()).toBe(120);
     expect(settings.visibilityTimeout?.toSeconds()).toBe(720);
+  });
+
+  it('refuses two jobs that give one rate limit name different settings (they would share one bucket)', () => {
+    const spec = { queue: 'jobs', schema: z.object({ id: z.string() }), run: async () => {} };
+    const slow = defineRateLimit({ name: 'partner', perSecond: 1, adaptive: false });
+    const fast = defineRateLimit({ name: 'partner', perSecond: 50, adaptive: false });
+    const jobs = [
+      defineJob({ ...spec, type: 'jobs.a', rateLimits: [slow] }),
+      defineJob({ ...spec, type: 'jobs.b', rateLimits: [fast] }),
+      defineJob({ ...spec, type: 'jobs.c', rateLimits: [slow] }),
+    ];
+    expect(errors(jobsRule, { ...fromJobs, jobs })).toEqual([
+      'jobs: rate limit "partner" is declared twice with different settings ({"perSecond":1,"burst":1,"adaptive":false} and {"perSecond":50,"burst":50,"adaptive":false}): jobs that name it share one bucket, so declare it once (defineRateLimit in a module every job imports) or give each its own name',
+    ]);
+    expect(errors(jobsRule, { ...fromJobs, jobs: [jobs[0], jobs[2]] })).toEqual([]);
   });
 
   it('takes what defineJob returns as it is (its defaults applied: 5 attempts, 30 s)', () => {

@@ -44,6 +44,27 @@ describe('recurringJobs rule', () => {
     ]);
   });
 
+  it('refuses a field it does not know, naming it, the known fields and what was likely meant', () => {
+    expect(
+      errors(recurringJobsRule, {
+        recurringJobs: [{ ...nightly, scheduleExpressionTimezone: 'UTC', enable: false }],
+      }),
+    ).toEqual([
+      "recurringJobs['nightly']: scheduleExpressionTimezone is not a recurring job field (known: data, description, enabled, endDate, job, maximumEventAgeSeconds, maximumRetryAttempts, name, partitionKey, schedule, startDate, timeZone); did you mean timeZone?",
+      "recurringJobs['nightly']: enable is not a recurring job field (known: data, description, enabled, endDate, job, maximumEventAgeSeconds, maximumRetryAttempts, name, partitionKey, schedule, startDate, timeZone); did you mean enabled?",
+    ]);
+  });
+
+  it('refuses a data field that is undefined (a value that went missing), naming its path', () => {
+    expect(
+      errors(recurringJobsRule, {
+        recurringJobs: [{ ...nightly, data: { region: process.env.SQS_JOBS_UNSET_FOR_TEST, day: 1 } }],
+      }),
+    ).toEqual([
+      "recurringJobs['nightly']: data.region is undefined: JSON would leave the field out (leave it out, or give it a value): recurring job data must be plain JSON",
+    ]);
+  });
+
   it('refuses an end before the start', () => {
     expect(
       errors(recurringJobsRule, {

@@ -3,8 +3,10 @@
  * `jobTimeoutSeconds`. The queue's values must cover every job: a `maxAttempts` below a job's
  * `retry.maxAttempts` lets the redrive policy (`maxReceiveCount`, derived from it) move that
  * job to the DLQ before the worker has used its attempts, and a `jobTimeoutSeconds` below a
- * job's `timeoutSeconds` lets the function timeout derived from it kill the whole batch.
+ * job's `timeoutSeconds` lets the function timeout derived from it kill the whole batch. Two
+ * jobs naming one rate limit must give it the same settings (lib/core/rate-limit-conflicts.ts).
  */
+import { isNamedRateLimit, rateLimitConflicts } from '../../../core/rate-limit-conflicts.ts';
 import { describeValue, isValidJobTimeout, isValidMaxAttempts } from '../values.ts';
 import { error, type JobQueueFinding, type JobQueueRule } from './types.ts';
 
@@ -90,6 +92,14 @@ export const jobsRule: JobQueueRule = ({ props }) => {
       );
     }
   });
+
+  // Two different rate limits under one name would share one bucket (what createWorker refuses at
+  // the worker's start, said here at synth).
+  const limits = jobs.flatMap((job: unknown) => {
+    const declared = (job as { rateLimits?: unknown } | null)?.rateLimits;
+    return Array.isArray(declared) ? declared.filter(isNamedRateLimit) : [];
+  });
+  for (const conflict of rateLimitConflicts(limits)) findings.push(error(`jobs: ${conflict}`));
 
   const needs = jobNeeds(jobs);
   if (
