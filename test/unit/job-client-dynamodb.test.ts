@@ -96,9 +96,9 @@ describe('the dynamodb option of JobClient', () => {
     });
     expect(error.code).toBe('InvalidOptions');
     expect(error.problems.map((p) => p.message)).toEqual([
+      `batches.tableName must be a DynamoDB table name (3-255 of a-z A-Z 0-9 _ . -), the workers' JOBS_IDEMPOTENCY_TABLE, got a string ("x")`,
       'scheduler must be an EventBridge Scheduler client (new SchedulerClient({})): an object with send(command), got a string ("scheduler")',
       'dynamodb must be a DynamoDB client (new DynamoDBClient({})): an object with send(command), got an object',
-      `batches.tableName must be a DynamoDB table name (3-255 of a-z A-Z 0-9 _ . -), the workers' JOBS_IDEMPOTENCY_TABLE, got a string ("x")`,
     ]);
     expect(error.message).toBe(
       `invalid JobClient options: ${error.problems.map((p) => p.message).join('; ')}`,
