@@ -401,9 +401,9 @@ export function printComparison(rows: readonly ComparisonRow[], options: Compari
             'ratio, same outputs':
               times(r.ratioSameOutputs as number) + range(r.ratioSameOutputsSpread, times),
             floor: fmt(r.floor as number) + range(r.floorSpread),
-            target: r.target === undefined ? '' : `${r.target}: ${r.met ? 'met' : 'NOT met'}`,
           }
         : {}),
+      target: r.target === undefined ? '' : `${r.target}: ${r.met ? 'met' : 'NOT met'}`,
     })),
   );
 }
