@@ -34,8 +34,6 @@ import {
   schema,
 } from './sides.ts';
 
-export type { Handler } from './sides.ts';
-
 /** One row of the comparison (the `--json` shape of issue 10). */
 export interface ComparisonRow {
   readonly measure: string;
