@@ -223,11 +223,7 @@ describe('sqs-jobs schedules', () => {
       scheduler: schedulerClient,
       scheduling: { idempotencyTableName: tableName },
     });
-    await other.send(
-      expireHold,
-      { holdId: 'h-2' },
-      { id: 'hold-h-2', delayMs: 60_000 },
-    );
+    await other.send(expireHold, { holdId: 'h-2' }, { id: 'hold-h-2', delayMs: 60_000 });
     const ambiguous = await schedules(['cancel', 'hold-h-2']);
     expect(ambiguous.code).toBe(2);
     expect(ambiguous.stderr).toContain('several jobs sent for later have the id hold-h-2');
