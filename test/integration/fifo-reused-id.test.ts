@@ -1,3 +1,10 @@
+/**
+ * A reused envelope `id` on a FIFO queue, within SQS's 5-minute deduplication interval, on the
+ * emulators (fauxqs, dynalite) with JobClient as the producer: a resend of the same job is dropped
+ * by SQS and runs once; a different job under the reused id is never silently dropped: the same
+ * type with other data reaches the worker and is dead-lettered as `PayloadMismatchError` with
+ * evidence, another type runs under its own identity.
+ */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { JobClient } from '../../lib/client/job-client.ts';

@@ -1,3 +1,10 @@
+/**
+ * The sample's own rate limit against the rate-limited fake partner, through the real worker on
+ * the emulators (fauxqs + dynalite, the idempotency table holding the buckets): a burst of one
+ * tenant's payment captures gets (near) no 429 with the limit on, and many without it
+ * (`SAMPLE_RATE_LIMITS=off`, what `npm start -- --no-limits` sets). Each capture runs its side
+ * effect exactly once either way.
+ */
 import type { Message } from '@aws-sdk/client-sqs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createEnvelope } from '../../lib/core/envelope.ts';

@@ -1,3 +1,9 @@
+/**
+ * Per-key concurrency through the real worker on the emulators (fauxqs + dynalite, the default
+ * idempotency table holding the slots): several invocations at once, as Lambda's pollers drive a
+ * busy queue, never run more than the limit of one key, every job runs exactly once, and the
+ * waits never reach the DLQ (the queue's maxReceiveCount is 10, each job waits many more times).
+ */
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';

@@ -1,3 +1,8 @@
+/**
+ * The worker with its default idempotency guard (the DynamoDB store on JOBS_IDEMPOTENCY_TABLE)
+ * on the embedded emulators: SQS (fauxqs) and DynamoDB (dynalite). The store's DynamoDB client
+ * comes from the environment, as in Lambda, pointed at dynalite through AWS_ENDPOINT_URL_DYNAMODB.
+ */
 import { type AttributeValue, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';

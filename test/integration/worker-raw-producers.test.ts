@@ -1,3 +1,11 @@
+/**
+ * Bring your producers (issue 20), through the real worker on the emulators: fauxqs (SQS, and its
+ * SNS for notifications as SNS delivers them) and dynalite (the default idempotency store). A
+ * producer's plain JSON sent twice with the same business id runs once; an SNS notification (raw
+ * delivery off and on) and an EventBridge-shaped event run; a poison raw message is dead-lettered
+ * with evidence and `sqs-jobs dlq redrive` puts the original body (and its identity attribute)
+ * back, where it runs once fixed.
+ */
 import { CreateTopicCommand, PublishCommand, SNSClient, SubscribeCommand } from '@aws-sdk/client-sns';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';

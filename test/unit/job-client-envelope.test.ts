@@ -1,3 +1,7 @@
+/**
+ * JobClient.checkEnvelope / sendEnvelope: a job envelope built elsewhere is checked against the
+ * envelope rules and the producer rules of its queue, then sent body unchanged.
+ */
 import { describe, expect, it } from 'vitest';
 import { JobClient, type SqsBatchSender } from '../../lib/client/job-client.ts';
 import { JobClientError } from '../../lib/client/job-client-error.ts';

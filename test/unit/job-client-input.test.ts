@@ -1,3 +1,9 @@
+/**
+ * JobClient against input a user gets wrong, from TypeScript or plain JavaScript: numbers in an
+ * envelope text that the worker's JSON.parse would not read as written, misspelled option keys,
+ * non-array batches, queue URLs that are not what they seem, and SDK setup errors (no region,
+ * no credentials) that no retry can fix.
+ */
 import { describe, expect, it } from 'vitest';
 import { JobClient, type JobClientOptions, type SqsBatchSender } from '../../lib/client/job-client.ts';
 import { JobClientError } from '../../lib/client/job-client-error.ts';
