@@ -3,8 +3,6 @@
  * types them, their output and exit codes; plus the real process for --help and the refusal to
  * redrive without a terminal or --yes.
  */
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import {
@@ -28,10 +26,10 @@ import { defineJob } from '../../lib/runtime/job.ts';
 import { createWorker } from '../../lib/runtime/worker.ts';
 import { type CliRun, runCli } from '../factories/cli.ts';
 import { type EmulatedQueue, type EmulatedSqs, startEmulatedSqs } from '../factories/emulated-sqs.ts';
+import { runScript } from '../factories/script-process.ts';
 import { lambdaContext, recordFromMessage, sqsEvent } from '../factories/sqs.ts';
 import { captureOutput } from '../factories/worker.ts';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CREDENTIALS = { accessKeyId: 'test', secretAccessKey: 'test' };
 
 let emulator: EmulatedSqs;
@@ -689,23 +687,7 @@ function run(
   env: Record<string, string> = {},
   entry: readonly string[] = ['bin/sqs-jobs.ts', 'dlq'],
 ): Promise<CliRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', ...entry, ...args], {
-      cwd: ROOT,
-      env: { ...process.env, FORCE_COLOR: '0', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
+  return runScript([...entry, ...args], { env });
 }
 
 describe('bin/sqs-jobs.ts dlq', () => {
