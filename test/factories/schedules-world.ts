@@ -13,7 +13,6 @@ import {
   CreateScheduleGroupCommand,
   SchedulerClient,
 } from '@aws-sdk/client-scheduler';
-import { DeleteMessageCommand } from '@aws-sdk/client-sqs';
 import { z } from 'zod';
 import { JobClient } from '../../lib/client/job-client.ts';
 import {
@@ -26,8 +25,6 @@ import { defineJob } from '../../lib/runtime/job.ts';
 import { createWorker, type WorkerHandler } from '../../lib/runtime/worker.ts';
 import { type DynaliteHandle, startDynalite } from '../support/dynalite.ts';
 import { type EmulatedQueue, type EmulatedSqs, startEmulatedSqs } from './emulated-sqs.ts';
-import { lambdaContext, recordFromMessage, sqsEvent } from './sqs.ts';
-import { captureOutput } from './worker.ts';
 
 export const region = 'us-east-1';
 export const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
@@ -184,29 +181,21 @@ export function nightlyWorker(
 }
 
 /**
- * Runs messages of the `billing` queue through `handler` (the event source mapping's part) until
- * `expected` have succeeded, deleting each that did; throws when the queue runs dry before.
+ * Runs messages of the `billing` queue through `handler` (polls of the event source mapping:
+ * `EmulatedSqs.deliver`) until `expected` have succeeded; throws when five polls in a row (about
+ * 10 s) find the queue empty before.
  */
 export async function runBillingQueue(
   world: SchedulesWorld,
   handler: WorkerHandler,
   expected: number,
 ): Promise<void> {
-  const { emulator, queue } = world;
   let done = 0;
+  let emptyPolls = 0;
   while (done < expected) {
-    const messages = await emulator.receiveWithin(queue, 10_000);
-    if (messages.length === 0) throw new Error(`only ${done} of ${expected} messages came`);
-    const { value } = await captureOutput(() =>
-      handler(sqsEvent(messages.map((m) => recordFromMessage(m, queue.arn))), lambdaContext(60_000)),
-    );
-    const failed = new Set(value.batchItemFailures.map((f) => f.itemIdentifier));
-    for (const m of messages) {
-      if (failed.has(m.MessageId ?? '')) continue;
-      done += 1;
-      await emulator.sqs.send(
-        new DeleteMessageCommand({ QueueUrl: queue.url, ReceiptHandle: m.ReceiptHandle }),
-      );
-    }
+    const { response, delivered } = await world.emulator.deliver(world.queue, handler);
+    emptyPolls = delivered === 0 ? emptyPolls + 1 : 0;
+    if (emptyPolls === 5) throw new Error(`only ${done} of ${expected} messages came`);
+    done += delivered - response.batchItemFailures.length;
   }
 }
