@@ -16,7 +16,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { type CliIo, runSqsJobsCli } from '../../lib/cli/index.ts';
+import type { CliIo } from '../../lib/cli/index.ts';
 import { createEnvelope, deduplicationIdOf } from '../../lib/core/envelope.ts';
 import { PermanentError } from '../../lib/core/errors.ts';
 import { opsClientConfig } from '../../lib/ops/client.ts';
@@ -24,7 +24,7 @@ import type { OpsSqsCommand } from '../../lib/ops/queue.ts';
 import { evidenceAttributes } from '../../lib/runtime/dead-letter.ts';
 import { defineJob } from '../../lib/runtime/job.ts';
 import { createWorker } from '../../lib/runtime/worker.ts';
-import { type CliRun, runCli } from '../factories/cli.ts';
+import { type CliRun, runCli, singleAttemptSqs } from '../factories/cli.ts';
 import { type EmulatedQueue, type EmulatedSqs, startEmulatedSqs } from '../factories/emulated-sqs.ts';
 import { runScript } from '../factories/script-process.ts';
 import { lambdaContext, recordFromMessage, sqsEvent } from '../factories/sqs.ts';
@@ -650,8 +650,7 @@ describe('sqs-jobs dlq redrive', () => {
     expect(badUrl.stderr).toContain('--dlq-url');
     expect(badUrl.stderr).toContain('is an ARN; pass the queue URL instead');
 
-    let stderr = '';
-    const code = await runSqsJobsCli(
+    const { code, stderr } = await runCli(
       [
         'dlq',
         'list',
@@ -660,14 +659,8 @@ describe('sqs-jobs dlq redrive', () => {
         '--endpoint',
         'http://127.0.0.1:9',
       ],
-      {
-        stdout: { write: () => true },
-        stderr: { write: (t: string) => (stderr += t) },
-        stdinIsTTY: false,
-        env: {},
-        createSqs: (input) =>
-          new SQSClient({ ...opsClientConfig(input), credentials: CREDENTIALS, maxAttempts: 1 }),
-      },
+      'http://127.0.0.1:9',
+      { createSqs: singleAttemptSqs },
     );
     expect(code).toBe(2);
     expect(stderr).toMatch(/error: cannot reach the SQS endpoint .*ECONNREFUSED/);
