@@ -34,8 +34,6 @@ import {
   schema,
 } from './sides.ts';
 
-export type { Handler } from './sides.ts';
-
 /** One row of the comparison (the `--json` shape of issue 10). */
 export interface ComparisonRow {
   readonly measure: string;
@@ -401,9 +399,9 @@ export function printComparison(rows: readonly ComparisonRow[], options: Compari
             'ratio, same outputs':
               times(r.ratioSameOutputs as number) + range(r.ratioSameOutputsSpread, times),
             floor: fmt(r.floor as number) + range(r.floorSpread),
-            target: r.target === undefined ? '' : `${r.target}: ${r.met ? 'met' : 'NOT met'}`,
           }
         : {}),
+      target: r.target === undefined ? '' : `${r.target}: ${r.met ? 'met' : 'NOT met'}`,
     })),
   );
 }

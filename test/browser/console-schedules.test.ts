@@ -14,50 +14,38 @@
  * Screenshot: test-results/console-schedules.png. Every wait is on a selector or a condition.
  */
 import { mkdirSync } from 'node:fs';
-import { Logger } from '@aws-lambda-powertools/logger';
-import { Metrics } from '@aws-lambda-powertools/metrics';
-import {
-  CreateScheduleCommand,
-  CreateScheduleGroupCommand,
-  GetScheduleCommand,
-  SchedulerClient,
-} from '@aws-sdk/client-scheduler';
-import { DeleteMessageCommand } from '@aws-sdk/client-sqs';
+import { GetScheduleCommand, type SchedulerClient } from '@aws-sdk/client-scheduler';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { JobClient } from '../../lib/client/job-client.ts';
 import { ConsoleBackend } from '../../lib/console/backend.ts';
 import { type ConsoleServer, startConsoleServer, TOKEN_HEADER } from '../../lib/console/server.ts';
 import type { ConsoleSetup } from '../../lib/console/setup.ts';
 import { nextFirings, wallClockOf } from '../../lib/core/schedule-expression.ts';
 import { oneTimeScheduleName } from '../../lib/core/scheduled-job.ts';
-import {
-  ManualClock,
-  type SchedulerEmulator,
-  startSchedulerEmulator,
-} from '../../lib/local/scheduler/index.ts';
-import { DynamoIdempotencyStore } from '../../lib/runtime/idempotency/store.ts';
-import { defineJob } from '../../lib/runtime/job.ts';
+import { ManualClock } from '../../lib/local/scheduler/index.ts';
 import { defineRateLimit } from '../../lib/runtime/limits/rate-limit.ts';
 import { LimitStore } from '../../lib/runtime/limits/store.ts';
-import { createWorker } from '../../lib/runtime/worker.ts';
-import { type EmulatedQueue, type EmulatedSqs, startEmulatedSqs } from '../factories/emulated-sqs.ts';
-import { lambdaContext, recordFromMessage, sqsEvent } from '../factories/sqs.ts';
-import { captureOutput } from '../factories/worker.ts';
-import { type DynaliteHandle, startDynalite } from '../support/dynalite.ts';
+import type { EmulatedQueue, EmulatedSqs } from '../factories/emulated-sqs.ts';
+import {
+  expireHold,
+  nightlyWorker,
+  region,
+  runBillingQueue,
+  type SchedulesWorld,
+  startSchedulesWorld,
+} from '../factories/schedules-world.ts';
+import type { DynaliteHandle } from '../support/dynalite.ts';
 
 const CHROMIUM = process.env.SQS_JOBS_CHROMIUM ?? '/usr/bin/chromium';
 const RESULTS = new URL('../../test-results/', import.meta.url);
-const region = 'us-east-1';
-const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
 const GROUP = 'console-billing';
 const START = Date.now();
 
+let world: SchedulesWorld;
 let emulator: EmulatedSqs;
 let db: DynaliteHandle;
 let tableName: string;
-let scheduler: SchedulerEmulator;
 let schedulerClient: SchedulerClient;
 let queue: EmulatedQueue;
 let dlq: EmulatedQueue;
@@ -67,40 +55,15 @@ let browser: Browser;
 let page: Page;
 const pageErrors: string[] = [];
 
-/** Runs the one message on the billing queue through the real worker. */
+/** Runs the one message on the billing queue (a firing) through the real worker; the ids of the jobs it ran. */
 async function runOneFiring(): Promise<string[]> {
   const ran: string[] = [];
-  const metrics = new Metrics({ namespace: 'SqsJobs' });
-  metrics.clearDefaultDimensions();
-  const handler = createWorker({
-    jobs: [
-      defineJob({
-        type: 'billing.nightly-invoices',
-        queue: 'billing',
-        schema: z.object({}).passthrough(),
-        async run(_data, ctx) {
-          ran.push(ctx.jobId);
-        },
-      }),
-    ],
-    queueName: 'billing',
-    queueUrl: queue.url,
-    dlqUrl: dlq.url,
+  const handler = nightlyWorker(world, {
+    schema: z.object({}).passthrough(),
     handlerVersion: 'browser-schedules',
-    idempotency: new DynamoIdempotencyStore({ tableName, client: db.client }),
-    sqs: emulator.sqs,
-    logger: new Logger({ logLevel: 'INFO' }),
-    metrics,
-    env: {},
+    ran,
   });
-  const messages = await emulator.receiveWithin(queue, 10_000);
-  await captureOutput(() =>
-    handler(sqsEvent(messages.map((m) => recordFromMessage(m, queue.arn))), lambdaContext(60_000)),
-  );
-  for (const m of messages)
-    await emulator.sqs.send(
-      new DeleteMessageCommand({ QueueUrl: queue.url, ReceiptHandle: m.ReceiptHandle }),
-    );
+  await runBillingQueue(world, handler, 1);
   return ran;
 }
 
@@ -119,60 +82,15 @@ async function post(
 }
 
 beforeAll(async () => {
-  [emulator, db] = await Promise.all([startEmulatedSqs(), startDynalite()]);
-  tableName = await db.createTable();
-  ({ queue, dlq } = await emulator.createQueuePair('billing', false));
-  const holds = await emulator.createQueue('holds', false);
-  const urls = new Map([
-    [queue.arn, queue.url],
-    [holds.arn, holds.url],
-  ]);
-  scheduler = await startSchedulerEmulator({
-    sqs: emulator.sqs,
-    region,
-    accountId: '000000000000',
+  world = await startSchedulesWorld({
+    group: GROUP,
     clock: new ManualClock(START),
-    queueUrlOf: async (arn) => urls.get(arn) ?? Promise.reject(new Error(`no queue ${arn}`)),
-  });
-  schedulerClient = new SchedulerClient({ endpoint: scheduler.url, region, credentials });
-  await schedulerClient.send(new CreateScheduleGroupCommand({ Name: GROUP }));
-  await schedulerClient.send(
-    new CreateScheduleCommand({
-      Name: 'nightly-invoices',
-      GroupName: GROUP,
-      ScheduleExpression: 'cron(0 23 * * ? *)',
-      ScheduleExpressionTimezone: 'Europe/Berlin',
-      FlexibleTimeWindow: { Mode: 'OFF' },
-      Target: {
-        Arn: queue.arn,
-        RoleArn: 'arn:aws:iam::000000000000:role/scheduler',
-        Input: JSON.stringify({
-          specversion: '1.0',
-          id: 'nightly-invoices@<aws.scheduler.scheduled-time>',
-          source: `/sqs-jobs/schedules/${GROUP}`,
-          type: 'billing.nightly-invoices',
-          time: '<aws.scheduler.scheduled-time>',
-          datacontenttype: 'application/json',
-          data: {},
-        }),
-      },
-    }),
-  );
-  const client = new JobClient({
     source: '/services/booking',
-    queueUrls: { holds: holds.url },
-    sqs: emulator.sqs,
-    dynamodb: db.client,
-    scheduler: schedulerClient,
-    scheduling: {
-      idempotencyTableName: tableName,
-      queues: {
-        holds: { groupName: GROUP, roleArn: 'arn:aws:iam::000000000000:role/it', queueArn: holds.arn },
-      },
-    },
+    nightlyData: {},
   });
-  await client.send(
-    { type: 'booking.expire-hold', queue: 'holds', schema: z.object({ holdId: z.string() }) },
+  ({ emulator, db, tableName, queue, dlq, schedulerClient } = world);
+  await world.client.send(
+    expireHold,
     { holdId: 'h-1' },
     { id: 'hold-h-1', partitionKey: 'tenant-7', runAt: new Date(START + 3 * 86_400_000) },
   );
@@ -210,9 +128,7 @@ afterAll(async () => {
   await browser?.close();
   await server?.close();
   await readOnly?.close();
-  schedulerClient?.destroy();
-  await scheduler?.stop();
-  await Promise.all([emulator?.stop(), db?.stop()]);
+  await world?.stop();
 });
 
 describe('the console: schedules and limits', () => {

@@ -40,3 +40,10 @@ export async function runCli(
   });
   return { code, stdout, stderr };
 }
+
+/**
+ * `createSqs` for a run against an endpoint nothing listens on: the CLI's own client settings,
+ * test credentials, one attempt (no SDK retries, so the refusal comes at once).
+ */
+export const singleAttemptSqs: CliIo['createSqs'] = (input) =>
+  new SQSClient({ ...opsClientConfig(input), credentials: CREDENTIALS, maxAttempts: 1 });

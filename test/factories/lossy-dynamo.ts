@@ -84,3 +84,26 @@ async function drain(body: Readable | undefined): Promise<void> {
     body.resume();
   });
 }
+
+/**
+ * Keeps losing responses of `operation` on `lossy`: its requests the server answers with 200 are
+ * counted from 1 (SDK retries included), and those for which `drop(count)` holds lose their
+ * response (applied, then sent again by the SDK), e.g. `(n) => n % 2 === 1` for every other one.
+ */
+export function dropResponsesOf(
+  lossy: LossyDynamo,
+  operation: string,
+  drop: (count: number) => boolean,
+): void {
+  let count = 0;
+  const arm = () =>
+    lossy.dropNextResponse((op) => {
+      if (op !== operation) return false;
+      count += 1;
+      if (!drop(count)) return false;
+      // This drop disarms it: arm again for the next one.
+      queueMicrotask(arm);
+      return true;
+    });
+  arm();
+}

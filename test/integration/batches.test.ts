@@ -26,7 +26,7 @@ import type { SqsSender } from '../../lib/runtime/sqs-port.ts';
 import { createWorker, type WorkerHandler } from '../../lib/runtime/worker.ts';
 import type { EmulatedQueue } from '../factories/emulated-sqs.ts';
 import { useGuardedEmulators } from '../factories/guarded-emulators.ts';
-import { lossyDynamo } from '../factories/lossy-dynamo.ts';
+import { dropResponsesOf, lossyDynamo } from '../factories/lossy-dynamo.ts';
 import { lambdaContext, recordFromMessage, sqsEvent } from '../factories/sqs.ts';
 import { captureOutput, type OutputLine } from '../factories/worker.ts';
 
@@ -230,18 +230,7 @@ describe('a batch started by a job', () => {
     const lossy = lossyDynamo(env.db.endpoint);
     const store = new DynamoIdempotencyStore({ tableName: env.tableName, client: lossy.client });
     // Lose the response of every other counting transaction (applied, then the SDK sends it again).
-    let transactions = 0;
-    const arm = () =>
-      lossy.dropNextResponse((operation) => {
-        if (operation !== 'TransactWriteItems') return false;
-        transactions += 1;
-        if (transactions % 2 === 1) {
-          queueMicrotask(arm);
-          return true;
-        }
-        return false;
-      });
-    arm();
+    dropResponsesOf(lossy, 'TransactWriteItems', (n) => n % 2 === 1);
     // The completion job's first sends fail (every try of the JobClient): the child that saw the
     // batch done is left on the queue, as if its run crashed after counting; its redelivery sends it.
     let completionSendsRefused = 0;
@@ -295,18 +284,7 @@ describe('many batches at once', () => {
     const t = batchJobs('many');
     const lossy = lossyDynamo(env.db.endpoint);
     const store = new DynamoIdempotencyStore({ tableName: env.tableName, client: lossy.client });
-    let transactions = 0;
-    const arm = () =>
-      lossy.dropNextResponse((operation) => {
-        if (operation !== 'TransactWriteItems') return false;
-        transactions += 1;
-        if (transactions % 3 === 0) {
-          queueMicrotask(arm);
-          return true;
-        }
-        return false;
-      });
-    arm();
+    dropResponsesOf(lossy, 'TransactWriteItems', (n) => n % 3 === 0);
     // Every batch send of the worker (children, completion jobs) reaches the queue twice.
     const sqs: SqsSender = {
       async send(command) {

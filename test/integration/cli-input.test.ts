@@ -2,35 +2,12 @@
  * bin/sqs-jobs.ts as a user runs it (a child process under tsx), on input a user gets wrong:
  * a Latin-1 file piped to `send --envelope -`, and `--version`. Nothing is sent: no emulator.
  */
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { ROOT, runScript, type ScriptRun } from '../factories/script-process.ts';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-
-function sqsJobs(
-  args: readonly string[],
-  stdin: Uint8Array | string = '',
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'bin/sqs-jobs.ts', ...args], {
-      cwd: ROOT,
-      env: { ...process.env, FORCE_COLOR: '0', AWS_REGION: 'eu-west-1' },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-    child.stdin.end(stdin);
-  });
+function sqsJobs(args: readonly string[], stdin: Uint8Array | string = ''): Promise<ScriptRun> {
+  return runScript(['bin/sqs-jobs.ts', ...args], { env: { AWS_REGION: 'eu-west-1' }, stdin });
 }
 
 const QUEUE = 'https://sqs.eu-west-1.amazonaws.com/123456789012/payments';

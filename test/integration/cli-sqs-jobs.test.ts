@@ -3,13 +3,10 @@
  * command, and `send` (envelope piped on stdin) then `stats` against the embedded emulator through
  * AWS_ENDPOINT_URL.
  */
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEnvelope } from '../../lib/core/envelope.ts';
 import { type EmulatedSqs, startEmulatedSqs } from '../factories/emulated-sqs.ts';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+import { runScript, type ScriptRun } from '../factories/script-process.ts';
 
 let emulator: EmulatedSqs;
 
@@ -21,33 +18,13 @@ afterAll(async () => {
   await emulator?.stop();
 });
 
-interface Run {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
 function sqsJobs(
   args: readonly string[],
   options: { env?: Record<string, string>; stdin?: string } = {},
-): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'bin/sqs-jobs.ts', ...args], {
-      cwd: ROOT,
-      env: { ...process.env, FORCE_COLOR: '0', ...options.env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-    child.stdin.end(options.stdin ?? '');
+): Promise<ScriptRun> {
+  return runScript(['bin/sqs-jobs.ts', ...args], {
+    stdin: options.stdin ?? '',
+    ...(options.env ? { env: options.env } : {}),
   });
 }
 

@@ -5,38 +5,20 @@
  * type with other data reaches the worker and is dead-lettered as `PayloadMismatchError` with
  * evidence, another type runs under its own identity.
  */
-import { Logger } from '@aws-lambda-powertools/logger';
-import { Metrics } from '@aws-lambda-powertools/metrics';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { JobClient } from '../../lib/client/job-client.ts';
 import type { JobLogger } from '../../lib/core/logger.ts';
 import { defineJob } from '../../lib/runtime/job.ts';
 import type { AnyJob } from '../../lib/runtime/record/index.ts';
-import { createWorker } from '../../lib/runtime/worker.ts';
 import type { EmulatedQueue } from '../factories/emulated-sqs.ts';
-import { useGuardedEmulators } from '../factories/guarded-emulators.ts';
+import { guardedWorker, useGuardedEmulators } from '../factories/guarded-emulators.ts';
 
 const env = useGuardedEmulators();
 const quiet: JobLogger = { debug() {}, info() {}, warn() {}, error() {} };
 
-function worker(jobs: AnyJob[], queue: EmulatedQueue, dlq: EmulatedQueue) {
-  const metrics = new Metrics({ namespace: 'SqsJobs' });
-  metrics.clearDefaultDimensions();
-  return createWorker({
-    jobs,
-    sqs: env.emulator.sqs,
-    random: () => 0,
-    logger: new Logger({ logLevel: 'SILENT' }),
-    metrics,
-    env: {
-      JOBS_QUEUE_NAME: 'invoices',
-      JOBS_QUEUE_URL: queue.url,
-      JOBS_DLQ_URL: dlq.url,
-      JOBS_IDEMPOTENCY_TABLE: env.tableName,
-    },
-  });
-}
+const worker = (jobs: AnyJob[], queue: EmulatedQueue, dlq: EmulatedQueue) =>
+  guardedWorker(env, { queueName: 'invoices', queue, dlq, jobs });
 
 describe('a reused envelope id on a FIFO queue', () => {
   it('drops a resend of the same job, and delivers a different job under the same id to a clear outcome', async () => {

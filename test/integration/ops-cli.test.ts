@@ -3,8 +3,6 @@
  * types them, their output and exit codes; plus the real process for --help and the refusal to
  * redrive without a terminal or --yes.
  */
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import {
@@ -18,7 +16,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { type CliIo, runSqsJobsCli } from '../../lib/cli/index.ts';
+import type { CliIo } from '../../lib/cli/index.ts';
 import { createEnvelope, deduplicationIdOf } from '../../lib/core/envelope.ts';
 import { PermanentError } from '../../lib/core/errors.ts';
 import { opsClientConfig } from '../../lib/ops/client.ts';
@@ -26,12 +24,12 @@ import type { OpsSqsCommand } from '../../lib/ops/queue.ts';
 import { evidenceAttributes } from '../../lib/runtime/dead-letter.ts';
 import { defineJob } from '../../lib/runtime/job.ts';
 import { createWorker } from '../../lib/runtime/worker.ts';
-import { type CliRun, runCli } from '../factories/cli.ts';
+import { type CliRun, runCli, singleAttemptSqs } from '../factories/cli.ts';
 import { type EmulatedQueue, type EmulatedSqs, startEmulatedSqs } from '../factories/emulated-sqs.ts';
+import { runScript } from '../factories/script-process.ts';
 import { lambdaContext, recordFromMessage, sqsEvent } from '../factories/sqs.ts';
 import { captureOutput } from '../factories/worker.ts';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CREDENTIALS = { accessKeyId: 'test', secretAccessKey: 'test' };
 
 let emulator: EmulatedSqs;
@@ -652,8 +650,7 @@ describe('sqs-jobs dlq redrive', () => {
     expect(badUrl.stderr).toContain('--dlq-url');
     expect(badUrl.stderr).toContain('is an ARN; pass the queue URL instead');
 
-    let stderr = '';
-    const code = await runSqsJobsCli(
+    const { code, stderr } = await runCli(
       [
         'dlq',
         'list',
@@ -662,14 +659,8 @@ describe('sqs-jobs dlq redrive', () => {
         '--endpoint',
         'http://127.0.0.1:9',
       ],
-      {
-        stdout: { write: () => true },
-        stderr: { write: (t: string) => (stderr += t) },
-        stdinIsTTY: false,
-        env: {},
-        createSqs: (input) =>
-          new SQSClient({ ...opsClientConfig(input), credentials: CREDENTIALS, maxAttempts: 1 }),
-      },
+      'http://127.0.0.1:9',
+      { createSqs: singleAttemptSqs },
     );
     expect(code).toBe(2);
     expect(stderr).toMatch(/error: cannot reach the SQS endpoint .*ECONNREFUSED/);
@@ -689,23 +680,7 @@ function run(
   env: Record<string, string> = {},
   entry: readonly string[] = ['bin/sqs-jobs.ts', 'dlq'],
 ): Promise<CliRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', ...entry, ...args], {
-      cwd: ROOT,
-      env: { ...process.env, FORCE_COLOR: '0', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
+  return runScript([...entry, ...args], { env });
 }
 
 describe('bin/sqs-jobs.ts dlq', () => {

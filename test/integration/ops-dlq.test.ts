@@ -236,6 +236,26 @@ describe('list (readDeadLetters + summarizeDeadLetters)', () => {
   });
 });
 
+/**
+ * SQS as a redrive sees it when the target's worker fails at once: every message sent to the
+ * target is followed by a new dead letter of the same body in `dlq`.
+ */
+function bouncingTarget(dlq: EmulatedQueue): OpsSqs {
+  return {
+    async send(command: OpsSqsCommand) {
+      const out = await emulator.sqs.send(command as never);
+      if (command instanceof SendMessageBatchCommand) {
+        for (const entry of command.input.Entries ?? []) {
+          await emulator.sqs.send(
+            new SendMessageCommand({ QueueUrl: dlq.url, MessageBody: entry.MessageBody }),
+          );
+        }
+      }
+      return out;
+    },
+  };
+}
+
 describe('redrive (redriveDeadLetters)', () => {
   it('dry run: selects exactly what would move and changes nothing', async () => {
     const { queue, dlq } = await standardFixture();
@@ -469,20 +489,7 @@ describe('redrive (redriveDeadLetters)', () => {
 
   it('does not move again a job that comes back to the DLQ during the redrive', async () => {
     const { queue, dlq } = await standardFixture();
-    // A target whose worker fails at once: every send is followed by a new dead letter of the same body.
-    const sqs: OpsSqs = {
-      async send(command: OpsSqsCommand) {
-        const out = await emulator.sqs.send(command as never);
-        if (command instanceof SendMessageBatchCommand) {
-          for (const entry of command.input.Entries ?? []) {
-            await emulator.sqs.send(
-              new SendMessageCommand({ QueueUrl: dlq.url, MessageBody: entry.MessageBody }),
-            );
-          }
-        }
-        return out;
-      },
-    };
+    const sqs = bouncingTarget(dlq);
     const result = await redriveDeadLetters({
       sqs,
       dlqUrl: dlq.url,
@@ -695,20 +702,7 @@ describe("verify with the operator clock off SQS's (matching by identity, not by
 
   it('a job that comes back during the redrive is not moved again, with the clock 90 s fast', async () => {
     const { queue, dlq } = await standardFixture();
-    // A target whose worker fails at once: every send is followed by a new dead letter of the same body.
-    const sqs: OpsSqs = {
-      async send(command: OpsSqsCommand) {
-        const out = await emulator.sqs.send(command as never);
-        if (command instanceof SendMessageBatchCommand) {
-          for (const entry of command.input.Entries ?? []) {
-            await emulator.sqs.send(
-              new SendMessageCommand({ QueueUrl: dlq.url, MessageBody: entry.MessageBody }),
-            );
-          }
-        }
-        return out;
-      },
-    };
+    const sqs = bouncingTarget(dlq);
     const result = await redriveDeadLetters({
       sqs,
       dlqUrl: dlq.url,

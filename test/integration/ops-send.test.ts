@@ -4,15 +4,12 @@
  * refusals (FIFO without partition key, invalid envelope, bad JSON, missing queue) as one line with
  * exit code 2 and nothing sent.
  */
-import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CliIo, DEFAULT_CLI_SOURCE, runSqsJobsCli } from '../../lib/cli/index.ts';
+import { type CliIo, DEFAULT_CLI_SOURCE } from '../../lib/cli/index.ts';
 import { deduplicationIdOf, parseEnvelope } from '../../lib/core/envelope.ts';
-import { opsClientConfig } from '../../lib/ops/client.ts';
-import { type CliRun, runCli } from '../factories/cli.ts';
+import { type CliRun, runCli, singleAttemptSqs } from '../factories/cli.ts';
 import { type EmulatedQueue, type EmulatedSqs, startEmulatedSqs } from '../factories/emulated-sqs.ts';
-
-const CREDENTIALS = { accessKeyId: 'test', secretAccessKey: 'test' };
 
 let emulator: EmulatedSqs;
 
@@ -334,8 +331,7 @@ describe('sqs-jobs send', () => {
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/^error: queue does not exist: \S+\/no-such-queue \(check the URL/m);
 
-    let stderr = '';
-    const code = await runSqsJobsCli(
+    const { code, stderr } = await runCli(
       [
         'send',
         '--queue-url',
@@ -347,14 +343,8 @@ describe('sqs-jobs send', () => {
         '--endpoint',
         'http://127.0.0.1:9',
       ],
-      {
-        stdout: { write: () => true },
-        stderr: { write: (t: string) => (stderr += t) },
-        stdinIsTTY: false,
-        env: {},
-        createSqs: (input) =>
-          new SQSClient({ ...opsClientConfig(input), credentials: CREDENTIALS, maxAttempts: 1 }),
-      },
+      'http://127.0.0.1:9',
+      { createSqs: singleAttemptSqs },
     );
     expect(code).toBe(2);
     expect(stderr).toMatch(

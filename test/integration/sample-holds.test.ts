@@ -20,25 +20,11 @@ import {
   scheduledWork,
   startSampleStack,
 } from '../../lib/sample/workload.ts';
+import { waitFor } from '../factories/wait-for.ts';
 
 let stack: SampleStack;
 let work: ScheduledWork;
 let facts: ScheduleFacts;
-
-async function waitFor<T>(
-  read: () => Promise<T> | T,
-  done: (value: T) => boolean,
-  timeoutMs = 120_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline)
-      throw new Error(`condition not met in ${timeoutMs} ms: ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 beforeAll(async () => {
   stack = await startSampleStack({ externalTimeoutMs: 2_000 });
@@ -53,10 +39,12 @@ beforeAll(async () => {
   await waitFor(
     () => stack.repository.listHolds(),
     (holds: Hold[]) => holds.filter((h) => h.status === 'EXPIRED').length === 4,
+    { timeoutMs: 120_000, intervalMs: 200 },
   );
   await waitFor(
     () => work.pending(),
     (n) => n === 0,
+    { timeoutMs: 120_000, intervalMs: 200 },
   );
   await stack.runtime.waitUntilDrained({ timeoutMs: 120_000 });
   facts = await work.collect([], stack.metrics.JobCancelled ?? 0);

@@ -8,6 +8,7 @@ import { JobClient } from '../../lib/client/job-client.ts';
 import type { InvocationReport } from '../../lib/local/event-source-mapping.ts';
 import { sampleJobs } from '../../lib/sample/jobs.ts';
 import { type SampleStack, startSampleStack } from '../../lib/sample/workload.ts';
+import { waitFor } from '../factories/wait-for.ts';
 
 let stack: SampleStack;
 /** Every settled invocation, in order: what happened to a message is read from these events. */
@@ -26,21 +27,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await stack?.stop();
 });
-
-async function waitFor<T>(
-  read: () => Promise<T> | T,
-  done: (value: T) => boolean,
-  timeoutMs = 30_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline)
-      throw new Error(`condition not met in ${timeoutMs} ms: ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe('lost response on the local runtime', () => {
   it('redelivers the batch whose response was lost; idempotency absorbs it; one side effect', async () => {

@@ -5,19 +5,16 @@
  * (`SAMPLE_RATE_LIMITS=off`, what `npm start -- --no-limits` sets). Each capture runs its side
  * effect exactly once either way.
  */
-import { Logger } from '@aws-lambda-powertools/logger';
-import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { Message } from '@aws-sdk/client-sqs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createEnvelope } from '../../lib/core/envelope.ts';
-import { createWorker } from '../../lib/runtime/worker.ts';
 import type { Booking, DomainRepository } from '../../lib/sample/domain.ts';
 import { ExternalApi } from '../../lib/sample/external-api.ts';
 import { type ExternalService, startExternalService } from '../../lib/sample/external-service.ts';
 import { createSampleJobs } from '../../lib/sample/jobs.ts';
 import { SAMPLE_PARTNER_RATE_LIMIT, SAMPLE_RATE_LIMITS_ENV } from '../../lib/sample/partner-limit.ts';
 import type { EmulatedQueue } from '../factories/emulated-sqs.ts';
-import { useGuardedEmulators } from '../factories/guarded-emulators.ts';
+import { guardedWorker, useGuardedEmulators } from '../factories/guarded-emulators.ts';
 import { lambdaContext, recordFromMessage, sqsEvent } from '../factories/sqs.ts';
 import { captureOutput } from '../factories/worker.ts';
 
@@ -69,22 +66,8 @@ async function setUp(run: string) {
   const { repository, captured } = memoryRepository();
   const api = new ExternalApi({ baseUrl: service.url });
   const jobs = createSampleJobs(() => ({ repository, api, now: Date.now }));
-  const metrics = new Metrics({ namespace: 'SqsJobs' });
-  metrics.clearDefaultDimensions();
-  const handler = createWorker({
-    jobs: [jobs.capturePayment],
-    sqs: env.emulator.sqs,
-    // The wait's jitter at its low end: a waiting job comes back when its token is due.
-    random: () => 0,
-    logger: new Logger({ logLevel: 'SILENT' }),
-    metrics,
-    env: {
-      JOBS_QUEUE_NAME: 'payments',
-      JOBS_QUEUE_URL: queue.url,
-      JOBS_DLQ_URL: dlq.url,
-      JOBS_IDEMPOTENCY_TABLE: env.tableName,
-    },
-  });
+  // The wait's jitter at its low end (guardedWorker): a waiting job comes back when its token is due.
+  const handler = guardedWorker(env, { queueName: 'payments', queue, dlq, jobs: [jobs.capturePayment] });
   for (let i = 1; i <= BURST; i++) {
     await env.emulator.send(
       queue,

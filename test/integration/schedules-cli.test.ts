@@ -7,37 +7,27 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Logger } from '@aws-lambda-powertools/logger';
-import { Metrics } from '@aws-lambda-powertools/metrics';
-import {
-  CreateScheduleCommand,
-  CreateScheduleGroupCommand,
-  GetScheduleCommand,
-  SchedulerClient,
-} from '@aws-sdk/client-scheduler';
-import { DeleteMessageCommand } from '@aws-sdk/client-sqs';
+import { CreateScheduleCommand, GetScheduleCommand, type SchedulerClient } from '@aws-sdk/client-scheduler';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { JobClient } from '../../lib/client/job-client.ts';
 import { ConsoleBackend } from '../../lib/console/backend.ts';
 import { localDescriptionSetup } from '../../lib/console/local.ts';
 import { nextFirings, wallClockOf } from '../../lib/core/schedule-expression.ts';
-import {
-  ManualClock,
-  type SchedulerEmulator,
-  startSchedulerEmulator,
-} from '../../lib/local/scheduler/index.ts';
-import { DynamoIdempotencyStore } from '../../lib/runtime/idempotency/store.ts';
-import { defineJob } from '../../lib/runtime/job.ts';
-import { createWorker, type WorkerHandler } from '../../lib/runtime/worker.ts';
+import { ManualClock, type SchedulerEmulator } from '../../lib/local/scheduler/index.ts';
+import type { WorkerHandler } from '../../lib/runtime/worker.ts';
 import { runCli } from '../factories/cli.ts';
-import { type EmulatedQueue, type EmulatedSqs, startEmulatedSqs } from '../factories/emulated-sqs.ts';
-import { lambdaContext, recordFromMessage, sqsEvent } from '../factories/sqs.ts';
-import { captureOutput } from '../factories/worker.ts';
-import { type DynaliteHandle, startDynalite } from '../support/dynalite.ts';
+import type { EmulatedQueue, EmulatedSqs } from '../factories/emulated-sqs.ts';
+import {
+  expireHold,
+  nightlyWorker,
+  region,
+  runBillingQueue,
+  type SchedulesWorld,
+  startSchedulesWorld,
+} from '../factories/schedules-world.ts';
+import type { DynaliteHandle } from '../support/dynalite.ts';
 
-const region = 'us-east-1';
-const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
 const GROUP = 'it-billing';
 /** The Scheduler's clock starts at the real time: JobClient decides how a job travels by the real clock. */
 const START = Date.now();
@@ -55,6 +45,7 @@ const both = (at: Date, zone: string) =>
   `${at.toISOString().slice(0, 19)}Z (${wallClockOf(at, zone).replace('T', ' ')} ${zone})`;
 const SOURCE = '/services/booking';
 
+let world: SchedulesWorld;
 let emulator: EmulatedSqs;
 let db: DynaliteHandle;
 let tableName: string;
@@ -91,115 +82,22 @@ function schedules(args: readonly string[]) {
 }
 
 /** Runs every message on the queue through the worker (the event source mapping's part). */
-async function runQueue(expected: number): Promise<void> {
-  let done = 0;
-  while (done < expected) {
-    const messages = await emulator.receiveWithin(queue, 10_000);
-    if (messages.length === 0) throw new Error(`only ${done} of ${expected} messages came`);
-    const { value } = await captureOutput(() =>
-      handler(sqsEvent(messages.map((m) => recordFromMessage(m, queue.arn))), lambdaContext(60_000)),
-    );
-    const failed = new Set(value.batchItemFailures.map((f) => f.itemIdentifier));
-    for (const m of messages) {
-      if (failed.has(m.MessageId ?? '')) continue;
-      done += 1;
-      await emulator.sqs.send(
-        new DeleteMessageCommand({ QueueUrl: queue.url, ReceiptHandle: m.ReceiptHandle }),
-      );
-    }
-  }
-}
+const runQueue = (expected: number) => runBillingQueue(world, handler, expected);
 
 beforeAll(async () => {
-  [emulator, db] = await Promise.all([startEmulatedSqs(), startDynalite()]);
-  tableName = await db.createTable();
-  ({ queue, dlq } = await emulator.createQueuePair('billing', false));
-  holds = await emulator.createQueue('holds', false);
-  const urls = new Map([
-    [queue.arn, queue.url],
-    [dlq.arn, dlq.url],
-    [holds.arn, holds.url],
-  ]);
-  scheduler = await startSchedulerEmulator({
-    sqs: emulator.sqs,
-    region,
-    accountId: '000000000000',
+  world = await startSchedulesWorld({
+    group: GROUP,
     clock,
-    queueUrlOf: async (arn) => {
-      const url = urls.get(arn);
-      if (url === undefined)
-        throw Object.assign(new Error('The specified queue does not exist.'), { name: 'QueueDoesNotExist' });
-      return url;
-    },
-  });
-  schedulerClient = new SchedulerClient({ endpoint: scheduler.url, region, credentials });
-  await schedulerClient.send(new CreateScheduleGroupCommand({ Name: GROUP }));
-  await schedulerClient.send(
-    new CreateScheduleCommand({
-      Name: 'nightly-invoices',
-      GroupName: GROUP,
-      ScheduleExpression: 'cron(0 23 * * ? *)',
-      ScheduleExpressionTimezone: 'Europe/Berlin',
-      FlexibleTimeWindow: { Mode: 'OFF' },
-      Target: {
-        Arn: queue.arn,
-        RoleArn: 'arn:aws:iam::000000000000:role/scheduler',
-        Input: JSON.stringify({
-          specversion: '1.0',
-          id: 'nightly-invoices@<aws.scheduler.scheduled-time>',
-          source: `/sqs-jobs/schedules/${GROUP}`,
-          type: 'billing.nightly-invoices',
-          time: '<aws.scheduler.scheduled-time>',
-          datacontenttype: 'application/json',
-          data: { run: 'nightly' },
-        }),
-        RetryPolicy: { MaximumEventAgeInSeconds: 3600, MaximumRetryAttempts: 3 },
-        DeadLetterConfig: { Arn: dlq.arn },
-      },
-    }),
-  );
-  const jobs = [
-    defineJob({
-      type: 'billing.nightly-invoices',
-      queue: 'billing',
-      schema: z.object({ run: z.string() }),
-      async run(_data, ctx) {
-        ran.push(ctx.jobId);
-      },
-    }),
-  ];
-  const metrics = new Metrics({ namespace: 'SqsJobs' });
-  metrics.clearDefaultDimensions();
-  handler = createWorker({
-    jobs,
-    queueName: 'billing',
-    queueUrl: queue.url,
-    dlqUrl: dlq.url,
-    handlerVersion: 'it-schedules',
-    idempotency: new DynamoIdempotencyStore({ tableName, client: db.client }),
-    sqs: emulator.sqs,
-    logger: new Logger({ logLevel: 'INFO' }),
-    metrics,
-    env: {},
-  });
-  client = new JobClient({
     source: SOURCE,
-    queueUrls: { holds: holds.url },
-    sqs: emulator.sqs,
-    dynamodb: db.client,
-    scheduler: schedulerClient,
-    scheduling: {
-      idempotencyTableName: tableName,
-      queues: {
-        holds: { groupName: GROUP, roleArn: 'arn:aws:iam::000000000000:role/it', queueArn: holds.arn },
-      },
-    },
+    nightlyData: { run: 'nightly' },
+    nightlyRetries: true,
   });
-  const expireHold = {
-    type: 'booking.expire-hold',
-    queue: 'holds',
-    schema: z.object({ holdId: z.string() }),
-  };
+  ({ emulator, db, tableName, queue, dlq, holds, scheduler, schedulerClient, client } = world);
+  handler = nightlyWorker(world, {
+    schema: z.object({ run: z.string() }),
+    handlerVersion: 'it-schedules',
+    ran,
+  });
   await client.send(
     expireHold,
     { holdId: 'h-1' },
@@ -209,9 +107,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  schedulerClient?.destroy();
-  await scheduler?.stop();
-  await Promise.all([emulator?.stop(), db?.stop()]);
+  await world?.stop();
 });
 
 describe('sqs-jobs schedules', () => {
@@ -327,11 +223,7 @@ describe('sqs-jobs schedules', () => {
       scheduler: schedulerClient,
       scheduling: { idempotencyTableName: tableName },
     });
-    await other.send(
-      { type: 'booking.expire-hold', queue: 'holds', schema: z.object({ holdId: z.string() }) },
-      { holdId: 'h-2' },
-      { id: 'hold-h-2', delayMs: 60_000 },
-    );
+    await other.send(expireHold, { holdId: 'h-2' }, { id: 'hold-h-2', delayMs: 60_000 });
     const ambiguous = await schedules(['cancel', 'hold-h-2']);
     expect(ambiguous.code).toBe(2);
     expect(ambiguous.stderr).toContain('several jobs sent for later have the id hold-h-2');

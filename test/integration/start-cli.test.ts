@@ -3,45 +3,25 @@
  * report on stdout, the exit code, Ctrl-C. Its flags, help and refusals are tested in process
  * (test/unit/start-cli.test.ts).
  */
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { RunReport } from '../../lib/sample/report/index.ts';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+import { runScript, type ScriptOptions, type ScriptRun } from '../factories/script-process.ts';
 
 function start(
   args: readonly string[],
   env: Record<string, string | undefined> = {},
   /** Sees stderr as it grows, with the child: e.g. to press Ctrl-C at a given moment. */
-  onStderr?: (stderr: string, child: ReturnType<typeof spawn>) => void,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    // process.execPath is the Node 24 of the devDependencies when the tests run through npm/npx.
-    const child = spawn(process.execPath, ['--import', 'tsx', 'bin/start.ts', ...args], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        FORCE_COLOR: '0',
-        SQS_JOBS_ENDPOINT_URL: undefined,
-        SQS_JOBS_SQS_ENDPOINT: undefined,
-        SQS_JOBS_DYNAMODB_ENDPOINT: undefined,
-        SQS_JOBS_DEBUG: undefined,
-        ...env,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-      onStderr?.(stderr, child);
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  onStderr?: ScriptOptions['onStderr'],
+): Promise<ScriptRun> {
+  return runScript(['bin/start.ts', ...args], {
+    env: {
+      SQS_JOBS_ENDPOINT_URL: undefined,
+      SQS_JOBS_SQS_ENDPOINT: undefined,
+      SQS_JOBS_DYNAMODB_ENDPOINT: undefined,
+      SQS_JOBS_DEBUG: undefined,
+      ...env,
+    },
+    ...(onStderr ? { onStderr } : {}),
   });
 }
 

@@ -4,8 +4,6 @@
  * busy queue, never run more than the limit of one key, every job runs exactly once, and the
  * waits never reach the DLQ (the queue's maxReceiveCount is 10, each job waits many more times).
  */
-import { Logger } from '@aws-lambda-powertools/logger';
-import { Metrics } from '@aws-lambda-powertools/metrics';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -15,33 +13,16 @@ import { defineJob } from '../../lib/runtime/job.ts';
 import { defineRateLimit } from '../../lib/runtime/limits/rate-limit.ts';
 import { LimitStore } from '../../lib/runtime/limits/store.ts';
 import type { AnyJob } from '../../lib/runtime/record/index.ts';
-import { createWorker } from '../../lib/runtime/worker.ts';
 import type { EmulatedQueue } from '../factories/emulated-sqs.ts';
-import { useGuardedEmulators } from '../factories/guarded-emulators.ts';
+import { guardedWorker, useGuardedEmulators } from '../factories/guarded-emulators.ts';
 import { lambdaContext, recordFromMessage, sqsEvent } from '../factories/sqs.ts';
 
 const env = useGuardedEmulators();
 
-function worker(jobs: AnyJob[], queue: EmulatedQueue, dlq: EmulatedQueue, now?: () => number) {
-  const metrics = new Metrics({ namespace: 'SqsJobs' });
-  metrics.clearDefaultDimensions();
-  return createWorker({
-    jobs,
-    sqs: env.emulator.sqs,
-    // The wait's jitter at its low end: a waiting job comes back at once, so the test runs at the
-    // emulators' speed (production waits are spread over 0–1 s, doubling per wait).
-    random: () => 0,
-    logger: new Logger({ logLevel: 'SILENT' }),
-    metrics,
-    ...(now ? { now } : {}),
-    env: {
-      JOBS_QUEUE_NAME: 'reports',
-      JOBS_QUEUE_URL: queue.url,
-      JOBS_DLQ_URL: dlq.url,
-      JOBS_IDEMPOTENCY_TABLE: env.tableName,
-    },
-  });
-}
+// The wait's jitter at its low end (guardedWorker): a waiting job comes back at once, so the test
+// runs at the emulators' speed (production waits are spread over 0–1 s, doubling per wait).
+const worker = (jobs: AnyJob[], queue: EmulatedQueue, dlq: EmulatedQueue, now?: () => number) =>
+  guardedWorker(env, { queueName: 'reports', queue, dlq, jobs, ...(now ? { now } : {}) });
 
 const schema = z.object({ tenantId: z.string(), reportId: z.number() });
 

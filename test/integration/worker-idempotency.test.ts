@@ -3,8 +3,6 @@
  * on the embedded emulators: SQS (fauxqs) and DynamoDB (dynalite). The store's DynamoDB client
  * comes from the environment, as in Lambda, pointed at dynalite through AWS_ENDPOINT_URL_DYNAMODB.
  */
-import { Logger } from '@aws-lambda-powertools/logger';
-import { Metrics } from '@aws-lambda-powertools/metrics';
 import { type AttributeValue, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -13,29 +11,13 @@ import { TransientError } from '../../lib/core/errors.ts';
 import { jobRecordKey, stepRecordKey } from '../../lib/runtime/idempotency/keys.ts';
 import { defineJob } from '../../lib/runtime/job.ts';
 import type { AnyJob } from '../../lib/runtime/record/index.ts';
-import { createWorker } from '../../lib/runtime/worker.ts';
 import type { EmulatedQueue } from '../factories/emulated-sqs.ts';
-import { useGuardedEmulators } from '../factories/guarded-emulators.ts';
+import { guardedWorker, useGuardedEmulators } from '../factories/guarded-emulators.ts';
 
 const env = useGuardedEmulators();
 
-function worker(jobs: AnyJob[], queue: EmulatedQueue, dlq: EmulatedQueue) {
-  const metrics = new Metrics({ namespace: 'SqsJobs' });
-  metrics.clearDefaultDimensions();
-  return createWorker({
-    jobs,
-    sqs: env.emulator.sqs,
-    random: () => 0,
-    logger: new Logger({ logLevel: 'SILENT' }),
-    metrics,
-    env: {
-      JOBS_QUEUE_NAME: 'payments',
-      JOBS_QUEUE_URL: queue.url,
-      JOBS_DLQ_URL: dlq.url,
-      JOBS_IDEMPOTENCY_TABLE: env.tableName,
-    },
-  });
-}
+const worker = (jobs: AnyJob[], queue: EmulatedQueue, dlq: EmulatedQueue) =>
+  guardedWorker(env, { queueName: 'payments', queue, dlq, jobs });
 
 const schema = z.object({ paymentId: z.string() });
 

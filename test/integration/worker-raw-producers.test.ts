@@ -6,8 +6,6 @@
  * with evidence and `sqs-jobs dlq redrive` puts the original body (and its identity attribute)
  * back, where it runs once fixed.
  */
-import { Logger } from '@aws-lambda-powertools/logger';
-import { Metrics } from '@aws-lambda-powertools/metrics';
 import { CreateTopicCommand, PublishCommand, SNSClient, SubscribeCommand } from '@aws-sdk/client-sns';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
@@ -15,10 +13,9 @@ import { z } from 'zod';
 import { PermanentError } from '../../lib/core/errors.ts';
 import { defineJob, type JobContext } from '../../lib/runtime/job.ts';
 import type { RawMessageOptions } from '../../lib/runtime/raw-messages.ts';
-import { createWorker } from '../../lib/runtime/worker.ts';
 import { runCli } from '../factories/cli.ts';
 import type { EmulatedQueue } from '../factories/emulated-sqs.ts';
-import { useGuardedEmulators } from '../factories/guarded-emulators.ts';
+import { guardedWorker, useGuardedEmulators } from '../factories/guarded-emulators.ts';
 
 const env = useGuardedEmulators();
 
@@ -36,22 +33,8 @@ function rawWorker(
   dlq: EmulatedQueue,
   run: (data: z.infer<typeof orderSchema>, ctx: JobContext) => Promise<void>,
 ) {
-  const metrics = new Metrics({ namespace: 'SqsJobs' });
-  metrics.clearDefaultDimensions();
   const job = defineJob({ type: 'orders.placed', queue: 'orders', schema: orderSchema, raw, run });
-  return createWorker({
-    jobs: [job],
-    sqs: env.emulator.sqs,
-    random: () => 0,
-    logger: new Logger({ logLevel: 'SILENT' }),
-    metrics,
-    env: {
-      JOBS_QUEUE_NAME: 'orders',
-      JOBS_QUEUE_URL: queue.url,
-      JOBS_DLQ_URL: dlq.url,
-      JOBS_IDEMPOTENCY_TABLE: env.tableName,
-    },
-  });
+  return guardedWorker(env, { queueName: 'orders', queue, dlq, jobs: [job] });
 }
 
 /** A job body that records each run. */

@@ -5,7 +5,6 @@
  * the retry that needs the value is dead-lettered with evidence naming the step, the kind and the path.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
-import { Metrics } from '@aws-lambda-powertools/metrics';
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
@@ -14,30 +13,15 @@ import { TransientError } from '../../lib/core/errors.ts';
 import { jobRecordKey, stepRecordKey } from '../../lib/runtime/idempotency/keys.ts';
 import { defineJob } from '../../lib/runtime/job.ts';
 import type { AnyJob } from '../../lib/runtime/record/index.ts';
-import { createWorker } from '../../lib/runtime/worker.ts';
 import type { EmulatedQueue } from '../factories/emulated-sqs.ts';
-import { useGuardedEmulators } from '../factories/guarded-emulators.ts';
+import { guardedWorker, useGuardedEmulators } from '../factories/guarded-emulators.ts';
 
 const env = useGuardedEmulators();
 
 function worker(jobs: AnyJob[], queue: EmulatedQueue, dlq: EmulatedQueue) {
-  const metrics = new Metrics({ namespace: 'SqsJobs' });
-  metrics.clearDefaultDimensions();
   const logger = new Logger({ logLevel: 'SILENT' });
   const warn = vi.spyOn(logger, 'warn');
-  const handler = createWorker({
-    jobs,
-    sqs: env.emulator.sqs,
-    random: () => 0,
-    logger,
-    metrics,
-    env: {
-      JOBS_QUEUE_NAME: 'payments',
-      JOBS_QUEUE_URL: queue.url,
-      JOBS_DLQ_URL: dlq.url,
-      JOBS_IDEMPOTENCY_TABLE: env.tableName,
-    },
-  });
+  const handler = guardedWorker(env, { queueName: 'payments', queue, dlq, jobs, logger });
   return { handler, warnings: () => warn.mock.calls.map((call) => call as unknown[]) };
 }
 

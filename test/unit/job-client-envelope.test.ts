@@ -2,51 +2,16 @@
  * JobClient.checkEnvelope / sendEnvelope: a job envelope built elsewhere is checked against the
  * envelope rules and the producer rules of its queue, then sent body unchanged.
  */
-import type {
-  SendMessageBatchCommand,
-  SendMessageBatchRequest,
-  SendMessageBatchResult,
-} from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
 import { JobClient, type SqsBatchSender } from '../../lib/client/job-client.ts';
 import { JobClientError } from '../../lib/client/job-client-error.ts';
 import { createEnvelope, deduplicationIdOf } from '../../lib/core/envelope.ts';
+import { RecordingBatchSender as FakeSqs, refuseAll } from '../factories/batch-sender.ts';
 
 const URLS = {
   booking: 'https://sqs.eu-west-1.amazonaws.com/123456789012/booking.fifo',
   payments: 'https://sqs.eu-west-1.amazonaws.com/123456789012/payments',
 } as const;
-
-/** Records each SendMessageBatch request; accepts every entry (FIFO entries get a sequence number). */
-class FakeSqs implements SqsBatchSender {
-  readonly requests: SendMessageBatchRequest[] = [];
-  constructor(private readonly fail?: { code: string; senderFault: boolean }) {}
-
-  async send(command: SendMessageBatchCommand): Promise<SendMessageBatchResult> {
-    this.requests.push(command.input);
-    const entries = command.input.Entries ?? [];
-    if (this.fail) {
-      return {
-        Successful: [],
-        Failed: entries.map((e) => ({
-          Id: e.Id,
-          Code: this.fail!.code,
-          Message: 'refused',
-          SenderFault: this.fail!.senderFault,
-        })),
-      };
-    }
-    return {
-      Successful: entries.map((e) => ({
-        Id: e.Id,
-        MessageId: `msg-${e.Id}`,
-        MD5OfMessageBody: 'md5',
-        ...(e.MessageGroupId === undefined ? {} : { SequenceNumber: '42' }),
-      })),
-      Failed: [],
-    };
-  }
-}
 
 function client(sqs: SqsBatchSender, maxMessageBytes?: number): JobClient {
   return new JobClient({
@@ -88,7 +53,7 @@ describe('JobClient.sendEnvelope', () => {
       '  "time": "2026-11-29T07:00:00Z", "datacontenttype": "application/json",\n' +
       '  "traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", "myext": "x", "data": { "amount": 1.50, "ref": 9007199254740991, "big": 1.0e300 } }';
     const result = await client(sqs).sendEnvelope('payments', text);
-    expect(result).toEqual({ id: 'job-1', messageId: 'msg-0', queue: 'payments' });
+    expect(result).toEqual({ id: 'job-1', messageId: expect.stringMatching(/^msg-0-/), queue: 'payments' });
     expect(sqs.requests).toHaveLength(1);
     expect(sqs.requests[0]!.QueueUrl).toBe(URLS.payments);
     const entry = sqs.requests[0]!.Entries![0]!;
@@ -113,7 +78,7 @@ describe('JobClient.sendEnvelope', () => {
     expect(entry.MessageDeduplicationId).toBe(
       deduplicationIdOf({ source: '/web', id: 'b-1', type: 'booking.reserve', data: {} }),
     );
-    expect(result.sequenceNumber).toBe('42');
+    expect(result.sequenceNumber).toBe('seq-0');
   });
 
   it("on a standard queue: MessageGroupId from partitionkey (a fair queue's tenant), no dedup id", async () => {
@@ -207,7 +172,7 @@ describe('JobClient.sendEnvelope', () => {
   });
 
   it('throws the SQS code when SQS refuses the message', async () => {
-    const error = await client(new FakeSqs({ code: 'InvalidMessageContents', senderFault: true }))
+    const error = await client(new FakeSqs(refuseAll('InvalidMessageContents', true)))
       .sendEnvelope('payments', envelope())
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(JobClientError);

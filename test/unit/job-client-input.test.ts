@@ -4,38 +4,16 @@
  * non-array batches, queue URLs that are not what they seem, and SDK setup errors (no region,
  * no credentials) that no retry can fix.
  */
-import type {
-  SendMessageBatchCommand,
-  SendMessageBatchRequest,
-  SendMessageBatchResult,
-} from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
 import { JobClient, type JobClientOptions, type SqsBatchSender } from '../../lib/client/job-client.ts';
 import { JobClientError } from '../../lib/client/job-client-error.ts';
 import { jsonNumberProblems } from '../../lib/core/json-numbers.ts';
+import { RecordingBatchSender as FakeSqs } from '../factories/batch-sender.ts';
 
 const URLS = {
   booking: 'https://sqs.eu-west-1.amazonaws.com/123456789012/booking.fifo',
   payments: 'https://sqs.eu-west-1.amazonaws.com/123456789012/payments',
 } as const;
-
-/** Records each SendMessageBatch request; accepts every entry. */
-class FakeSqs implements SqsBatchSender {
-  readonly requests: SendMessageBatchRequest[] = [];
-  async send(command: SendMessageBatchCommand): Promise<SendMessageBatchResult> {
-    this.requests.push(command.input);
-    const entries = command.input.Entries ?? [];
-    return {
-      Successful: entries.map((e) => ({
-        Id: e.Id,
-        MessageId: `msg-${e.Id}`,
-        MD5OfMessageBody: 'md5',
-        ...(e.MessageGroupId === undefined ? {} : { SequenceNumber: '42' }),
-      })),
-      Failed: [],
-    };
-  }
-}
 
 const quiet = { debug() {}, info() {}, warn() {}, error() {} };
 
@@ -245,7 +223,7 @@ describe('plain JavaScript: option keys, batch shape, queue URLs', () => {
       'options.partitionKey is required on FIFO queue "booking"',
     );
     const sent = await fifo.send(job('booking'), { a: 1 }, { partitionKey: 'user-7' });
-    expect(sent.sequenceNumber).toBe('42');
+    expect(sent.sequenceNumber).toBe('seq-0');
     expect(sqs.requests[0]!.QueueUrl).toBe(URLS.booking);
     expect(sqs.requests[0]!.Entries![0]!.MessageGroupId).toBe('user-7');
     expect(sqs.requests[0]!.Entries![0]!.MessageDeduplicationId).toMatch(/^[0-9a-f]{64}$/);

@@ -1,9 +1,7 @@
 import {
   QueueDoesNotExist,
   RequestThrottled,
-  type SendMessageBatchCommand,
   type SendMessageBatchRequest,
-  type SendMessageBatchRequestEntry,
   type SendMessageBatchResult,
 } from '@aws-sdk/client-sqs';
 import fc from 'fast-check';
@@ -21,6 +19,7 @@ import { deduplicationIdOf, parseEnvelope } from '../../lib/core/envelope.ts';
 import type { JobLogger } from '../../lib/core/logger.ts';
 import { messageSizeBytes } from '../../lib/core/message-size.ts';
 import { defineJob } from '../../lib/runtime/job.ts';
+import { acceptAll, accepted, RecordingBatchSender as FakeSqs } from '../factories/batch-sender.ts';
 
 // ---------------------------------------------------------------- fixtures
 
@@ -51,38 +50,6 @@ const URLS = {
   payments: 'https://sqs.eu-west-1.amazonaws.com/123456789012/payments',
   notifications: 'https://sqs.eu-west-1.amazonaws.com/123456789012/notifications',
 } as const;
-
-type Handler = (input: SendMessageBatchRequest, call: number) => SendMessageBatchResult;
-
-function accepted(
-  entry: SendMessageBatchRequestEntry,
-): NonNullable<SendMessageBatchResult['Successful']>[number] {
-  return {
-    Id: entry.Id,
-    MessageId: `msg-${entry.Id}-${entry.MessageBody?.length}`,
-    MD5OfMessageBody: 'md5',
-    // As SQS: a sequence number on FIFO queues only (a fair standard queue's group gets none).
-    ...(entry.MessageDeduplicationId === undefined ? {} : { SequenceNumber: `seq-${entry.Id}` }),
-  };
-}
-
-const acceptAll: Handler = (input) => ({ Successful: (input.Entries ?? []).map(accepted), Failed: [] });
-
-/** A typed stand-in for SQSClient: records each SendMessageBatch request and answers from `handler`. */
-class FakeSqs implements SqsBatchSender {
-  readonly requests: SendMessageBatchRequest[] = [];
-  constructor(private readonly handler: Handler = acceptAll) {}
-
-  async send(command: SendMessageBatchCommand): Promise<SendMessageBatchResult> {
-    this.requests.push(command.input);
-    return this.handler(command.input, this.requests.length);
-  }
-
-  /** Entry ids per request, e.g. [['0','1'], ['1']]. */
-  get idsPerRequest(): string[][] {
-    return this.requests.map((r) => (r.Entries ?? []).map((e) => e.Id ?? ''));
-  }
-}
 
 /** A fake whose every call throws `error` for the first `times` calls, then accepts. */
 function failingCalls(error: unknown, times = Number.POSITIVE_INFINITY): FakeSqs {

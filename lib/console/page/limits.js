@@ -1,10 +1,10 @@
 // The flow-control limits panel of the queues page (`GET /api/limits`, lib/ops/limits.ts): per
 // concurrency key its running jobs against its limit, per rate limit its current rate against the
 // declared one. Read when the page opens and on Refresh: each read Scans the idempotency table.
-/** @import { LimitsView } from './types.ts' */
-import { getLimits, messageOf } from './api.js';
+import { getLimits } from './api.js';
 import { time } from './format.js';
-import { html, useEffect, useState } from './vendor/preact-htm.js';
+import { useRefreshedView } from './refreshed-view.js';
+import { html } from './vendor/preact-htm.js';
 
 /**
  * A number with `digits` decimals, `?` when unknown.
@@ -16,25 +16,7 @@ function fixed(value, digits) {
 }
 
 export function LimitsPanel() {
-  const [view, setView] = useState(/** @type {LimitsView | null} */ (null));
-  const [error, setError] = useState(/** @type {string | null} */ (null));
-  const [busy, setBusy] = useState(false);
-  const load = () => {
-    setBusy(true);
-    getLimits()
-      .then(
-        (v) => {
-          setView(v);
-          setError(null);
-        },
-        (e) => setError(messageOf(e)),
-      )
-      .finally(() => setBusy(false));
-  };
-  useEffect(() => {
-    load();
-    return undefined;
-  }, []);
+  const { view, error, busy, load } = useRefreshedView(getLimits);
   const rows = (view?.tables ?? []).flatMap((t) => t.rows.map((row) => ({ table: t.table, row })));
   return html`<section class="card" data-testid="limits">
     <h3>

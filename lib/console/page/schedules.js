@@ -3,11 +3,12 @@
 // zone and their recent firings, with a Fire now button each. Buttons are hidden on a read-only
 // console; both ask before acting. Read when the page opens and on Refresh (each read Scans the
 // idempotency table).
-/** @import { ConfigView, SchedulesView } from './types.ts' */
+/** @import { ConfigView } from './types.ts' */
 import { cancelScheduledJob, fireSchedule, getSchedules, messageOf } from './api.js';
 import { browser } from './browser.js';
 import { time } from './format.js';
-import { html, useEffect, useState } from './vendor/preact-htm.js';
+import { useRefreshedView } from './refreshed-view.js';
+import { html, useState } from './vendor/preact-htm.js';
 
 /**
  * A UTC instant as `2026-12-01 22:00:00 UTC`.
@@ -20,26 +21,8 @@ function utc(iso) {
 
 /** @param {{ config: ConfigView }} props */
 export function SchedulesPage({ config }) {
-  const [view, setView] = useState(/** @type {SchedulesView | null} */ (null));
-  const [error, setError] = useState(/** @type {string | null} */ (null));
+  const { view, error, busy, load, setBusy, setError } = useRefreshedView(getSchedules);
   const [message, setMessage] = useState(/** @type {string | null} */ (null));
-  const [busy, setBusy] = useState(false);
-  const load = () => {
-    setBusy(true);
-    getSchedules()
-      .then(
-        (v) => {
-          setView(v);
-          setError(null);
-        },
-        (e) => setError(messageOf(e)),
-      )
-      .finally(() => setBusy(false));
-  };
-  useEffect(() => {
-    load();
-    return undefined;
-  }, []);
 
   /**
    * @param {string} jobId

@@ -1,0 +1,97 @@
+/**
+ * Issue 21's targets, as conditions on the rows of `npm run bench -- --cpu` / `--json`, and their
+ * evaluation: each row the issue sets a target for carries `target` (the condition, in the row's
+ * own field names) and `met` (whether the row's medians hold it).
+ *
+ * The rows are known by their `measure`: the CPU rows' names come from bench/cpu.ts
+ * ({@link cpuMeasure}), the bundle, cold-start and heap rows' from bench/cold-start.ts (copied
+ * here; {@link missingTargets} tells when a run has no row of that name, e.g. after a rename).
+ *
+ * Issue 21: CPU per record at batch 10 within 1.2× Powertools writing the same outputs and 2×
+ * bare Powertools (standard and FIFO); a batch of 1 within 2× bare; heap within 1.1×; a minimal
+ * worker bundled by a user within 1.3× Powertools' bytes; cold start (CPU, import and init to
+ * first response) at or below Powertools'. Wall-time cold-start rows carry no target (the issue
+ * names CPU; wall time under load moves several-fold).
+ */
+import { CPU_CASES, type CpuCase, cpuMeasure } from './cpu.ts';
+import type { ComparisonRow } from './vs-powertools.ts';
+
+/** Upper limits on a row's ratios (medians): `ratio` = ours / Powertools (bare). */
+export interface Limits {
+  readonly ratio?: number;
+  /** ours / Powertools writing the same log line and EMF (CPU rows only). */
+  readonly ratioSameOutputs?: number;
+}
+
+export interface Target {
+  readonly measure: string;
+  readonly limits: Limits;
+}
+
+/** CPU per record: batches of 10 (standard and FIFO) and of 1; none for 1,000. */
+export function cpuLimits(c: CpuCase): Limits | undefined {
+  if (c.batchSize === 10) return { ratio: 2, ratioSameOutputs: 1.2 };
+  if (c.batchSize === 1) return { ratio: 2 };
+  return undefined;
+}
+
+/** Every row issue 21 sets a target for, by measure. */
+export const ISSUE_21_TARGETS: readonly Target[] = [
+  ...CPU_CASES.flatMap((c) => {
+    const limits = cpuLimits(c);
+    return limits === undefined ? [] : [{ measure: cpuMeasure(c), limits }];
+  }),
+  {
+    measure: 'bundle of a minimal worker, minified, AWS SDK external, no schema library',
+    limits: { ratio: 1.3 },
+  },
+  { measure: 'cold start: import of the minimal worker bundle, CPU time', limits: { ratio: 1 } },
+  { measure: 'cold start: init to first response, CPU time', limits: { ratio: 1 } },
+  {
+    measure: 'heap after 2,000 warm invocations (batches of 10, no store), after full GC',
+    limits: { ratio: 1.1 },
+  },
+];
+
+const targetOf = (measure: string): Target | undefined => ISSUE_21_TARGETS.find((t) => t.measure === measure);
+
+/** Whether issue 21 sets a target for the row named `measure`. */
+export const hasIssue21Target = (measure: string): boolean => targetOf(measure) !== undefined;
+
+/** The condition as written in the JSON, e.g. `ratio <= 2 and ratioSameOutputs <= 1.2`. */
+export function describeLimits(limits: Limits): string {
+  return Object.entries(limits)
+    .map(([field, limit]) => `${field} <= ${limit}`)
+    .join(' and ');
+}
+
+/** Whether `row` holds every limit; a limit on a field the row lacks (or is not a number) is not met. */
+export function meets(row: ComparisonRow, limits: Limits): boolean {
+  return Object.entries(limits).every(([field, limit]) => {
+    const value = row[field as keyof Limits];
+    return typeof value === 'number' && Number.isFinite(value) && value <= (limit as number);
+  });
+}
+
+/**
+ * `row` with `target` and `met` when issue 21 sets a target for it (replacing any it carried);
+ * other rows unchanged.
+ */
+export function withTarget(row: ComparisonRow): ComparisonRow {
+  const target = targetOf(row.measure);
+  if (target === undefined) return row;
+  return { ...row, target: describeLimits(target.limits), met: meets(row, target.limits) };
+}
+
+export const withTargets = (rows: readonly ComparisonRow[]): ComparisonRow[] => rows.map(withTarget);
+
+/** The measures of issue 21's targets no row of `rows` has (a run that lacks them shows nothing about them). */
+export function missingTargets(rows: readonly ComparisonRow[]): string[] {
+  const measures = new Set(rows.map((r) => r.measure));
+  return ISSUE_21_TARGETS.filter((t) => !measures.has(t.measure)).map((t) => t.measure);
+}
+
+/** Whether `rows` show every issue-21 target met: each target has its row and the row holds it. */
+export function allTargetsMet(rows: readonly ComparisonRow[]): boolean {
+  return missingTargets(rows).length === 0 && withTargets(rows).every((r) => r.met !== false);
+}

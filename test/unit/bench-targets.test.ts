@@ -1,0 +1,92 @@
+/**
+ * bench/targets.ts: issue 21's targets on the bench's rows, from hand-made rows (no bench runs).
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { cpuMeasure } from '../../bench/cpu.ts';
+import {
+  allTargetsMet,
+  ISSUE_21_TARGETS,
+  missingTargets,
+  withTarget,
+  withTargets,
+} from '../../bench/targets.ts';
+import type { ComparisonRow } from '../../bench/vs-powertools.ts';
+
+const row = (measure: string, fields: Partial<ComparisonRow> = {}): ComparisonRow => ({
+  measure,
+  unit: 'x',
+  ours: 1,
+  powertools: 1,
+  ratio: 1,
+  ...fields,
+});
+const batch10 = cpuMeasure({ mode: 'standard', batchSize: 10 });
+const batch1 = cpuMeasure({ mode: 'standard', batchSize: 1 });
+const bundle = 'bundle of a minimal worker, minified, AWS SDK external, no schema library';
+const heap = 'heap after 2,000 warm invocations (batches of 10, no store), after full GC';
+const importCpu = 'cold start: import of the minimal worker bundle, CPU time';
+
+/** A row for every target, each holding it. */
+const allMet = (): ComparisonRow[] =>
+  ISSUE_21_TARGETS.map((t) => row(t.measure, { ratio: 0.9, ratioSameOutputs: 0.6 }));
+
+describe('issue 21 targets', () => {
+  it('a CPU row at batch 10 is met only when both ratios hold (2× bare, 1.2× same outputs)', () => {
+    expect(withTarget(row(batch10, { ratio: 1.43, ratioSameOutputs: 0.63 }))).toMatchObject({
+      target: 'ratio <= 2 and ratioSameOutputs <= 1.2',
+      met: true,
+    });
+    expect(withTarget(row(batch10, { ratio: 1.43, ratioSameOutputs: 1.21 })).met).toBe(false);
+    expect(withTarget(row(batch10, { ratio: 2.01, ratioSameOutputs: 0.6 })).met).toBe(false);
+    // A limit on a field the row lacks is not met.
+    expect(withTarget(row(batch10, { ratio: 1.1 })).met).toBe(false);
+  });
+
+  it('FIFO rows at batch 10 carry the same target; batch 1 only the bare one; batch 1,000 none', () => {
+    for (const mode of ['fifo10', 'fifo1'] as const) {
+      expect(withTarget(row(cpuMeasure({ mode, batchSize: 10 }))).target).toBe(
+        'ratio <= 2 and ratioSameOutputs <= 1.2',
+      );
+    }
+    expect(withTarget(row(batch1, { ratio: 2 }))).toMatchObject({ target: 'ratio <= 2', met: true });
+    expect(withTarget(row(batch1, { ratio: 2.5 })).met).toBe(false);
+    const big = row(cpuMeasure({ mode: 'standard', batchSize: 1000 }), { ratio: 9 });
+    expect(withTarget(big)).toEqual(big);
+  });
+
+  it('bundle 1.3×, heap 1.1×, cold-start CPU 1× (at or below); wall time and other rows carry none', () => {
+    expect(withTarget(row(bundle, { ratio: 1.86 }))).toMatchObject({ target: 'ratio <= 1.3', met: false });
+    expect(withTarget(row(heap, { ratio: 1.05 }))).toMatchObject({ target: 'ratio <= 1.1', met: true });
+    expect(withTarget(row(importCpu, { ratio: 1 }))).toMatchObject({ target: 'ratio <= 1', met: true });
+    expect(withTarget(row(importCpu, { ratio: 1.01 })).met).toBe(false);
+    const wall = row('cold start: import of the minimal worker bundle (fresh process)', { ratio: 5 });
+    expect(withTarget(wall)).toEqual(wall);
+  });
+
+  it("replaces a row's stale target with the one computed from its medians", () => {
+    expect(withTarget(row(heap, { ratio: 1.2, target: 'old', met: true }))).toMatchObject({
+      target: 'ratio <= 1.1',
+      met: false,
+    });
+  });
+
+  it('allTargetsMet: every target has its row and holds; names what is missing', () => {
+    expect(allTargetsMet(allMet())).toBe(true);
+    expect(missingTargets(allMet())).toEqual([]);
+    const withoutHeap = allMet().filter((r) => r.measure !== heap);
+    expect(allTargetsMet(withoutHeap)).toBe(false);
+    expect(missingTargets(withoutHeap)).toEqual([heap]);
+    const bundleOver = withTargets(allMet()).map((r) => (r.measure === bundle ? { ...r, ratio: 1.86 } : r));
+    expect(allTargetsMet(bundleOver)).toBe(false);
+  });
+
+  it('the bundle, cold-start and heap measures are the names bench/cold-start.ts gives its rows', () => {
+    // The targets know these rows by name; a rename there would leave them without a target.
+    const source = readFileSync(new URL('../../bench/cold-start.ts', import.meta.url), 'utf8');
+    for (const measure of [bundle, heap, importCpu, 'cold start: init to first response, CPU time']) {
+      expect(ISSUE_21_TARGETS.map((t) => t.measure)).toContain(measure);
+      expect(source).toContain(`'${measure}'`);
+    }
+  });
+});
