@@ -20,6 +20,7 @@
  * the evidence `npm start` uses to count per-user order violations.
  */
 
+import { randomUUID } from 'node:crypto';
 import { defineJob, type JobContext, PermanentError, type RateLimitDefinition } from 'sqs-jobs';
 import { z } from 'zod';
 import { type Booking, type BookingStep, DomainRepository } from './domain.ts';
@@ -249,7 +250,7 @@ function defineNightlyInvoices(
       // The run's own evidence (the report counts the runs of each firing): lib/sample/report/schedules.ts.
       await d.repository.recordJobRun(
         NIGHTLY_INVOICES_JOB,
-        { jobId: ctx.jobId, atMs: d.now(), attempt: ctx.attempt },
+        { jobId: ctx.jobId, atMs: d.now(), attempt: ctx.attempt, runId: randomUUID() },
         ctx.signal,
       );
       for (const b of due)
