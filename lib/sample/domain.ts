@@ -9,8 +9,8 @@
  * | `USER#<userId>` | `PROFILE` | `email`, `name` |
  * | `USER#<userId>` | `BOOKING#<bookingId>` | see {@link Booking} |
  * | `USER#<userId>` | `ORDER-LOG` | `entries` (List of {@link OrderLogEntry}), `logged` (String Set of `<bookingId>#<step>`) |
- * | `USER#<userId>` | `HOLD#<holdId>` | see {@link Hold}: a reservation hold and every run of its expiry job |
- * | `RUN-LOG#<jobType>` | `<jobId>` | `runs` (List of {@link JobRunEntry}): every run of a job that records its runs (the nightly invoice run) |
+ * | `USER#<userId>` | `HOLD#<holdId>` | see {@link Hold}: a reservation hold and every run of its expiry job (`runs`, and `runIds`: String Set of the runs logged) |
+ * | `RUN-LOG#<jobType>` | `<jobId>` | `runs` (List of {@link JobRunEntry}): every run of a job that records its runs (the nightly invoice run); `runIds` (String Set of the runs logged) |
  *
  * Every write here is idempotent on its own (a conditional write that recognises its own earlier
  * success), so a job that runs twice leaves the same state as a job that ran once. DynamoDB has
@@ -117,6 +117,12 @@ export interface JobRunEntry {
   readonly atMs: number;
   /** Attempt number of the run (1 = first delivery of its message). */
   readonly attempt: number;
+  /**
+   * Identity of the run: a new random id per execution of the job's `run`. The log keeps one
+   * entry per run id, so a log write that DynamoDB applied but whose response was lost (retried
+   * by the SDK) leaves one entry, and two entries are two runs.
+   */
+  readonly runId: string;
 }
 
 /**
@@ -174,6 +180,8 @@ const BOOKING_PREFIX = 'BOOKING#';
 const HOLD_PREFIX = 'HOLD#';
 /** Partition key prefix of run logs. */
 const RUN_LOG_PREFIX = 'RUN-LOG#';
+/** Attributes of a run log (a hold's, a `RUN-LOG#` item's): the entries, and the run ids logged. */
+const RUN_LOG_NAMES = { list: 'runs', markers: 'runIds' } as const;
 
 const userPk = (userId: string): string => `USER#${userId}`;
 const skuPk = (sku: string): string => `SKU#${sku}`;
@@ -403,15 +411,41 @@ export class DomainRepository {
    * @returns false when the step was already logged.
    */
   async appendOrderLog(userId: string, entry: OrderLogEntry, signal?: AbortSignal): Promise<boolean> {
-    const marker = `${entry.bookingId}#${entry.step}`;
+    const appended = await this.#appendOnce(
+      { pk: userPk(userId), sk: 'ORDER-LOG' },
+      { list: 'entries', markers: 'logged' },
+      entry,
+      `${entry.bookingId}#${entry.step}`,
+      { itemMustExist: false, signal },
+    );
+    return appended === 'appended';
+  }
+
+  /**
+   * Appends `entry` to the List `names.list` of an item, once per `marker` (kept in the String
+   * Set `names.markers`): one conditional UpdateItem. A plain `list_append` is not idempotent: a
+   * write DynamoDB applied whose response was lost (a 500, a dropped connection) is sent again by
+   * the SDK's retry and would append twice.
+   * @returns `appended`; `already` (this marker was appended before: by this call's own retried
+   *   write, or an earlier call); `no-item` (`itemMustExist` and there is no such item).
+   */
+  async #appendOnce(
+    key: { pk: string; sk: string },
+    names: { readonly list: string; readonly markers: string },
+    entry: object,
+    marker: string,
+    options: { readonly itemMustExist: boolean; readonly signal?: AbortSignal | undefined },
+  ): Promise<'appended' | 'already' | 'no-item'> {
+    const notYet = 'attribute_not_exists(#markers) OR NOT contains(#markers, :marker)';
     try {
       await this.#client.send(
         new UpdateCommand({
           TableName: this.tableName,
-          Key: { pk: userPk(userId), sk: 'ORDER-LOG' },
+          Key: key,
           UpdateExpression:
-            'SET entries = list_append(if_not_exists(entries, :empty), :entry) ADD logged :markers',
-          ConditionExpression: 'attribute_not_exists(logged) OR NOT contains(logged, :marker)',
+            'SET #list = list_append(if_not_exists(#list, :empty), :entry) ADD #markers :markers',
+          ConditionExpression: options.itemMustExist ? `attribute_exists(pk) AND (${notYet})` : notYet,
+          ExpressionAttributeNames: { '#list': names.list, '#markers': names.markers },
           ExpressionAttributeValues: {
             ':empty': [],
             ':entry': [{ ...entry }],
@@ -419,13 +453,18 @@ export class DomainRepository {
             ':marker': marker,
           },
         }),
-        { abortSignal: signal },
+        { abortSignal: options.signal },
       );
-      return true;
+      return 'appended';
     } catch (err) {
-      if (isConditionFailure(err)) return false;
-      throw err;
+      if (!isConditionFailure(err)) throw err;
     }
+    if (!options.itemMustExist) return 'already';
+    const out = await this.#client.send(
+      new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }),
+      { abortSignal: options.signal },
+    );
+    return out.Item === undefined ? 'no-item' : 'already';
   }
 
   /** Seeds (overwrites) a SKU's stock. */
@@ -562,9 +601,9 @@ export class DomainRepository {
   }
 
   /**
-   * The expiry job's run on a hold: records the run on the hold (every run, so a run that should
-   * not have happened shows), then releases it if it is still held (conditional `HELD` →
-   * `EXPIRED`; a re-run finds it `EXPIRED` and changes nothing).
+   * The expiry job's run on a hold: records the run on the hold (every run, once per
+   * `run.runId`, so a run that should not have happened shows), then releases it if it is still
+   * held (conditional `HELD` → `EXPIRED`; a re-run finds it `EXPIRED` and changes nothing).
    * @returns the hold's status after the run: `EXPIRED`, or `CONFIRMED` when the booking had
    *   confirmed it (the run then releases nothing).
    * @throws {PermanentError} `HoldNotFoundError` when there is no such hold.
@@ -576,24 +615,14 @@ export class DomainRepository {
     signal?: AbortSignal,
   ): Promise<HoldStatus> {
     const key = { pk: userPk(userId), sk: `${HOLD_PREFIX}${holdId}` };
-    try {
-      await this.#client.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: key,
-          UpdateExpression: 'SET runs = list_append(if_not_exists(runs, :empty), :run)',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':empty': [], ':run': [{ ...run }] },
-        }),
-        { abortSignal: signal },
-      );
-    } catch (err) {
-      if (isConditionFailure(err))
-        throw new HoldNotFoundError(`hold ${holdId} of user ${userId} not found`, {
-          context: { userId, holdId },
-        });
-      throw err;
-    }
+    const logged = await this.#appendOnce(key, RUN_LOG_NAMES, run, run.runId, {
+      itemMustExist: true,
+      signal,
+    });
+    if (logged === 'no-item')
+      throw new HoldNotFoundError(`hold ${holdId} of user ${userId} not found`, {
+        context: { userId, holdId },
+      });
     try {
       await this.#client.send(
         new UpdateCommand({
@@ -646,21 +675,25 @@ export class DomainRepository {
   async listHolds(): Promise<Hold[]> {
     const items = await this.#scanAll('begins_with(sk, :prefix)', { ':prefix': HOLD_PREFIX });
     return items.map((item) => {
-      const { pk: _pk, sk: _sk, ...rest } = item;
+      const { pk: _pk, sk: _sk, runIds: _runIds, ...rest } = item;
       return { ...rest, runs: (rest.runs as JobRunEntry[] | undefined) ?? [] } as unknown as Hold;
     });
   }
 
-  /** Records a run of a job in its type's run log (item `RUN-LOG#<jobType>` / `<jobId>`). */
+  /**
+   * Records a run of a job in its type's run log (item `RUN-LOG#<jobType>` / `<jobId>`), once per
+   * `run.runId`.
+   */
   async recordJobRun(jobType: string, run: JobRunEntry, signal?: AbortSignal): Promise<void> {
-    await this.#client.send(
-      new UpdateCommand({
-        TableName: this.tableName,
-        Key: { pk: `${RUN_LOG_PREFIX}${jobType}`, sk: run.jobId },
-        UpdateExpression: 'SET runs = list_append(if_not_exists(runs, :empty), :run)',
-        ExpressionAttributeValues: { ':empty': [], ':run': [{ ...run }] },
-      }),
-      { abortSignal: signal },
+    await this.#appendOnce(
+      { pk: `${RUN_LOG_PREFIX}${jobType}`, sk: run.jobId },
+      RUN_LOG_NAMES,
+      run,
+      run.runId,
+      {
+        itemMustExist: false,
+        signal,
+      },
     );
   }
 

@@ -9,9 +9,11 @@
  * FIFO queues take no `DelaySeconds`; on the standard `payments` queue a hold under 15 minutes
  * goes as an SQS message with `DelaySeconds`.
  *
- * Every run that reaches a hold is recorded on it (`DomainRepository.expireHold`), so a report can
- * tell a cancelled job that ran anyway, a job that ran before its time, and a duplicate run.
+ * Every run that reaches a hold is recorded on it (`DomainRepository.expireHold`), once per run
+ * (a new run id each time `run` starts), so a report can tell a cancelled job that ran anyway, a
+ * job that ran before its time, and a duplicate run.
  */
+import { randomUUID } from 'node:crypto';
 import { defineJob, type RetryPolicy } from 'sqs-jobs';
 import { z } from 'zod';
 import type { DomainRepository, HoldStatus } from './domain.ts';
@@ -62,7 +64,7 @@ export function defineExpireHold(
       const status = await d.repository.expireHold(
         data.userId,
         data.holdId,
-        { jobId: ctx.jobId, atMs: d.now(), attempt: ctx.attempt },
+        { jobId: ctx.jobId, atMs: d.now(), attempt: ctx.attempt, runId: randomUUID() },
         ctx.signal,
       );
       if (status === 'CONFIRMED')

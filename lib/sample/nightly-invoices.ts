@@ -23,6 +23,7 @@
  *   (`summary-<runId>`, the run id being the firing's job id) is the evidence that it ran exactly
  *   once (the `npm start` report).
  */
+import { randomUUID } from 'node:crypto';
 import { defineJob, PermanentError } from 'sqs-jobs';
 import { z } from 'zod';
 import {
@@ -186,7 +187,7 @@ export function createNightlyInvoiceJobs(
       const d = deps();
       await d.repository.recordJobRun(
         NIGHTLY_INVOICES_JOB,
-        { jobId: ctx.jobId, atMs: d.now(), attempt: ctx.attempt },
+        { jobId: ctx.jobId, atMs: d.now(), attempt: ctx.attempt, runId: randomUUID() },
         ctx.signal,
       );
       // Chosen once: a re-run (after a failure before the batch started) starts the same batch.

@@ -11,6 +11,7 @@ import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { PermanentError } from '../../lib/core/errors.ts';
+import { type FaultProxy, startFaultProxy } from '../../lib/local/fault-proxy.ts';
 import type { EnqueueOptions, JobContext, JobDefinition } from '../../lib/runtime/job.ts';
 import { DomainRepository, OutOfStockError } from '../../lib/sample/domain.ts';
 import { ExternalApi } from '../../lib/sample/external-api.ts';
@@ -334,9 +335,9 @@ describe('the nightly invoice run: a recurring job starting a batch (lib/sample/
     expect(tomorrow.batches[0]?.batchId).not.toBe(started?.batchId);
     // Each run is in the run log: the report's evidence that a firing ran once.
     expect(await repository.listJobRuns('booking.issue-nightly-invoices')).toEqual([
-      { jobId: firingId, atMs: nowMs, attempt: 1 },
-      { jobId: firingId, atMs: nowMs, attempt: 2 },
-      { jobId: `${firingId}x`, atMs: nowMs, attempt: 1 },
+      { jobId: firingId, atMs: nowMs, attempt: 1, runId: expect.any(String) },
+      { jobId: firingId, atMs: nowMs, attempt: 2, runId: expect.any(String) },
+      { jobId: `${firingId}x`, atMs: nowMs, attempt: 1, runId: expect.any(String) },
     ]);
     expect(issueNightlyInvoices.schema['~standard'].validate({ graceMinutes: -1 })).toHaveProperty('issues');
   });
@@ -415,5 +416,82 @@ describe('the nightly invoice run: a recurring job starting a batch (lib/sample/
     });
     const notCompletion = await runJob(nightlySummary, { runId: firingId }, { jobId: 'x' });
     expect(notCompletion.status === 'failed' && notCompletion.next).toBe('dead-letter');
+  });
+});
+
+/**
+ * The run logs the soak's report counts runs from (lib/sample/report/schedules.ts, "each job ran
+ * once") behind the fault proxy: a log write DynamoDB applied whose response was lost (500), which
+ * the SDK sends again, must log its run once; two runs must still log twice. Found by the moto
+ * soak: a hold's log showed two identical first-attempt entries (same atMs) of one run.
+ */
+describe('run logs when a DynamoDB response is lost', () => {
+  let proxy: FaultProxy;
+  let faulty: DomainRepository;
+  let faultyJobs: SampleJobs;
+
+  beforeEach(async () => {
+    proxy = await startFaultProxy({ target: `http://127.0.0.1:${(db.address() as AddressInfo).port}` });
+    const raw = new DynamoDBClient({
+      endpoint: proxy.url,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
+    });
+    faulty = new DomainRepository({
+      tableName: repository.tableName,
+      client: DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true } }),
+    });
+    faultyJobs = createSampleJobs(() => ({
+      repository: faulty,
+      api: new ExternalApi({ baseUrl: service.url }),
+      now: Date.now,
+    }));
+    await repository.putHold({ holdId: 'h1', userId: 'u1', bookingId: 'b1', status: 'HELD', heldAtMs: 1 });
+  });
+
+  afterEach(async () => {
+    await proxy?.close();
+  });
+
+  const holdRuns = async () => (await repository.listHolds()).find((h) => h.holdId === 'h1');
+
+  it('a hold expiry run whose log write was applied and its response lost, twice (each retried by the SDK), is logged once and releases the hold', async () => {
+    proxy.injectNext('dynamodbResponseLost', 2);
+    const data = { userId: 'u1', holdId: 'h1' };
+    expect(await faultyJobs.expirePaymentHold.run(data, context('hold-h1'))).toEqual({
+      holdId: 'h1',
+      status: 'EXPIRED',
+    });
+    expect(proxy.stats().faults.dynamodbResponseLost).toBe(2);
+    expect(await holdRuns()).toMatchObject({ status: 'EXPIRED', runs: [{ jobId: 'hold-h1', attempt: 1 }] });
+  });
+
+  it('two runs of one hold expiry job as first attempts are still two entries (the report sees a real duplicate)', async () => {
+    const data = { userId: 'u1', holdId: 'h1' };
+    await faultyJobs.expirePaymentHold.run(data, context('hold-h1'));
+    await faultyJobs.expirePaymentHold.run(data, context('hold-h1'));
+    expect((await holdRuns())?.runs).toMatchObject([{ attempt: 1 }, { attempt: 1 }]);
+  });
+
+  it('a missing hold is still HoldNotFoundError when the log write lost its response', async () => {
+    proxy.injectNext('dynamodbResponseLost', 1);
+    await expect(
+      faultyJobs.expirePaymentHold.run({ userId: 'u1', holdId: 'nope' }, context('hold-nope')),
+    ).rejects.toMatchObject({ name: 'HoldNotFoundError' });
+  });
+
+  it('a nightly run whose run-log write lost its response is logged once', async () => {
+    proxy.injectNext('dynamodbResponseLost', 1);
+    const { issueNightlyInvoices } = createNightlyInvoiceJobs(
+      () => ({ repository: faulty, api: new ExternalApi({ baseUrl: service.url }), now: Date.now }),
+      faultyJobs,
+    );
+    await runJob(
+      issueNightlyInvoices,
+      { graceMinutes: 60 },
+      { jobId: 'nightly-invoices@2026-12-07T22:00:00Z' },
+    );
+    expect(proxy.stats().faults.dynamodbResponseLost).toBe(1);
+    expect(await repository.listJobRuns('booking.issue-nightly-invoices')).toMatchObject([{ attempt: 1 }]);
   });
 });
