@@ -2,5 +2,15 @@
 import { createWorker } from 'sqs-jobs';
 import { sampleJobs } from '../lib/sample/jobs.ts';
 import { nightlyInvoiceJobs } from '../lib/sample/nightly-invoices.ts';
+import { soakBatchJobs } from '../lib/sample/soak-batches.ts';
 
-export const handler = createWorker({ jobs: [sampleJobs.sendEmail, nightlyInvoiceJobs.userStatement] });
+export const handler = createWorker({
+  jobs: [
+    sampleJobs.sendEmail,
+    nightlyInvoiceJobs.userStatement,
+    // The soak's batches (npm run soak -- --batches N): lib/sample/soak-batches.ts.
+    soakBatchJobs.start,
+    soakBatchJobs.child,
+    soakBatchJobs.summary,
+  ],
+});

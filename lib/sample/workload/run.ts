@@ -5,8 +5,8 @@
 import { JobClient } from '../../client/job-client.ts';
 import { DomainRepository, type DomainSnapshot } from '../domain.ts';
 import type { FaultKind } from '../external-service.ts';
-import type { BatchRunFacts } from '../report/batches.ts';
-import { scanBatches, sendNightlyInvoiceRun } from './batches.ts';
+import type { BatchRunFacts, SoakBatchFacts } from '../report/batches.ts';
+import { scanBatchItems, sendNightlyInvoiceRun, summariseBatches } from './batches.ts';
 import { type CollectedDeadLetter, collectDeadLetters } from './dead-letters.ts';
 import { finalIdempotencyScan, type IdempotencyRecordSummary } from './idempotency-records.ts';
 import type { WorkloadOptions } from './options.ts';
@@ -16,6 +16,14 @@ import { queueActivity } from './queues.ts';
 import { type Reconciliation, reconcile } from './reconcile.ts';
 import type { ScheduledWork } from './scheduled.ts';
 import { type SentLedger, seedDomain, sendWorkload, WORKLOAD_SOURCE } from './send.ts';
+import {
+  explainSoakDeadLetter,
+  foundSoakBatches,
+  plannedSoakBatches,
+  planSoakBatches,
+  sendSoakBatches,
+  soakChildrenInDlqs,
+} from './soak-batches.ts';
 import type { WorkloadTarget } from './target.ts';
 
 /** Options of {@link runWorkload}. */
@@ -74,6 +82,8 @@ export interface WorkloadResult {
   readonly nightlyRuns: readonly string[];
   /** The batches in the idempotency tables at the end; undefined when not scanned. */
   readonly batches?: Pick<BatchRunFacts, 'started' | 'completed' | 'open'>;
+  /** The soak's batches (`batches` > 0), but the summary emails (the fake service counts them). */
+  readonly soakBatches?: Omit<SoakBatchFacts, 'summaries'>;
 }
 
 /**
@@ -119,6 +129,12 @@ export async function runWorkload(
   });
   // The nightly invoice run: a batch of one statement per user, then its summary (batches.ts).
   const nightlyRuns = [await sendNightlyInvoiceRun(client, plan, `run-${startedAtMs}`)];
+  // The soak's small batches (--batches N): workload/soak-batches.ts.
+  const soakPlans = planSoakBatches(options.batches ?? 0, `run-${startedAtMs}`);
+  await sendSoakBatches(client, soakPlans, (n) => {
+    progress.addSent(n);
+    progress.report('sending');
+  });
   await options.scheduled?.start(plan);
 
   const faults = options.faultsByReference ?? (() => ({}));
@@ -197,11 +213,21 @@ export async function runWorkload(
     faultsByReference: faults(),
     final: true,
     timedOut,
+    explainUnplanned: explainSoakDeadLetter,
   });
-  const batches =
+  const batchItems =
     target.idempotencyTables.length > 0
-      ? await scanBatches(target.dynamodb, target.idempotencyTables)
+      ? await scanBatchItems(target.dynamodb, target.idempotencyTables)
       : undefined;
+  const batches = batchItems === undefined ? undefined : summariseBatches(batchItems);
+  const soakBatches =
+    batchItems === undefined || soakPlans.length === 0
+      ? undefined
+      : {
+          planned: plannedSoakBatches(soakPlans),
+          found: foundSoakBatches(batchItems),
+          childrenInDlqs: soakChildrenInDlqs(deadLetters),
+        };
   progress.report('done', {
     completed: reconciliation.completed,
     deadLettered: reconciliation.deadLettered,
@@ -222,6 +248,7 @@ export async function runWorkload(
     producerRetries,
     nightlyRuns,
     ...(batches ? { batches } : {}),
+    ...(soakBatches ? { soakBatches } : {}),
   };
 }
 
