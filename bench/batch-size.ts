@@ -118,7 +118,7 @@ try {
     sqs,
     idempotency: new DynamoIdempotencyStore({ tableName, client: workerDynamo }),
     maxConcurrency: 10,
-    logger: new Logger({ logLevel: 'ERROR' }),
+    logger: new Logger({ logLevel: 'SILENT' }),
     env: {
       JOBS_QUEUE_NAME: 'work',
       JOBS_QUEUE_URL: queueUrl,
