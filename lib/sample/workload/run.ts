@@ -22,6 +22,7 @@ import {
   plannedSoakBatches,
   planSoakBatches,
   sendSoakBatches,
+  soakBatchJobCount,
   soakChildrenInDlqs,
 } from './soak-batches.ts';
 import type { WorkloadTarget } from './target.ts';
@@ -98,7 +99,9 @@ export async function runWorkload(
   const timeoutMs = (options.timeoutSeconds ?? 180) * 1000;
   const pollMs = options.pollIntervalMs ?? 1_000;
   const repository = new DomainRepository({ tableName: target.appTableName, client: target.dynamo });
-  const progress = new ProgressReporter(options.onProgress ?? (() => {}), Date.now(), plannedJobs(plan));
+  // The soak's batches' jobs count in the progress total (their keys are made once the run starts).
+  const plannedTotal = plannedJobs(plan) + soakBatchJobCount(planSoakBatches(options.batches ?? 0, ''));
+  const progress = new ProgressReporter(options.onProgress ?? (() => {}), Date.now(), plannedTotal);
 
   progress.report('seeding');
   await seedDomain(repository, plan);
@@ -155,7 +158,7 @@ export async function runWorkload(
       progress.report('running', {
         completed: options.completedSoFar(),
         deadLettered,
-        total: plannedJobs(plan),
+        total: plannedTotal,
         inQueues,
       });
     } else {
