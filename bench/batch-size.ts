@@ -190,7 +190,16 @@ try {
       openLimitSeconds: 3_600,
     });
     const startMs = performance.now() - started;
+    print(`${label}: started in ${(startMs / 1000).toFixed(1)} s`);
+    const ticker = setInterval(() => {
+      const counted =
+        (worker.commands.get('TransactWriteItems') ?? 0) - (before.commands.get('TransactWriteItems') ?? 0);
+      print(
+        `  ${((performance.now() - started) / 1000).toFixed(0)} s: ${counted} transactions (children counted)`,
+      );
+    }, 15_000);
     await drain(runs);
+    clearInterval(ticker);
     const ms = performance.now() - started;
     const at = atCompletion as unknown as { commands: Counts; attempts: Counts };
     const childCommands = minus(at.commands, before.commands);
