@@ -7,7 +7,11 @@
  * ones in the DLQs.
  */
 import { describe, expect, it } from 'vitest';
-import { type SoakBatchFacts, soakBatchInvariants } from '../../lib/sample/report/batches.ts';
+import {
+  batchInvariants,
+  type SoakBatchFacts,
+  soakBatchInvariants,
+} from '../../lib/sample/report/batches.ts';
 import { resolveWorkloadOptions } from '../../lib/sample/workload/options.ts';
 import {
   explainSoakDeadLetter,
@@ -16,6 +20,7 @@ import {
   planSoakBatches,
   soakBatchJobCount,
   soakChildrenInDlqs,
+  soakCompletionsRefused,
 } from '../../lib/sample/workload/soak-batches.ts';
 
 describe('the soak batch plan', () => {
@@ -55,13 +60,33 @@ const envelope = (type: string, id: string, data: object) => JSON.stringify({ ty
 
 describe('reading soak batches back', () => {
   it('explains and counts dead-lettered children that fail on purpose, and no others', () => {
-    const failing = { body: envelope('soak.batch-child', 'c-1', { batchKey: 'k', index: 1, fail: true }) };
-    const other = { body: envelope('soak.batch-child', 'c-2', { batchKey: 'k', index: 0, fail: false }) };
+    const failing = {
+      body: envelope('soak.batch-child', 'c-1', { batchKey: 'k', index: 1, fail: true }),
+      attributes: {},
+    };
+    const other = {
+      body: envelope('soak.batch-child', 'c-2', { batchKey: 'k', index: 0, fail: false }),
+      attributes: {},
+    };
     expect(explainSoakDeadLetter(failing)).toMatch(/deliberate batch child failure/);
     expect(explainSoakDeadLetter(other)).toBeUndefined();
-    expect(explainSoakDeadLetter({ body: 'not json' })).toBeUndefined();
+    expect(explainSoakDeadLetter({ body: 'not json', attributes: {} })).toBeUndefined();
     // The same child dead-lettered twice (a duplicate delivery) is one child.
     expect(soakChildrenInDlqs([failing, failing, other, { body: '{' }])).toBe(2);
+  });
+
+  it('explains a completion job dead-lettered by an injected API 400 on its email, and only that', () => {
+    const completion = {
+      body: envelope('soak.batch-summary', 's-1', { batchKey: 'k' }),
+      attributes: { ErrorName: 'ExternalApiError', ErrorReason: 'HTTP 400' },
+    };
+    const injected = { 'email:batch-k:soak-batch-summary': ['badRequest'] };
+    expect(explainSoakDeadLetter(completion, injected)).toMatch(/injected 400 on a batch completion job/);
+    expect(explainSoakDeadLetter(completion, {})).toBeUndefined();
+    expect(soakCompletionsRefused([completion, completion], injected)).toEqual(['k']);
+    expect(soakCompletionsRefused([completion], { 'email:batch-k:soak-batch-summary': ['timeout'] })).toEqual(
+      [],
+    );
   });
 
   it('finds soak batch items by their completion job, with their counters', () => {
@@ -138,6 +163,27 @@ describe('soak batch invariants', () => {
       'b (2+0 of 2; planned 1+1)',
     ]);
     expect(failing(facts({ childrenInDlqs: 2 }))).toEqual(['1 counted, 2 in the DLQs']);
+  });
+
+  it('accept a batch left open because an injected API 400 dead-lettered its completion job, and only that', () => {
+    const open = { ...done(1, 1), completed: false };
+    const refused = facts({
+      found: { a: [done(2, 0)], b: [open] },
+      summaries: { a: 1 },
+      completionsRefused: ['b'],
+    });
+    expect(failing(refused)).toEqual([]);
+    expect(soakBatchInvariants(refused, undefined)[0]?.actual).toBe(
+      '2 started, 1 completed; 1 waiting for the redrive of their completion job (refused by an injected API 400)',
+    );
+    // Not refused: the same batch hangs.
+    expect(failing({ ...refused, completionsRefused: [] })).toEqual(['open: b', 'b ×0']);
+    // The run's batch invariant leaves it open too.
+    const run = batchInvariants(
+      { started: 3, completed: 2, open: ['id-b'], summariesByRun: { r: 1 }, soak: refused },
+      undefined,
+    );
+    expect(run.filter((i) => !i.ok)).toEqual([]);
   });
 
   it('are skipped, failing nothing, when the deadline passed first', () => {

@@ -24,6 +24,7 @@ import {
   sendSoakBatches,
   soakBatchJobCount,
   soakChildrenInDlqs,
+  soakCompletionsRefused,
 } from './soak-batches.ts';
 import type { WorkloadTarget } from './target.ts';
 
@@ -216,7 +217,7 @@ export async function runWorkload(
     faultsByReference: faults(),
     final: true,
     timedOut,
-    explainUnplanned: explainSoakDeadLetter,
+    explainUnplanned: (dl) => explainSoakDeadLetter(dl, faults()),
   });
   const batchItems =
     target.idempotencyTables.length > 0
@@ -230,6 +231,7 @@ export async function runWorkload(
           planned: plannedSoakBatches(soakPlans),
           found: foundSoakBatches(batchItems),
           childrenInDlqs: soakChildrenInDlqs(deadLetters),
+          completionsRefused: soakCompletionsRefused(deadLetters, faults()),
         };
   progress.report('done', {
     completed: reconciliation.completed,

@@ -12,7 +12,12 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { JobClient } from '../../client/job-client.ts';
 import { batchEntry } from '../../client/job-client.ts';
 import type { BatchCounters, SoakBatchFacts } from '../report/batches.ts';
-import { nestedBatchKey, SOAK_BATCH_CHILD_TYPE, soakBatchJobs } from '../soak-batches.ts';
+import {
+  nestedBatchKey,
+  SOAK_BATCH_CHILD_TYPE,
+  soakBatchJobs,
+  soakBatchServiceReference,
+} from '../soak-batches.ts';
 import type { CollectedDeadLetter } from './dead-letters.ts';
 
 /** Children of each soak batch (and of each nested one). */
@@ -96,12 +101,47 @@ function envelopeOf(
   }
 }
 
-/** Why a dead letter was meant to be one: a soak child with `fail` set; else undefined. */
-export function explainSoakDeadLetter(dl: Pick<CollectedDeadLetter, 'body'>): string | undefined {
+/**
+ * Why a dead letter was meant to be one: a soak child with `fail` set, or a soak completion job
+ * whose email the fake mail API refused with an injected 400 (`faultsByReference`, a permanent
+ * error: its batch stays open until it is redriven); else undefined.
+ */
+export function explainSoakDeadLetter(
+  dl: Pick<CollectedDeadLetter, 'body' | 'attributes'>,
+  faultsByReference: Readonly<Record<string, readonly string[]>> = {},
+): string | undefined {
   const envelope = envelopeOf(dl.body);
-  return envelope?.type === SOAK_BATCH_CHILD_TYPE && envelope.data?.fail === true
-    ? 'deliberate batch child failure (complete-with-failures)'
-    : undefined;
+  if (envelope?.type === SOAK_BATCH_CHILD_TYPE && envelope.data?.fail === true)
+    return 'deliberate batch child failure (complete-with-failures)';
+  const key = injected400Completion(dl, faultsByReference);
+  return key === undefined
+    ? undefined
+    : 'injected 400 on a batch completion job (its batch waits for its redrive)';
+}
+
+/** The batch key of a soak completion job dead-lettered by an injected HTTP 400; else undefined. */
+function injected400Completion(
+  dl: Pick<CollectedDeadLetter, 'body' | 'attributes'>,
+  faultsByReference: Readonly<Record<string, readonly string[]>>,
+): string | undefined {
+  const envelope = envelopeOf(dl.body);
+  const key = envelope?.data?.batchKey;
+  if (envelope?.type !== soakBatchJobs.summary.type || typeof key !== 'string') return undefined;
+  const injected = faultsByReference[soakBatchServiceReference(key)] ?? [];
+  return dl.attributes.ErrorReason === 'HTTP 400' && injected.includes('badRequest') ? key : undefined;
+}
+
+/** Batch keys of the soak completion jobs in the DLQs by an injected HTTP 400 (pure). */
+export function soakCompletionsRefused(
+  deadLetters: readonly Pick<CollectedDeadLetter, 'body' | 'attributes'>[],
+  faultsByReference: Readonly<Record<string, readonly string[]>>,
+): string[] {
+  const keys = new Set<string>();
+  for (const dl of deadLetters) {
+    const key = injected400Completion(dl, faultsByReference);
+    if (key !== undefined) keys.add(key);
+  }
+  return [...keys].sort();
 }
 
 /** Distinct soak children (envelope ids) among the dead letters. */
