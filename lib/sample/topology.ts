@@ -10,6 +10,7 @@
  */
 import { sampleJobs } from './jobs.ts';
 import { nightlyInvoiceJobs } from './nightly-invoices.ts';
+import { soakBatchJobs } from './soak-batches.ts';
 
 /** A sample job as the topology reads it (a `defineJob` result). */
 export interface SampleJob {
@@ -37,7 +38,11 @@ export interface SampleQueue {
   readonly jobTimeoutSeconds: number;
 }
 
-const ALL_JOBS: readonly SampleJob[] = [...Object.values(sampleJobs), ...Object.values(nightlyInvoiceJobs)];
+const ALL_JOBS: readonly SampleJob[] = [
+  ...Object.values(sampleJobs),
+  ...Object.values(nightlyInvoiceJobs),
+  ...Object.values(soakBatchJobs),
+];
 
 /** The queue with its jobs and what they need. A queue without jobs gets 0s (JobQueue refuses it). */
 function sampleQueue<const N extends string>(queue: {
@@ -64,7 +69,13 @@ export const SAMPLE_QUEUES = [
     enqueuesTo: ['booking', 'notifications', 'payments'],
   }),
   sampleQueue({ name: 'payments', fifo: false, entry: 'functions/payments.ts', enqueuesTo: [] }),
-  sampleQueue({ name: 'notifications', fifo: false, entry: 'functions/notifications.ts', enqueuesTo: [] }),
+  // notifications: the soak's batches (./soak-batches.ts) start, count and complete on it.
+  sampleQueue({
+    name: 'notifications',
+    fifo: false,
+    entry: 'functions/notifications.ts',
+    enqueuesTo: ['notifications'],
+  }),
 ] as const;
 
 /**

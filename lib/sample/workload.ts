@@ -31,6 +31,7 @@ import {
 import { nightlySummaryServiceReference } from './nightly-invoices.ts';
 import { sampleLimitFacts } from './partner-limit.ts';
 import { buildReport, type ReportFacts, type RunReport } from './report/index.ts';
+import { soakBatchServiceReference } from './soak-batches.ts';
 import { type RunWorkloadOptions, runWorkload, type WorkloadResult } from './workload/run.ts';
 import { type ScheduledWorkOptions, scheduledWork } from './workload/scheduled.ts';
 import { type SampleStack, startSampleStack } from './workload/stack.ts';
@@ -290,6 +291,19 @@ async function runOn(stack: SampleStack, options: LocalRunOptions, bootMs: numbe
                 serviceStats.sideEffectsByReference[nightlySummaryServiceReference(run)] ?? 0,
               ]),
             ),
+            ...(workload.soakBatches === undefined
+              ? {}
+              : {
+                  soak: {
+                    ...workload.soakBatches,
+                    summaries: Object.fromEntries(
+                      Object.keys(workload.soakBatches.planned).map((key) => [
+                        key,
+                        serviceStats.sideEffectsByReference[soakBatchServiceReference(key)] ?? 0,
+                      ]),
+                    ),
+                  },
+                }),
           },
         }),
     ...(schedules ? { schedules } : {}),

@@ -54,7 +54,9 @@ const SAMPLE_TUNING: Readonly<Partial<Record<string, Partial<JobQueueProps>>>> =
   },
   // The payment API is the scarce resource: at most 5 concurrent batches call it.
   payments: { batchSize: 10, maxConcurrency: 5 },
-  notifications: { batchSize: 10, maxConcurrency: 10 },
+  // Notifications chains to itself for the soak's batches (start → child → nested child →
+  // completion: a few hops, lib/sample/soak-batches.ts): Terminate kept on purpose, like booking.
+  notifications: { batchSize: 10, maxConcurrency: 10, recursiveLoop: lambda.RecursiveLoop.TERMINATE },
 };
 
 /** One queue of a {@link JobsStack} (a lib/sample/topology.ts entry has this shape). */

@@ -14,6 +14,7 @@ import { JobsConfigError } from '../../lib/constructs/errors.ts';
 import { SAMPLE_JOB_TIMEOUT_SECONDS, SAMPLE_RETRY, sampleJobs } from '../../lib/sample/jobs.ts';
 import { nightlyInvoiceJobs } from '../../lib/sample/nightly-invoices.ts';
 import { FIFO_LIMIT_WAIT_RECEIVES } from '../../lib/sample/partner-limit.ts';
+import { soakBatchJobs } from '../../lib/sample/soak-batches.ts';
 import { NIGHTLY_INVOICES, SAMPLE_QUEUES } from '../../lib/sample/topology.ts';
 import { buildApp, DEFAULT_STACK_NAME, type SynthesizedApp, synthesizeApp } from '../../lib/stacks/app.ts';
 import {
@@ -125,7 +126,12 @@ describe('JobsStack (sample app)', () => {
       sampleJobs.expirePaymentHold.type,
       nightlyInvoiceJobs.nightlySummary.type,
     ]);
-    expect(types('notifications')).toEqual([sampleJobs.sendEmail.type]);
+    expect(types('notifications')).toEqual([
+      sampleJobs.sendEmail.type,
+      soakBatchJobs.start.type,
+      soakBatchJobs.child.type,
+      soakBatchJobs.summary.type,
+    ]);
     for (const q of SAMPLE_QUEUES) {
       const jq = synthed.stack.jobQueue(q.name);
       expect([jq.maxAttempts, jq.jobTimeoutSeconds]).toEqual([
@@ -260,9 +266,11 @@ describe('JobsStack (sample app)', () => {
     }
   });
 
-  it('booking chains to itself with recursive loop detection chosen (Terminate: its chains are a few hops), so no warning', () => {
-    const booking = json.Resources[logicalId(synthed.stack.jobQueue('booking').worker)]!.Properties;
-    expect(booking.RecursiveLoop).toBe('Terminate');
+  it('booking and notifications chain to themselves with recursive loop detection chosen (Terminate: their chains are a few hops), so no warning', () => {
+    for (const queue of ['booking', 'notifications']) {
+      const worker = json.Resources[logicalId(synthed.stack.jobQueue(queue).worker)]!.Properties;
+      expect(worker.RecursiveLoop, queue).toBe('Terminate');
+    }
     const warned = synthed.stackArtifact.messages.filter(
       (m) => m.level === 'warning' && String(m.entry.data).startsWith('recursiveLoop:'),
     );

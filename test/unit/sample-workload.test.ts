@@ -65,6 +65,7 @@ describe('planWorkload', () => {
       outOfStock: 2,
       malformed: 3,
       producerDuplicates: 0,
+      batches: 0,
     });
   });
 

@@ -64,6 +64,7 @@ describe('npm start flags (in process)', () => {
       '--partner-rate-limit',
       '--no-partner-rate-limit',
       '--no-limits',
+      '--batches',
     ]) {
       expect(stdout).toContain(flag);
     }
@@ -117,6 +118,29 @@ describe('npm start flags (in process)', () => {
     const bookings = await start(['--bookings-per-user', '21']);
     expect(bookings.code).toBe(2);
     expect(bookings.stderr).toMatch(/--bookings-per-user.*must be an integer from 1 to 20/);
+  });
+
+  it('--batches: none by default, in the soak too; an integer from 0 to 10,000', async () => {
+    const io: StartIo = {
+      stdout: { write: () => true, isTTY: false },
+      stderr: { write: () => true },
+      env: {},
+      onSignal: () => () => {},
+      exit: (code) => {
+        throw new Error(`exit(${code}) called`);
+      },
+    };
+    const batches = (args: readonly string[]) => {
+      const request = parseStartArgs(args, io);
+      if (typeof request === 'number') throw new Error(`refused: ${request}`);
+      return request.flags.batches;
+    };
+    expect(batches([])).toBe(0);
+    expect(batches(['--soak'])).toBe(0);
+    expect(batches(['--soak', '--batches', '1000'])).toBe(1000);
+    const refused = await start(['--batches', '10001']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/--batches.*must be an integer from 0 to 10,000/);
   });
 
   it('--partner-rate-limit takes a number of requests per second above 0', async () => {

@@ -8,6 +8,7 @@ import { InvalidArgumentError } from 'commander';
 /** Upper bounds of the workload size: beyond them a local run only eats memory and time. */
 export const MAX_USERS = 10_000;
 export const MAX_BOOKINGS_PER_USER = 20;
+export const MAX_BATCHES = 10_000;
 
 /** The flags as commander parses them (camelCase names, defaults from the preset). */
 export interface StartFlags {
@@ -43,6 +44,8 @@ export interface StartFlags {
   /** Bookings that get a reservation hold sent for later. */
   readonly holds: number;
   readonly holdDelayMs: number;
+  /** Small batches sent besides the workload (lib/sample/soak-batches.ts); 0: none. */
+  readonly batches: number;
   /** Bookings of the nightly run's backlog; 0: the nightly schedule is not fired. */
   readonly nightlyBacklog: number;
   readonly schedulerDuplicateRate: number;

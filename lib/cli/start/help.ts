@@ -34,6 +34,7 @@ Examples:
   npm start -- --console                      the same, with the web console (open the printed URL during the run)
   npm start -- --no-workload --console        the sample stack and the console, no workload: send jobs yourself
   npm start -- --holds 40 --hold-delay-ms 5000   more reservation holds (jobs sent for later, half cancelled), longer
+  npm run soak -- --jobs 1000 --batches 1000      with 1,000 small batches (completion jobs run once, none hanging)
 
 Keep running: the report's DLQ read leaves every dead letter in its DLQ, visible (a FIFO DLQ is
 read through by copying each message behind its group, then deleting the original: new MessageIds),

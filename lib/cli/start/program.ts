@@ -11,6 +11,7 @@ import { DEFAULT_CONSOLE_HOST } from '../console.ts';
 import {
   endpointUrl,
   integer,
+  MAX_BATCHES,
   MAX_BOOKINGS_PER_USER,
   MAX_USERS,
   perSecond,
@@ -176,6 +177,12 @@ export function buildProgram(preset: Preset, output: ProgramOutput): Command {
       'bookings that get a reservation hold: its expiry job is sent for later (alternately a one-time schedule on the FIFO queue and DelaySeconds on a standard one), half are confirmed at once (the job cancelled)',
       integer(0),
       preset.holds,
+    )
+    .option(
+      '--batches <n>',
+      'small batches sent besides the workload, each with a completion job (some with a child dead-lettered on purpose, some nested); the report checks each completed and its completion job ran once',
+      integer(0, MAX_BATCHES),
+      0,
     )
     .option(
       '--hold-delay-ms <n>',

@@ -156,6 +156,7 @@ async function runWorkload(run: Run): Promise<number> {
         outOfStock: counts.outOfStock,
         malformed: counts.malformed,
         producerDuplicates: counts.duplicates,
+        batches: flags.batches,
         timeoutSeconds: flags.timeoutSeconds,
         onProgress: (p) => progress.update(p),
         ...(startConsole === undefined

@@ -2,7 +2,10 @@
  * The batch invariants of a run (the nightly invoice run, lib/sample/nightly-invoices.ts): a
  * batch was started, every batch started completed (none hanging once the queues drained), and
  * each run's completion job did its side effect exactly once (the summary email, counted by the
- * fake mail API per business reference).
+ * fake mail API per business reference). With the soak's batches (`--batches N`,
+ * lib/sample/soak-batches.ts), four more: each planned batch started once and completed, its
+ * summary email sent once, its children counted exactly as planned, and the children counted
+ * dead-lettered are the ones in the DLQs.
  */
 import type { InvariantResult } from './invariants.ts';
 
@@ -16,6 +19,34 @@ export interface BatchRunFacts {
   readonly open: readonly string[];
   /** Nightly runs (the recurring schedule's firings), by run id, with the summary emails the fake mail API sent for each. */
   readonly summariesByRun: Readonly<Record<string, number>>;
+  /** The soak's batches (`--batches N`); undefined when the run sent none. */
+  readonly soak?: SoakBatchFacts;
+}
+
+/** A batch item's counters, as the scan found them. */
+export interface BatchCounters {
+  readonly total: number;
+  readonly succeeded: number;
+  readonly deadLettered: number;
+  readonly completed: boolean;
+}
+
+/** What a run planned and found of the soak's batches, by batch key (roots and nested ones). */
+export interface SoakBatchFacts {
+  /** Every batch the run meant to start, with its children and how many fail on purpose. */
+  readonly planned: Readonly<Record<string, { readonly children: number; readonly failures: number }>>;
+  /** The batch items found, by the batch key in their completion job's data (several: started twice). */
+  readonly found: Readonly<Record<string, readonly BatchCounters[]>>;
+  /** Summary emails the fake mail API sent for each batch key (the completion job's side effect). */
+  readonly summaries: Readonly<Record<string, number>>;
+  /** Distinct soak children in the DLQs (their envelope ids), read from the messages. */
+  readonly childrenInDlqs: number;
+  /**
+   * Batch keys whose completion job is in the DLQs because the fake mail API refused its email
+   * with an injected 400 (a permanent error): those batches stay open, waiting for the completion
+   * job's redrive, with no summary email; expected, and counted apart from the hanging ones.
+   */
+  readonly completionsRefused?: readonly string[];
 }
 
 /**
@@ -24,6 +55,10 @@ export interface BatchRunFacts {
  */
 export function batchInvariants(facts: BatchRunFacts, skipped: string | undefined): InvariantResult[] {
   const runs = Object.entries(facts.summariesByRun);
+  // Soak batches whose completion job was refused by an injected 400 stay open by design.
+  const waitingForRedrive = (facts.soak?.completionsRefused ?? []).filter(
+    (key) => facts.soak?.planned[key] !== undefined,
+  ).length;
   const notOnce = runs.filter(([, n]) => n !== 1).map(([run, n]) => `${run} ×${n}`);
   return [
     {
@@ -37,12 +72,18 @@ export function batchInvariants(facts: BatchRunFacts, skipped: string | undefine
     {
       name: 'batches still open once the queues drained (none hanging)',
       severity: 'invariant',
-      ok: skipped === undefined && facts.open.length === 0 && facts.completed === facts.started,
+      ok:
+        skipped === undefined &&
+        facts.open.length === waitingForRedrive &&
+        facts.completed === facts.started - waitingForRedrive,
       actual:
         facts.open.length === 0
           ? `0 (${facts.completed} of ${facts.started} completed)`
           : `${facts.open.length} (${facts.open.slice(0, 5).join(', ')})`,
-      expected: '0',
+      expected:
+        waitingForRedrive === 0
+          ? '0'
+          : `${waitingForRedrive} (soak batches whose completion job an injected API 400 dead-lettered)`,
       ...(skipped === undefined ? {} : { skipped }),
     },
     {
@@ -55,6 +96,104 @@ export function batchInvariants(facts: BatchRunFacts, skipped: string | undefine
           : notOnce.join(', '),
       expected: 'each run exactly once',
       ...(skipped === undefined ? {} : { skipped }),
+    },
+    ...(facts.soak === undefined ? [] : soakBatchInvariants(facts.soak, skipped)),
+  ];
+}
+
+/** At most five examples then `… (N in all)`. */
+function examples(list: readonly string[]): string {
+  return list.length <= 5 ? list.join(', ') : `${list.slice(0, 5).join(', ')} … (${list.length} in all)`;
+}
+
+/** The soak batches' invariants (pure): see the file's docstring. */
+export function soakBatchInvariants(soak: SoakBatchFacts, skipped: string | undefined): InvariantResult[] {
+  const keys = Object.keys(soak.planned);
+  const refused = new Set((soak.completionsRefused ?? []).filter((key) => soak.planned[key] !== undefined));
+  const waiting =
+    refused.size === 0
+      ? ''
+      : `; ${refused.size} waiting for the redrive of their completion job (refused by an injected API 400)`;
+  const notStartedOnce: string[] = [];
+  const open: string[] = [];
+  const notSummarisedOnce: string[] = [];
+  const miscounted: string[] = [];
+  let deadLettered = 0;
+  for (const key of keys) {
+    const plan = soak.planned[key] as { children: number; failures: number };
+    const found = soak.found[key] ?? [];
+    const summaries = soak.summaries[key] ?? 0;
+    // Its completion job refused by an injected 400: open, no email, waiting for its redrive.
+    const awaitingRedrive = refused.has(key) && summaries === 0 && found.every((b) => !b.completed);
+    if (found.length !== 1) notStartedOnce.push(`${key} ×${found.length}`);
+    if (!awaitingRedrive && (found.length === 0 || found.some((b) => !b.completed))) open.push(key);
+    if (!awaitingRedrive && summaries !== 1) notSummarisedOnce.push(`${key} ×${summaries}`);
+    for (const b of found) {
+      deadLettered += b.deadLettered;
+      if (
+        b.total !== plan.children ||
+        b.deadLettered !== plan.failures ||
+        b.succeeded + b.deadLettered !== b.total
+      )
+        miscounted.push(
+          `${key} (${b.succeeded}+${b.deadLettered} of ${b.total}; planned ${plan.children - plan.failures}+${plan.failures})`,
+        );
+    }
+  }
+  const unplanned = Object.keys(soak.found).filter((key) => soak.planned[key] === undefined);
+  const children = keys.reduce((acc, key) => acc + (soak.planned[key]?.children ?? 0), 0);
+  const failures = keys.reduce((acc, key) => acc + (soak.planned[key]?.failures ?? 0), 0);
+  const skip = skipped === undefined ? {} : { skipped };
+  return [
+    {
+      name: 'soak batches started once each and completed (none hanging)',
+      severity: 'invariant',
+      ok: skipped === undefined && notStartedOnce.length === 0 && open.length === 0 && unplanned.length === 0,
+      actual:
+        notStartedOnce.length === 0 && open.length === 0 && unplanned.length === 0
+          ? `${keys.length} started, ${keys.length - refused.size} completed${waiting}`
+          : [
+              notStartedOnce.length > 0 ? `not started once: ${examples(notStartedOnce)}` : '',
+              open.length > 0 ? `open: ${examples(open)}` : '',
+              unplanned.length > 0 ? `unplanned: ${examples(unplanned)}` : '',
+            ]
+              .filter((part) => part !== '')
+              .join('; '),
+      expected:
+        refused.size === 0
+          ? `${keys.length} started, ${keys.length} completed`
+          : `${keys.length} started, each completed or waiting for its completion job's redrive`,
+      ...skip,
+    },
+    {
+      name: 'soak completion jobs run exactly once (one summary email per batch at the mail API)',
+      severity: 'invariant',
+      ok: skipped === undefined && notSummarisedOnce.length === 0,
+      actual:
+        notSummarisedOnce.length === 0
+          ? `${keys.length - refused.size} batches, each once${waiting}`
+          : examples(notSummarisedOnce),
+      expected: 'each batch exactly once',
+      ...skip,
+    },
+    {
+      name: 'soak batch children counted exactly (succeeded + dead-lettered = total, as planned)',
+      severity: 'invariant',
+      ok: skipped === undefined && miscounted.length === 0,
+      actual:
+        miscounted.length === 0
+          ? `${children - failures}+${failures} of ${children} children`
+          : examples(miscounted),
+      expected: `${children - failures}+${failures} of ${children} children`,
+      ...skip,
+    },
+    {
+      name: 'soak children counted dead-lettered = soak children in the DLQs',
+      severity: 'invariant',
+      ok: skipped === undefined && deadLettered === soak.childrenInDlqs,
+      actual: `${deadLettered} counted, ${soak.childrenInDlqs} in the DLQs`,
+      expected: 'equal',
+      ...skip,
     },
   ];
 }

@@ -25,11 +25,19 @@ export function summariseBatches(
   return { started, completed, open };
 }
 
-/** Scans the idempotency tables for batch items (consistent reads, every page). */
+/** Scans the idempotency tables for batch items (consistent reads, every page), summarised. */
 export async function scanBatches(
   dynamodb: DynamoDBClient,
   tables: readonly string[],
 ): Promise<Pick<BatchRunFacts, 'started' | 'completed' | 'open'>> {
+  return summariseBatches(await scanBatchItems(dynamodb, tables));
+}
+
+/** The batch items of the idempotency tables (consistent reads, every page). */
+export async function scanBatchItems(
+  dynamodb: DynamoDBClient,
+  tables: readonly string[],
+): Promise<Record<string, AttributeValue>[]> {
   const items: Record<string, AttributeValue>[] = [];
   for (const table of tables) {
     let start: Record<string, AttributeValue> | undefined;
@@ -47,5 +55,5 @@ export async function scanBatches(
       start = out.LastEvaluatedKey;
     } while (start);
   }
-  return summariseBatches(items);
+  return items;
 }

@@ -18,6 +18,12 @@ export interface WorkloadOptions {
    * must absorb them. @default 0
    */
   readonly producerDuplicates?: number;
+  /**
+   * Small batches sent besides the workload (`npm run soak -- --batches N`,
+   * lib/sample/soak-batches.ts, workload/soak-batches.ts), each with its own completion job; some
+   * with a child dead-lettered on purpose, some with a nested batch. @default 0
+   */
+  readonly batches?: number;
 }
 
 /** A workload with every default filled in. */
@@ -32,6 +38,7 @@ export function resolveWorkloadOptions(options: WorkloadOptions = {}): ResolvedW
     outOfStock: 2,
     malformed: 3,
     producerDuplicates: 0,
+    batches: 0,
     ...options,
   };
   const problems: string[] = [];
@@ -46,6 +53,7 @@ export function resolveWorkloadOptions(options: WorkloadOptions = {}): ResolvedW
   int('outOfStock', 0);
   int('malformed', 0);
   int('producerDuplicates', 0);
+  int('batches', 0);
   if (problems.length === 0 && resolved.outOfStock > resolved.users * resolved.bookingsPerUser) {
     problems.push(`outOfStock (${resolved.outOfStock}) exceeds the number of bookings`);
   }

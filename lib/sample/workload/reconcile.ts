@@ -58,6 +58,11 @@ export function reconcile(input: {
   readonly final: boolean;
   /** The deadline passed before the queues drained: pending jobs are `unfinished`, not `lost`. */
   readonly timedOut?: boolean;
+  /**
+   * Why a dead letter that matches no planned job was meant to be one (the soak's batch children
+   * failing on purpose); undefined leaves it unexplained.
+   */
+  readonly explainUnplanned?: (dl: CollectedDeadLetter) => string | undefined;
 }): Reconciliation {
   const { plan, ledger, snapshot, faultsByReference, final } = input;
   const pendingState = input.timedOut === true ? 'unfinished' : 'lost';
@@ -227,7 +232,7 @@ export function reconcile(input: {
   for (const [key, dls] of deadLettersByKey) {
     if (!known.has(key)) unmatched.push(...dls);
   }
-  for (const dl of unmatched) deadLetters.push(toFact(dl, undefined, undefined));
+  for (const dl of unmatched) deadLetters.push(toFact(dl, undefined, input.explainUnplanned?.(dl)));
 
   const count = (state: JobOutcome['state']) => jobs.filter((j) => j.state === state).length;
   return {

@@ -5,8 +5,8 @@
 import { JobClient } from '../../client/job-client.ts';
 import { DomainRepository, type DomainSnapshot } from '../domain.ts';
 import type { FaultKind } from '../external-service.ts';
-import type { BatchRunFacts } from '../report/batches.ts';
-import { scanBatches } from './batches.ts';
+import type { BatchRunFacts, SoakBatchFacts } from '../report/batches.ts';
+import { scanBatchItems, summariseBatches } from './batches.ts';
 import { type CollectedDeadLetter, collectDeadLetters } from './dead-letters.ts';
 import { finalIdempotencyScan, type IdempotencyRecordSummary } from './idempotency-records.ts';
 import type { WorkloadOptions } from './options.ts';
@@ -16,6 +16,16 @@ import { queueActivity } from './queues.ts';
 import { type Reconciliation, reconcile } from './reconcile.ts';
 import type { ScheduledWork } from './scheduled.ts';
 import { type SentLedger, seedDomain, sendWorkload, WORKLOAD_SOURCE } from './send.ts';
+import {
+  explainSoakDeadLetter,
+  foundSoakBatches,
+  plannedSoakBatches,
+  planSoakBatches,
+  sendSoakBatches,
+  soakBatchJobCount,
+  soakChildrenInDlqs,
+  soakCompletionsRefused,
+} from './soak-batches.ts';
 import type { WorkloadTarget } from './target.ts';
 
 /** Options of {@link runWorkload}. */
@@ -72,6 +82,8 @@ export interface WorkloadResult {
   readonly producerRetries: number;
   /** The batches in the idempotency tables at the end; undefined when not scanned. */
   readonly batches?: Pick<BatchRunFacts, 'started' | 'completed' | 'open'>;
+  /** The soak's batches (`batches` > 0), but the summary emails (the fake service counts them). */
+  readonly soakBatches?: Omit<SoakBatchFacts, 'summaries'>;
 }
 
 /**
@@ -86,7 +98,9 @@ export async function runWorkload(
   const timeoutMs = (options.timeoutSeconds ?? 180) * 1000;
   const pollMs = options.pollIntervalMs ?? 1_000;
   const repository = new DomainRepository({ tableName: target.appTableName, client: target.dynamo });
-  const progress = new ProgressReporter(options.onProgress ?? (() => {}), Date.now(), plannedJobs(plan));
+  // The soak's batches' jobs count in the progress total (their keys are made once the run starts).
+  const plannedTotal = plannedJobs(plan) + soakBatchJobCount(planSoakBatches(options.batches ?? 0, ''));
+  const progress = new ProgressReporter(options.onProgress ?? (() => {}), Date.now(), plannedTotal);
 
   progress.report('seeding');
   await seedDomain(repository, plan);
@@ -115,6 +129,12 @@ export async function runWorkload(
     progress.addSent(n);
     progress.report('sending');
   });
+  // The soak's small batches (--batches N): workload/soak-batches.ts.
+  const soakPlans = planSoakBatches(options.batches ?? 0, `run-${startedAtMs}`);
+  await sendSoakBatches(client, soakPlans, (n) => {
+    progress.addSent(n);
+    progress.report('sending');
+  });
   await options.scheduled?.start(plan);
 
   const faults = options.faultsByReference ?? (() => ({}));
@@ -135,7 +155,7 @@ export async function runWorkload(
       progress.report('running', {
         completed: options.completedSoFar(),
         deadLettered,
-        total: plannedJobs(plan),
+        total: plannedTotal,
         inQueues,
       });
     } else {
@@ -193,11 +213,22 @@ export async function runWorkload(
     faultsByReference: faults(),
     final: true,
     timedOut,
+    explainUnplanned: (dl) => explainSoakDeadLetter(dl, faults()),
   });
-  const batches =
+  const batchItems =
     target.idempotencyTables.length > 0
-      ? await scanBatches(target.dynamodb, target.idempotencyTables)
+      ? await scanBatchItems(target.dynamodb, target.idempotencyTables)
       : undefined;
+  const batches = batchItems === undefined ? undefined : summariseBatches(batchItems);
+  const soakBatches =
+    batchItems === undefined || soakPlans.length === 0
+      ? undefined
+      : {
+          planned: plannedSoakBatches(soakPlans),
+          found: foundSoakBatches(batchItems),
+          childrenInDlqs: soakChildrenInDlqs(deadLetters),
+          completionsRefused: soakCompletionsRefused(deadLetters, faults()),
+        };
   progress.report('done', {
     completed: reconciliation.completed,
     deadLettered: reconciliation.deadLettered,
@@ -217,6 +248,7 @@ export async function runWorkload(
     ...(idempotency ? { idempotency } : {}),
     producerRetries,
     ...(batches ? { batches } : {}),
+    ...(soakBatches ? { soakBatches } : {}),
   };
 }
 
