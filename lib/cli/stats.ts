@@ -20,6 +20,7 @@ import {
 import { regionFromQueueUrl, validateQueueUrl } from '../ops/queue.ts';
 import { listQueueUrls, readQueueStats } from '../ops/stats.ts';
 import { renderStats, statsJson } from '../ops/stats-format.ts';
+import { tableReadError } from '../ops/table-errors.ts';
 import {
   addConnectionOptions,
   type CommandRunner,
@@ -145,10 +146,16 @@ export function addStatsCommand(program: Command, runner: CommandRunner): Comman
                 },
                 io,
               );
-        const limitsOf = async () =>
-          dynamodb === undefined || flags.limitsTable === undefined
-            ? undefined
-            : readLimits(dynamodb, flags.limitsTable, nowMs());
+        const limitsOf = async () => {
+          const table = flags.limitsTable;
+          if (dynamodb === undefined || table === undefined) return undefined;
+          try {
+            return await readLimits(dynamodb, table, nowMs());
+          } catch (error) {
+            // A table that does not exist, an endpoint that is not DynamoDB: one line saying what to check.
+            throw tableReadError(error, table, dynamodbEndpoint, '--limits-table');
+          }
+        };
         const watchSeconds = flags.watch === true ? DEFAULT_WATCH_SECONDS : flags.watch;
         const dlqUrls = new Map<string, string>();
         const redraw = watchSeconds !== undefined && !flags.json && io.stdout.isTTY === true;

@@ -57,13 +57,17 @@ function hasToJson(value: object): value is { toJSON: (key: string) => unknown }
  * @param options `undefinedFields: 'refuse'` also refuses a property whose value is `undefined`
  *   (data written once and sent unchanged, such as a recurring job's, has no optional fields: an
  *   `undefined` there is a value that went missing, an unset variable). @default 'omit'
+ *   `toJSON: 'refuse'` also refuses an object with a `toJSON()` method (a `Date`, a class with
+ *   `toJSON`): JSON sends what `toJSON()` returns (a string for a Date), not the object, so data
+ *   that must be JSON as written, such as a recurring job's (compiled into the template), names
+ *   it instead. @default 'apply'
  * @returns the problems, in document order; empty when `JSON.parse(JSON.stringify(value))` is
  *   the same value (deep-equal), with `toJSON` applied.
  */
 export function jsonValueProblems(
   value: unknown,
   root = 'data',
-  options: { readonly undefinedFields?: 'omit' | 'refuse' } = {},
+  options: { readonly undefinedFields?: 'omit' | 'refuse'; readonly toJSON?: 'apply' | 'refuse' } = {},
 ): JsonValueProblem[] {
   const problems: JsonValueProblem[] = [];
   const ancestors: object[] = [];
@@ -74,6 +78,16 @@ export function jsonValueProblems(
     if (typeof current === 'object' && current !== null && hasToJson(current)) {
       if (current instanceof Date && Number.isNaN(current.getTime())) {
         problems.push({ path, message: 'an invalid Date has no JSON form: JSON would send null' });
+        return;
+      }
+      if (options.toJSON === 'refuse') {
+        problems.push({
+          path,
+          message:
+            current instanceof Date
+              ? `is a Date, which JSON sends as a string: write the string itself (e.g. '${current.toISOString()}')`
+              : `is ${describeInstance(current)}, which JSON sends as its toJSON() result: write that value itself`,
+        });
         return;
       }
       try {

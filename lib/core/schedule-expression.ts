@@ -104,6 +104,7 @@ function checkCronFields(text: string, fields: string[]): string[] {
       throw new ScheduleExpressionError(
         `${text}: ${spec.name} field ${JSON.stringify(field)} is not allowed there`,
       );
+    checkCronParts(text, spec, upper);
     for (const n of upper.match(/\d+/g) ?? []) {
       const value = Number(n);
       // After '/', a number is a step; after '#', the week's occurrence: neither is a field value.
@@ -119,12 +120,86 @@ function checkCronFields(text: string, fields: string[]): string[] {
     throw new ScheduleExpressionError(
       `${text}: exactly one of day-of-month and day-of-week must be '?' (EventBridge cron cannot combine them)`,
     );
+  // What the checks above do not know, croner (which evaluates the fields) may still refuse: its
+  // refusal becomes ours here, so no path (synth, local Scheduler, CLI) ever shows croner's own.
+  cronerOf(text, fields, 'UTC');
   return fields;
 }
 
+/** A value of a cron field: a number, or a month or day name where the field takes names. */
+const VALUE = `(?:\\d+|${MONTHS}|${DAYS})`;
+/** One comma-separated part of a general cron field: `*`, a value or a range, with an optional step. */
+const CRON_PART = new RegExp(`^(\\*|${VALUE}(?:-${VALUE})?)(?:/(\\d+))?$`);
+const NAME_VALUES: Readonly<Record<string, number>> = Object.fromEntries([
+  ...MONTHS.split('|').map((m, i) => [m, i + 1]),
+  ...DAYS.split('|').map((d, i) => [d, i + 1]),
+]);
+
 /**
- * Checks an IANA time zone name as EventBridge Scheduler's `ScheduleExpressionTimezone` takes it.
- * @throws ScheduleExpressionError naming the zone.
+ * The structure of each comma-separated part of a general field (the special forms `?`, `L`,
+ * `W`, `#` are whole fields, matched by the field's pattern): `*`, `v`, `a-b`, each with an
+ * optional `/step` [schedule-types: "The / (slash) wildcard specifies increments"]. A step is a
+ * positive whole number no larger than the field's range; a range goes from low to high (croner,
+ * which evaluates the fields, knows no wrap-around range, so `22-2` is refused rather than
+ * guessed: write `22-23,0-2`).
+ */
+function checkCronParts(text: string, spec: (typeof CRON_FIELDS)[number], upper: string): void {
+  if (!/[,\-/*]/.test(upper) || /^(\?|L|LW|\d{1,2}W|[1-7]L|[1-7]#[1-5]|[A-Z]{3}#[1-5])$/.test(upper)) return;
+  const fail = (part: string, why: string): never => {
+    throw new ScheduleExpressionError(`${text}: ${spec.name} field: ${JSON.stringify(part)} ${why}`);
+  };
+  for (const part of upper.split(',')) {
+    const match = CRON_PART.exec(part);
+    if (!match)
+      fail(
+        part,
+        "is not a value, a range (a-b) or '*', each optionally with a step (/n): e.g. 5, 1-5, */15, 0/15",
+      );
+    const [, base, step] = match as RegExpExecArray;
+    const range = (base as string).split('-');
+    if (range.length === 2) {
+      const [from, to] = range.map((v) => NAME_VALUES[v] ?? Number(v)) as [number, number];
+      if (from > to)
+        fail(
+          part,
+          `is a range from ${from} down to ${to}: write ranges from low to high, e.g. ${range[1]}-${range[0]}, or as two parts (${from}-${spec.max},${spec.min}-${to}) to wrap around`,
+        );
+    }
+    if (step !== undefined) {
+      const n = Number(step);
+      const span = spec.max - spec.min + 1;
+      if (n < 1) fail(part, `has step ${n}: a step (/n) is a positive whole number, e.g. */15`);
+      if (n > span)
+        fail(
+          part,
+          `has step ${n}, larger than the ${spec.name} range ${spec.min}–${spec.max}: write the value itself`,
+        );
+    }
+  }
+}
+
+const CRONER_OPTIONS = { mode: '7-part', alternativeWeekdays: true, domAndDow: false } as const;
+
+/** croner's evaluator of checked fields in `timeZone`; a refusal by croner becomes a ScheduleExpressionError. */
+function cronerOf(text: string, fields: readonly string[], timeZone: string): Cron {
+  const pattern = `0 ${fields.map((field, i) => withRangedSteps(field, (CRON_FIELDS[i] as (typeof CRON_FIELDS)[number]).max)).join(' ')}`;
+  try {
+    return new Cron(pattern, { ...CRONER_OPTIONS, timezone: timeZone });
+  } catch (error) {
+    const reason = (error instanceof Error ? error.message : String(error)).replace(/^Cron\w*: /, '');
+    throw new ScheduleExpressionError(
+      `${text} is not a cron expression EventBridge Scheduler evaluates (${reason}): write cron(minutes hours day-of-month month day-of-week year), e.g. cron(0 23 * * ? *)`,
+    );
+  }
+}
+
+/**
+ * Checks an IANA time zone name as EventBridge Scheduler's `ScheduleExpressionTimezone` takes it:
+ * a name of the tz database, spelled as it is there (`Europe/Berlin`, not `europe/berlin`). Intl
+ * takes any case, but tz database names are case-sensitive identifiers and AWS documents the
+ * zone as such a name (schedule-types, "Time zones on EventBridge Scheduler"), so another case is
+ * refused here with the name meant rather than left to a deploy-time failure.
+ * @throws ScheduleExpressionError naming the zone (and the name meant, for another case).
  */
 export function checkTimeZone(timeZone: string): void {
   // Intl takes offsets ("+01:00") as zones; EventBridge Scheduler takes IANA names only.
@@ -132,13 +207,22 @@ export function checkTimeZone(timeZone: string): void {
     throw new ScheduleExpressionError(
       `${JSON.stringify(timeZone)} is not an IANA time zone name (e.g. "Europe/Berlin", "UTC"); an offset has no daylight-saving rules`,
     );
+  let canonical: string;
   try {
-    new Intl.DateTimeFormat('en-US', { timeZone });
+    canonical = new Intl.DateTimeFormat('en-US', { timeZone }).resolvedOptions().timeZone;
   } catch {
     throw new ScheduleExpressionError(
       `${JSON.stringify(timeZone)} is not an IANA time zone name (e.g. "Europe/Berlin", "UTC")`,
     );
   }
+  // Every tz database name's parts start with a capital; Intl's canonical name gives the spelling.
+  const wrongCase =
+    timeZone !== canonical &&
+    (timeZone.toLowerCase() === canonical.toLowerCase() || /(^|\/)[a-z]/.test(timeZone));
+  if (wrongCase)
+    throw new ScheduleExpressionError(
+      `${JSON.stringify(timeZone)} is not spelled as the IANA time zone name (names are case-sensitive): did you mean ${JSON.stringify(canonical)}?`,
+    );
 }
 
 /** The wall-clock time of `date` in `timeZone`, as `yyyy-mm-ddThh:mm:ss`. */
@@ -235,11 +319,10 @@ function cronFirings(
   count: number,
   beforeEnd: (d: Date) => boolean,
 ): Date[] {
-  const pattern = `0 ${fields.map((field, i) => withRangedSteps(field, (CRON_FIELDS[i] as (typeof CRON_FIELDS)[number]).max)).join(' ')}`;
-  const options = { mode: '7-part', alternativeWeekdays: true, domAndDow: false } as const;
-  const inZone = new Cron(pattern, { ...options, timezone: timeZone });
+  const text = `cron(${fields.join(' ')})`;
+  const inZone = cronerOf(text, fields, timeZone);
   // The same pattern on a clock without daylight saving: it says whether a wall-clock time matches.
-  const onWallClock = new Cron(pattern, { ...options, timezone: 'UTC' });
+  const onWallClock = cronerOf(text, fields, 'UTC');
   const matchesWallClock = (wall: string) => {
     const asUtc = new Date(`${wall}Z`);
     return onWallClock.nextRun(new Date(asUtc.getTime() - 1000))?.getTime() === asUtc.getTime();

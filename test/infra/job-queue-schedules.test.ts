@@ -407,6 +407,63 @@ describe('bad recurring jobs are refused at synth, each saying what to write', (
     ]);
   });
 
+  it('a cron the cron library cannot evaluate is our error naming the job and the field, not a TypeError', () => {
+    expect(problems([{ ...base, schedule: 'cron(0/0 * * * ? *)' }])).toEqual([
+      `recurringJobs['nightly']: schedule: cron(0/0 * * * ? *): minutes field: "0/0" has step 0: a step (/n) is a positive whole number, e.g. */15`,
+    ]);
+    expect(problems([{ ...base, schedule: 'cron(0 */0 * * ? *)' }])).toEqual([
+      `recurringJobs['nightly']: schedule: cron(0 */0 * * ? *): hours field: "*/0" has step 0: a step (/n) is a positive whole number, e.g. */15`,
+    ]);
+    expect(problems([{ ...base, schedule: 'cron(0 5-1 * * ? *)' }])).toEqual([
+      `recurringJobs['nightly']: schedule: cron(0 5-1 * * ? *): hours field: "5-1" is a range from 5 down to 1: write ranges from low to high, e.g. 1-5, or as two parts (5-23,0-1) to wrap around`,
+    ]);
+  });
+
+  it("a firing above Scheduler's 256 KB Input, and data JSON would change (a Date, undefined)", () => {
+    expect(problems([{ ...base, data: { big: 'x'.repeat(270_000) } }])).toEqual([
+      expect.stringMatching(
+        /^recurringJobs\['nightly'\]: the message of a firing is 270\d{3} bytes, above EventBridge Scheduler's Input limit of 262144 bytes \(256 KB, CreateSchedule API Target\.Input\): keep ids in data and let the job load the rest$/,
+      ),
+    ]);
+    expect(problems([{ ...base, data: { big: 'x'.repeat(261_000) } }])).toEqual([]);
+    expect(problems([{ ...base, data: { d: new Date(0), u: undefined } }])).toEqual([
+      "recurringJobs['nightly']: data.d is a Date, which JSON sends as a string: write the string itself (e.g. '1970-01-01T00:00:00.000Z'): recurring job data must be plain JSON",
+      "recurringJobs['nightly']: data.u is undefined: JSON would leave the field out (leave it out, or give it a value): recurring job data must be plain JSON",
+    ]);
+    class Money {
+      constructor(readonly cents: number) {}
+    }
+    expect(
+      problems([{ ...base, data: { price: new Money(5), f: () => 1, n: Number.NaN } } as RecurringJob]),
+    ).toEqual([
+      expect.stringMatching(/^recurringJobs\['nightly'\]: data\.price an instance of Money has no JSON form/),
+      expect.stringMatching(/^recurringJobs\['nightly'\]: data\.f a function has no JSON form/),
+      expect.stringMatching(/^recurringJobs\['nightly'\]: data\.n NaN has no JSON form/),
+    ]);
+  });
+
+  it('an endDate in the past says so (rate or cron), and a time zone in another case names the zone meant', () => {
+    const past = new Date('2020-01-01T00:00:00Z');
+    expect(problems([{ ...base, schedule: 'rate(1 hour)', endDate: past }])).toEqual([
+      "recurringJobs['nightly']: endDate 2020-01-01T00:00:00.000Z is in the past: schedule rate(1 hour) would never fire; move endDate later or leave it out",
+    ]);
+    expect(problems([{ ...base, endDate: past }])).toEqual([
+      "recurringJobs['nightly']: endDate 2020-01-01T00:00:00.000Z is in the past: schedule cron(0 23 * * ? *) would never fire; move endDate later or leave it out",
+    ]);
+    expect(problems([{ ...base, timeZone: 'europe/berlin' }])).toEqual([
+      `recurringJobs['nightly']: timeZone: "europe/berlin" is not spelled as the IANA time zone name (names are case-sensitive): did you mean "Europe/Berlin"?`,
+    ]);
+    expect(problems([{ ...base, timeZone: 'utc' }])).toEqual([
+      `recurringJobs['nightly']: timeZone: "utc" is not spelled as the IANA time zone name (names are case-sensitive): did you mean "UTC"?`,
+    ]);
+    expect(
+      problems([
+        { ...base, timeZone: 'America/New_York' },
+        { ...base, name: 'b', timeZone: 'Etc/UTC' },
+      ]),
+    ).toEqual([]);
+  });
+
   it('FIFO: a partition key is required and must be a valid MessageGroupId', () => {
     expect(problems([base, { ...base, name: 'spaced', partitionKey: 'a b' }], { fifo: true })).toEqual([
       "recurringJobs['nightly']: partitionKey is required on a FIFO queue: it is the firing's MessageGroupId (the jobs it runs in order with), e.g. partitionKey: 'invoicing'",

@@ -202,6 +202,13 @@ describe('the Scheduler API as @aws-sdk/client-scheduler calls it', () => {
     await expect(create({ ScheduleExpression: 'cron(0 23 * * *)' })).rejects.toThrow(
       /Invalid Schedule Expression: .*six/,
     );
+    // A cron the cron library cannot evaluate is a ValidationException naming the field, not a TypeError.
+    await expect(create({ ScheduleExpression: 'cron(0/0 * * * ? *)' })).rejects.toThrow(
+      'Invalid Schedule Expression: cron(0/0 * * * ? *): minutes field: "0/0" has step 0',
+    );
+    await expect(create({ ScheduleExpression: 'cron(0 5-1 * * ? *)' })).rejects.toBeInstanceOf(
+      ValidationException,
+    );
     await expect(create({ ScheduleExpressionTimezone: 'Mars/Olympus' })).rejects.toBeInstanceOf(
       ValidationException,
     );

@@ -49,6 +49,18 @@ describe('sqs-jobs stats --limits-table', () => {
     );
   });
 
+  it('a --limits-table that does not exist is one line naming it and what to check, exit code 2, no stack trace', async () => {
+    const { code, stdout, stderr } = await runCli(
+      [...args().slice(0, -1), 'NoSuchTable'],
+      env.emulator.endpoint,
+    );
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr).toBe(
+      `error: no idempotency table named "NoSuchTable" at ${env.db.endpoint}: check --limits-table (the stack output IdempotencyTableName) and the region\n`,
+    );
+  });
+
   it('adds them to --json as `limits`', async () => {
     const { code, stdout } = await runCli([...args(), '--json'], env.emulator.endpoint);
     expect(code).toBe(0);

@@ -300,6 +300,30 @@ describe('sqs-jobs schedules', () => {
     );
     expect(unreachable.code).toBe(2);
     expect(unreachable.stderr).toContain('check --scheduler-endpoint');
+
+    // A table name that does not exist: one line naming it and the flag, no stack trace.
+    for (const command of [['list'], ['show', 'nothing-here']]) {
+      const noTable = await runCli(
+        [
+          'schedules',
+          ...command,
+          '--scheduler-endpoint',
+          scheduler.url,
+          '--endpoint',
+          emulator.endpoint,
+          '--dynamodb-endpoint',
+          db.endpoint,
+          '--idempotency-table',
+          'NoSuchTable',
+        ],
+        emulator.endpoint,
+        { nowMs: () => clock.now() },
+      );
+      expect(noTable.code).toBe(2);
+      expect(noTable.stderr).toBe(
+        `error: no idempotency table named "NoSuchTable" at ${db.endpoint}: check --idempotency-table (the stack output IdempotencyTableName) and the region\n`,
+      );
+    }
   });
 
   it('a firing Scheduler could not deliver is in the schedule DLQ, and dlq list/show say so with its error (not as a crash)', async () => {

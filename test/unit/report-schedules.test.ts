@@ -225,6 +225,21 @@ describe('the time part of the run report', () => {
     expect(buildReport(facts({ ...s, holds: [ran] }, { timedOut: true })).failed).toBe(true);
   });
 
+  it('at a deadline, a firing not run yet is not judged: the PASS line does not show a count its expectation refuses', () => {
+    const s = schedules();
+    const report = buildReport(facts({ ...s, recurringRuns: [] }, { timedOut: true }));
+    expect(invariant(report, 'firings delivered twice and absorbed')).toMatchObject({
+      ok: true,
+      actual: '1 delivered twice; 0 jobs ran twice; never ran: not judged at the deadline (1 not run yet)',
+      expected: '0 ran twice (never ran: judged only when the run ends)',
+    });
+    const line = renderReport(report)
+      .split('\n')
+      .find((l) => l.includes('firings delivered twice and absorbed'));
+    expect(line).toMatch(/^\s*PASS\s+firings delivered twice and absorbed/);
+    expect(line).not.toContain('1 firings never ran');
+  });
+
   it('leaves the time part out of a run without it', () => {
     const { schedules: _none, ...plain } = facts(schedules());
     const report = buildReport(plain);

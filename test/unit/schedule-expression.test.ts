@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   atExpressionOf,
@@ -120,6 +121,82 @@ describe('rate and at', () => {
   it('instantOfWallClock gives the first of a repeated time', () => {
     expect(instantOfWallClock('2027-10-31T02:30:00', 'Europe/Berlin').toISOString()).toBe(
       '2027-10-31T00:30:00.000Z',
+    );
+  });
+});
+
+describe("every malformed cron gives our error, never the cron library's", () => {
+  it.each([
+    ['cron(0/0 * * * ? *)', 'minutes field: "0/0" has step 0: a step (/n) is a positive whole number'],
+    ['cron(0 */0 * * ? *)', 'hours field: "*/0" has step 0'],
+    [
+      'cron(0 5-1 * * ? *)',
+      'hours field: "5-1" is a range from 5 down to 1: write ranges from low to high, e.g. 1-5',
+    ],
+    ['cron(0 9 ? * FRI-MON *)', 'day-of-week field: "FRI-MON" is a range from 6 down to 2'],
+    ['cron(0/90 * * * ? *)', 'minutes field: "0/90" has step 90, larger than the minutes range 0–59'],
+    ['cron(1-2-3 * * * ? *)', 'minutes field: "1-2-3" is not a value, a range (a-b)'],
+    ['cron(*/ * * * ? *)', 'minutes field: "*/" is not a value'],
+  ])('%s names the field and the rule', (text, message) => {
+    expect(() => parseScheduleExpression(text)).toThrow(ScheduleExpressionError);
+    expect(() => parseScheduleExpression(text)).toThrow(message);
+    // The local Scheduler and the CLI evaluate through nextFirings: the same error there.
+    expect(() => nextFirings(text, { after, count: 1 })).toThrow(message);
+  });
+
+  it('any string either parses and evaluates, or is refused with a ScheduleExpressionError', () => {
+    const token = fc.constantFrom(
+      '*',
+      '?',
+      'L',
+      'W',
+      'LW',
+      '#',
+      '/',
+      '-',
+      ',',
+      '0',
+      '1',
+      '5',
+      '7',
+      '12',
+      '23',
+      '31',
+      '59',
+      '60',
+      '99',
+      '1970',
+      '2199',
+      'JAN',
+      'DEC',
+      'MON',
+      'FRI',
+      '3#2',
+      '6L',
+      '15W',
+      '0/0',
+      '*/0',
+      '5-1',
+    );
+    const field = fc.array(token, { minLength: 1, maxLength: 4 }).map((parts) => parts.join(''));
+    const cron = fc.array(field, { minLength: 5, maxLength: 7 }).map((fs) => `cron(${fs.join(' ')})`);
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          cron,
+          fc.string(),
+          fc.string().map((s) => `cron(${s})`),
+        ),
+        (text) => {
+          try {
+            const parsed = parseScheduleExpression(text);
+            nextFirings(parsed, { after, count: 2, timeZone: 'Europe/Berlin' });
+          } catch (error) {
+            expect(error).toBeInstanceOf(ScheduleExpressionError);
+          }
+        },
+      ),
+      { numRuns: 3000 },
     );
   });
 });

@@ -14,7 +14,7 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { Token } from 'aws-cdk-lib';
 import { unknownKeyProblems } from '../../client/option-keys.ts';
-import { formatIssuePath } from '../../client/prepare.ts';
+import { formatIssuePath, MAX_SCHEDULED_MESSAGE_BYTES } from '../../client/prepare.ts';
 import { DATA_CONTENT_TYPE, parseEnvelope, SPEC_VERSION } from '../../core/envelope.ts';
 import { jsonValueProblems } from '../../core/json-value.ts';
 import { isValidMessageGroupId } from '../../core/message-parameters.ts';
@@ -238,7 +238,7 @@ export function recurringJobProblems(job: RecurringJob, index: number, queue: Re
   }
 
   if (job.data !== undefined)
-    for (const p of jsonValueProblems(job.data, 'data', { undefinedFields: 'refuse' }))
+    for (const p of jsonValueProblems(job.data, 'data', { undefinedFields: 'refuse', toJSON: 'refuse' }))
       add(`${p.path} ${p.message}: recurring job data must be plain JSON`);
 
   if (job.partitionKey !== undefined) {
@@ -293,7 +293,11 @@ export function recurringJobProblems(job: RecurringJob, index: number, queue: Re
     });
     if (next.length === 0)
       add(
-        `schedule ${job.schedule} never fires from now on${job.endDate ? ' (before endDate)' : ''}: check the day, month and year fields`,
+        job.endDate !== undefined && job.endDate.getTime() <= Date.now()
+          ? `endDate ${job.endDate.toISOString()} is in the past: schedule ${job.schedule} would never fire; move endDate later or leave it out`
+          : kind === 'rate'
+            ? `schedule ${job.schedule} has no firing before endDate ${job.endDate?.toISOString()}: a rate schedule first fires at its startDate (or creation); move endDate later`
+            : `schedule ${job.schedule} never fires from now on${job.endDate ? ' (before endDate)' : ''}: check the day, month and year fields`,
       );
   }
   if (problems.length === 0 && typeof job.job === 'object' && job.job !== null && 'schema' in job.job) {
@@ -319,7 +323,15 @@ export function recurringJobProblems(job: RecurringJob, index: number, queue: Re
       add((err as Error).message);
     }
     const bytes = Buffer.byteLength(sample, 'utf8');
-    if (bytes > queue.maxMessageSizeBytes)
+    // EventBridge Scheduler stores the body as the target's Input, at most 256 KB (CreateSchedule
+    // API, Target.Input), whatever the queue takes: the template's Input, before the firing's time
+    // is filled in, is what CloudFormation hands it.
+    const inputBytes = Buffer.byteLength(recurringJobBody(job, type, '/sqs-jobs/schedules/check'), 'utf8');
+    if (inputBytes > MAX_SCHEDULED_MESSAGE_BYTES)
+      add(
+        `the message of a firing is ${inputBytes} bytes, above EventBridge Scheduler's Input limit of ${MAX_SCHEDULED_MESSAGE_BYTES} bytes (256 KB, CreateSchedule API Target.Input): keep ids in data and let the job load the rest`,
+      );
+    else if (bytes > queue.maxMessageSizeBytes)
       add(
         `the message of a firing is ${bytes} bytes, above the queue's maxMessageSizeBytes (${queue.maxMessageSizeBytes}): keep ids in data, not documents`,
       );

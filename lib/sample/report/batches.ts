@@ -91,9 +91,11 @@ export function batchInvariants(facts: BatchRunFacts, skipped: string | undefine
       severity: 'invariant',
       ok: skipped === undefined && runs.length > 0 && notOnce.length === 0,
       actual:
-        notOnce.length === 0
-          ? `${runs.length} run${runs.length === 1 ? '' : 's'}, each once`
-          : notOnce.join(', '),
+        runs.length === 0
+          ? 'no nightly run'
+          : notOnce.length === 0
+            ? `${runs.length} run${runs.length === 1 ? '' : 's'}, each once`
+            : notOnce.join(', '),
       expected: 'each run exactly once',
       ...(skipped === undefined ? {} : { skipped }),
     },
