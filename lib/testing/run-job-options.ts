@@ -37,6 +37,15 @@ const HINTS: Readonly<Record<string, string>> = {
   timeoutseconds: 'timeoutMs (milliseconds)',
 };
 
+/** The envelope's own names of the lineage fields. */
+const LINEAGE_HINTS: Readonly<Record<string, string>> = {
+  parentid: 'parentJobId',
+  causationid: 'parentJobId (the envelope causationid)',
+  rootid: 'rootJobId (the envelope rootid)',
+  correlationid: 'correlationId',
+  parentjob: 'parentJob',
+};
+
 /**
  * @throws {JobError} listing every problem: an unknown key (with the nearest known one), an
  *   `attempt` that is not an integer ≥ 1 (SQS's `ApproximateReceiveCount` starts at 1), a
@@ -64,7 +73,7 @@ export function checkRunJobOptions(options: unknown): void {
   }
   if (lineage !== undefined) {
     if (isPlainObject(lineage))
-      problems.push(...unknownKeyProblems(lineage, LINEAGE_KEYS, 'options.lineage'));
+      problems.push(...unknownKeyProblems(lineage, LINEAGE_KEYS, 'options.lineage', LINEAGE_HINTS));
     else problems.push(`options.lineage must be an object, got ${describeValue(lineage)}`);
   }
   if (queueUrls !== undefined) {
