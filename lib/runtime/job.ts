@@ -158,7 +158,9 @@ export interface JobContext {
    * @throws `ChildRejectedError` (permanent: this job is dead-lettered) when the spec is invalid
    *   (every problem named) or the worker keeps no batches (idempotency off).
    */
-  startBatch(spec: JobBatchSpec): { readonly batchId: string };
+  startBatch<const Children extends readonly unknown[], CompletionData>(
+    spec: JobBatchSpec<Children, CompletionData>,
+  ): { readonly batchId: string };
   /**
    * The batch this job completes, when it is a batch's completion job (`completion`): its id, counts,
    * and each child's outcome (`children()`: results, dead letters and why). Undefined otherwise.

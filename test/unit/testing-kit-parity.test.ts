@@ -19,16 +19,18 @@ import {
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 
+type WorkerJobs = Parameters<typeof createWorker>[0]['jobs'];
+
 /** Runs `job` once in a real worker on queue `jobs`; the ErrorName of its dead letter, if any. */
 async function workerDeadLetter<D>(
   job: JobDefinition<D>,
   data: D,
-  jobs: JobDefinition<never>[] = [],
+  others: WorkerJobs = [],
   queueUrls: Record<string, string> = { jobs: queueUrl('jobs') },
 ): Promise<string | undefined> {
   const sqs = new MemorySqs();
   const handler = createWorker({
-    jobs: [job as JobDefinition<never>, ...jobs],
+    jobs: [job as unknown as WorkerJobs[number], ...others],
     idempotency: new MemoryIdempotencyStore(),
     limits: new MemoryLimitStore(),
     sqs,
@@ -162,7 +164,7 @@ describe('runJob fails where the worker dead-letters', () => {
     const outcome = await runJob(parent, {}, { queueUrls: { jobs: queueUrl('jobs') } });
     expect(outcome.status === 'failed' && (outcome.error as Error).name).toBe('ChildRejectedError');
     expect(outcome.status === 'failed' && String(outcome.error)).toMatch(/audit/);
-    expect(await workerDeadLetter(parent, {}, [audit as JobDefinition<never>])).toBe('ChildRejectedError');
+    expect(await workerDeadLetter(parent, {}, [audit])).toBe('ChildRejectedError');
     // Without queueUrls the kit makes one per queue named: the child is sent.
     expect((await runJob(parent, {})).status).toBe('completed');
   });

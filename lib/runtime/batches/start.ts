@@ -14,7 +14,10 @@ import { type ChildSender, childLineageOptions, type ParentIdentity } from '../c
 import { ChildRejectedError } from '../worker-errors.ts';
 
 /** What `ctx.startBatch` takes: a {@link BatchSpec} without `id` (derived from the job). */
-export type JobBatchSpec = Omit<BatchSpec, 'id'>;
+export type JobBatchSpec<
+  Children extends readonly unknown[] = readonly unknown[],
+  CompletionData = unknown,
+> = Omit<BatchSpec<Children, CompletionData>, 'id'>;
 
 /** A batch a run asked for, started after the run. */
 export interface BatchRequest {
