@@ -170,6 +170,41 @@ describe('runJob fails where the worker dead-letters', () => {
   });
 });
 
+describe("a worker on the kit's MemoryIdempotencyStore and ctx.startBatch", () => {
+  it('dead-letters the starting job with a message that is true (no batches in memory) and says what to use in a test', async () => {
+    const child = defineJob({ type: 'kit.piece', queue: 'jobs', schema: z.object({}), run: async () => {} });
+    const fanOut = defineJob({
+      type: 'kit.fan',
+      queue: 'jobs',
+      schema: z.object({}),
+      async run(_data, ctx) {
+        ctx.startBatch({ children: [{ job: child, data: {} }], completion: { job: child, data: {} } });
+      },
+    });
+    const sqs = new MemorySqs();
+    const handler = createWorker({
+      jobs: [fanOut, child],
+      idempotency: new MemoryIdempotencyStore(),
+      sqs,
+      queueName: 'jobs',
+      queueUrl: queueUrl('jobs'),
+      dlqUrl: queueUrl('jobs-dlq'),
+      queueUrls: { jobs: queueUrl('jobs') },
+    });
+    await handler(sqsEvent([jobRecord(fanOut, {})]), lambdaContext());
+    const [deadLetter] = sqs.sentTo(queueUrl('jobs-dlq'));
+    expect(deadLetter?.MessageAttributes?.ErrorName?.StringValue).toBe('ChildRejectedError');
+    const message = deadLetter?.MessageAttributes?.ErrorMessage?.StringValue ?? '';
+    expect(message).toMatch(/MemoryIdempotencyStore keeps no batches/);
+    expect(message).toMatch(/runJob \(sqs-jobs\/testing\)/);
+    expect(message).not.toMatch(/a worker with idempotency on/);
+    // And runJob, as the message says, checks and records the batch.
+    const outcome = await runJob(fanOut, {});
+    expect(outcome.status).toBe('completed');
+    expect(outcome.batches).toHaveLength(1);
+  });
+});
+
 describe('runJob options', () => {
   it('refuses an attempt the worker never sees, a timeout ≤ 0 and an unknown key, naming the fix', async () => {
     const job = defineJob({ type: 'kit.any', queue: 'jobs', schema: z.object({}), run: async () => {} });
