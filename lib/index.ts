@@ -8,6 +8,7 @@
  * The public API: what README.md, docs/ and examples/ use, plus the types of those signatures.
  * test/unit/entry-points.test.ts pins this list; adding a name is a decision made in review.
  */
+export { batchChild, batchCompletion } from './client/batch-entries.ts';
 export type { BatchChildEntry, BatchCompletionEntry } from './client/batch-start.ts';
 export type { RetryPolicy } from './core/backoff.ts';
 export type { BatchDeadLetterPolicy } from './core/batch.ts';

@@ -31,12 +31,16 @@ import { TransientError } from '../core/errors.ts';
 import { jsonFormOf, jsonValueProblems } from '../core/json-value.ts';
 import { isFifoQueueUrl } from '../core/queue-urls.ts';
 import { JobClientError } from './job-client-error.ts';
+import { describeValue, isPlainObject, unknownKeyProblems } from './option-keys.ts';
 import type { BatchEntry, SendableJob, SendOptions } from './prepare.ts';
 
-/** One child of a batch. */
+/**
+ * One child of a batch: its data is checked against its job's type (`data` does not widen `Data`:
+ * it is the job's). Build one with {@link batchChild}, or write it inline in a `startBatch` call.
+ */
 export interface BatchChildEntry<Data = unknown> {
   readonly job: SendableJob<Data>;
-  readonly data: Data;
+  readonly data: NoInfer<Data>;
   /** `partitionKey` (FIFO queues: required unless the starter has one), `delaySeconds` (standard queues). */
   readonly options?: Pick<SendOptions, 'partitionKey' | 'delaySeconds'>;
 }
@@ -45,7 +49,7 @@ export interface BatchChildEntry<Data = unknown> {
 export interface BatchCompletionEntry<Data = unknown> {
   readonly job: SendableJob<Data>;
   /** Its data (ids only; at most 64 KiB of JSON with the envelope, kept on the batch item). */
-  readonly data: Data;
+  readonly data: NoInfer<Data>;
   /** `partitionKey` (FIFO queues: required unless the starter has one). */
   readonly options?: Pick<SendOptions, 'partitionKey'>;
 }
@@ -62,16 +66,23 @@ export interface BatchCompletionEntry<Data = unknown> {
  *   openLimitSeconds: 3600,
  * });
  */
-export interface BatchSpec {
+export interface BatchSpec<
+  Children extends readonly unknown[] = readonly unknown[],
+  CompletionData = unknown,
+> {
   /**
    * `JobClient.startBatch` only: the batch id, 1–128 printable ASCII characters; a retry with the
    * same id starts nothing new. @default a random UUID (inside a job: derived from the job's identity)
    */
   readonly id?: string;
-  /** The children, 0 to 100,000 (an empty batch sends its completion job at once). */
-  readonly children: readonly BatchChildEntry[];
+  /**
+   * The children, 0 to 100,000 (an empty batch sends its completion job at once). Each child's
+   * data is checked against its own job's type (`Children` is inferred per child: an array literal
+   * of different jobs, or an array of one job made with `map`).
+   */
+  readonly children: { readonly [K in keyof Children]: BatchChildEntry<Children[K]> };
   /** The completion job: runs once, after every child is counted (`ctx.batch` reads the batch). */
-  readonly completion: BatchCompletionEntry;
+  readonly completion: BatchCompletionEntry<CompletionData>;
   /**
    * What a child dead-lettered by the worker does to the batch: `complete-with-failures` counts it
    * (the completion job lists it with its reason); `wait-for-redrive` does not: the batch completes
@@ -261,16 +272,41 @@ export function batchSpecProblems(spec: BatchSpec): string[] {
   const completion = spec.completion as Partial<BatchCompletionEntry> | undefined;
   if (typeof completion !== 'object' || completion === null || !isJob(completion.job)) {
     problems.push('completion must be { job, data, options? } with a job made by defineJob');
+  } else {
+    problems.push(...entryOptionProblems(completion.options, COMPLETION_OPTION_KEYS, 'completion.options'));
   }
   if (Array.isArray(spec.children)) {
     for (const [index, child] of spec.children.entries()) {
-      if (!isJob((child as Partial<BatchChildEntry> | undefined)?.job)) {
-        problems.push(`children[${index}].job must be a job made by defineJob`);
-        if (problems.length > 20) break;
-      }
+      const entry = child as Partial<BatchChildEntry> | undefined;
+      if (!isJob(entry?.job)) problems.push(`children[${index}].job must be a job made by defineJob`);
+      problems.push(...entryOptionProblems(entry?.options, CHILD_OPTION_KEYS, `children[${index}].options`));
+      if (problems.length > 20) break;
     }
   }
   return problems;
+}
+
+/** The options a batch child takes: its id derives from the batch id, and it is sent when the batch starts. */
+const CHILD_OPTION_KEYS = ['partitionKey', 'delaySeconds'] as const;
+const COMPLETION_OPTION_KEYS = ['partitionKey'] as const;
+/** Send options a batch entry does not take, and what to write instead. */
+const ENTRY_OPTION_HINTS: Readonly<Record<string, string>> = {
+  runat:
+    'delaySeconds (standard queues, up to 900 s): a batch child is sent when the batch starts, never for later',
+  delayms: 'delaySeconds (standard queues, up to 900 s)',
+  messagegroupid: 'partitionKey (it becomes the MessageGroupId)',
+};
+
+/**
+ * Unknown keys of a batch entry's `options` (a child's `runAt` or `id` would otherwise be
+ * ignored: the child sent at once, under the id derived from the batch id).
+ */
+function entryOptionProblems(options: unknown, known: readonly string[], where: string): string[] {
+  if (options === undefined) return [];
+  if (!isPlainObject(options)) return [`${where} must be an object, got ${describeValue(options)}`];
+  return unknownKeyProblems(options, known, where, ENTRY_OPTION_HINTS).map((problem) =>
+    problem.startsWith(`${where}.id `) ? `${problem}; a batch entry's id derives from the batch id` : problem,
+  );
 }
 
 function isJob(job: unknown): job is SendableJob {

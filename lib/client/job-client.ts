@@ -399,14 +399,17 @@ export class JobClient {
    * the batch's watchdog (checked at `openLimitSeconds`). Starting again with the same `spec.id`
    * (after an error, or a retry of the caller) starts nothing new and sends no second child.
    *
-   * @param spec children, completion job (`then`), `onChildDeadLettered`, `openLimitSeconds`, `id`.
+   * @param spec children, completion job (`then`), `onChildDeadLettered`, `openLimitSeconds`, `id`;
+   *   each child's and the completion job's data is type-checked against its job.
    * @returns the batch id, its number of children, and whether this call created it.
    * @throws {JobClientError} `BatchesNeedTable` when the client has no `batches.tableName`;
    *   `InvalidBatch` listing what is wrong with `spec` (nothing written or sent); `InvalidEntries`
    *   when a child is refused before sending (schema, queue, partition key).
    * @throws {TransientError} when some children could not be sent: call again with the same `id`.
    */
-  async startBatch(spec: BatchSpec): Promise<BatchStarted> {
+  async startBatch<const Children extends readonly unknown[], CompletionData>(
+    spec: BatchSpec<Children, CompletionData>,
+  ): Promise<BatchStarted> {
     if (this.#batches === undefined || typeof this.#batches.tableName !== 'string') {
       throw new JobClientError(
         'startBatch needs the idempotency table where batches are kept: new JobClient({ ..., batches: { tableName } }) with the table of the workers that run the children (JOBS_IDEMPOTENCY_TABLE)',

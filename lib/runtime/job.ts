@@ -155,10 +155,16 @@ export interface JobContext {
    * identity, so a re-run starts no second batch and sends no second child. Needs the worker's
    * idempotency table (the batch is counted there, in DynamoDB transactions).
    * @returns the batch id.
+   * Each child's and the completion job's `data` is type-checked against its own job (or build
+   * entries with `batchChild` / `batchCompletion`).
    * @throws `ChildRejectedError` (permanent: this job is dead-lettered) when the spec is invalid
-   *   (every problem named) or the worker keeps no batches (idempotency off).
+   *   (every problem named, an entry option other than `partitionKey` / `delaySeconds` among them)
+   *   or the worker keeps no batches (idempotency off, or a store other than the DynamoDB one, such
+   *   as the test kit's `MemoryIdempotencyStore`: test the job with `runJob` instead).
    */
-  startBatch(spec: JobBatchSpec): { readonly batchId: string };
+  startBatch<const Children extends readonly unknown[], CompletionData>(
+    spec: JobBatchSpec<Children, CompletionData>,
+  ): { readonly batchId: string };
   /**
    * The batch this job completes, when it is a batch's completion job (`completion`): its id, counts,
    * and each child's outcome (`children()`: results, dead letters and why). Undefined otherwise.

@@ -7,19 +7,19 @@
  * `MemoryIdempotencyStore`.
  *
  * The parts the worker uses are the same code here: schema validation and its error
- * (`JobDataInvalidError`), the job's identity (idempotency key, `ctx.idempotencyKey`), the time
+ * (`JobDataInvalidError`), the job's identity (idempotency key and data hash, `ctx.idempotencyKey`:
+ * `JobIdentityError`), the concurrency key (`ConcurrencyKeyError`), the sends after the run
+ * (children and batches checked and sent by the worker's sender into nowhere, worker-sends.ts), the time
  * limit (`ctx.signal`, `JobTimeoutError`), children (`ChildCollector`: derived ids, lineage,
  * partition key), classification (`classifyError`) and the retry-or-dead-letter rule.
  */
 import { randomUUID } from 'node:crypto';
-import { batchSpecProblems } from '../client/batch-start.ts';
-import { formatIssuePath } from '../client/prepare.ts';
 import { createEnvelope, type EnvelopeLineage, type JobEnvelope } from '../core/envelope.ts';
 import { classifyError, type ErrorClassification } from '../core/errors.ts';
 import type { JobLogger } from '../core/logger.ts';
 import type { BatchContext } from '../runtime/batches/context.ts';
 import { type JobBatchSpec, requestBatch } from '../runtime/batches/start.ts';
-import { ChildCollector, type ParentIdentity } from '../runtime/children.ts';
+import { ChildCollector, type ChildEntry, type ParentIdentity } from '../runtime/children.ts';
 import { unfaithfulJsonReason } from '../runtime/idempotency/faithful-json.ts';
 import { deriveIdempotencyKey, jobRecordKey } from '../runtime/idempotency/keys.ts';
 import {
@@ -32,13 +32,15 @@ import {
   type RateLimitPermit,
   type StepValue,
 } from '../runtime/job.ts';
+import { concurrencyKeyOf } from '../runtime/limits/concurrency.ts';
 import type { RateLimitDefinition } from '../runtime/limits/rate-limit.ts';
 import { takeRateLimit } from '../runtime/limits/take.ts';
 import { lineageOf } from '../runtime/lineage.ts';
 import { identify } from '../runtime/record/identify.ts';
 import { invalidDataError } from '../runtime/record/validate.ts';
 import { type RunLimit, startRunLimit } from '../runtime/timeout.ts';
-import { ChildRejectedError } from '../runtime/worker-errors.ts';
+import { checkRunJobOptions } from './run-job-options.ts';
+import { workerSends } from './worker-sends.ts';
 
 /** Options of {@link runJob}. */
 export interface RunJobOptions {
@@ -78,6 +80,13 @@ export interface RunJobOptions {
    * with the outcomes a test wants it to see. @default undefined (not a completion job)
    */
   readonly batch?: BatchContext;
+  /**
+   * Logical queue name → queue URL, as the worker has them (`JOBS_QUEUE_URL_<NAME>`): children
+   * and batches are then checked against these queues as the worker checks them (a queue missing,
+   * a FIFO queue's job without a partition key). @default a test URL per queue named, FIFO when a
+   * job on it says `ordered: true`
+   */
+  readonly queueUrls?: Readonly<Record<string, string>>;
 }
 
 /** A batch `run` started (`ctx.startBatch`): the worker starts it only if `run` succeeds. */
@@ -215,13 +224,16 @@ export type JobRunOutcome<Result> = CompletedRun<Result> | FailedRun;
  * const refused = await runJob(issueInvoice, { orderId: '' });
  * // refused.status === 'failed', refused.classification.kind === 'permanent', refused.next === 'dead-letter'
  * ```
- * @throws {JobError} only for bad options (an invalid `jobId`, `source`, `partitionKey` or lineage field).
+ * @throws {JobError} only for bad options: an unknown key (`jobid`: did you mean jobId?), an
+ *   `attempt` that is not an integer ≥ 1, a `timeoutMs` ≤ 0, an invalid `jobId`, `source`,
+ *   `partitionKey` or lineage field.
  */
 export async function runJob<Data, Result>(
   job: JobDefinition<Data, Result>,
   data: NoInfer<Data>,
   options: RunJobOptions = {},
 ): Promise<JobRunOutcome<Result>> {
+  checkRunJobOptions(options);
   const envelope = createEnvelope({
     type: job.type,
     source: options.source ?? '/tests',
@@ -275,7 +287,9 @@ export async function runJob<Data, Result>(
   const value = validated.value;
   let key: string;
   try {
-    key = identify(job, envelope, value, false).key;
+    // As the worker with idempotency on: the key and the data's hash, then the concurrency key.
+    key = identify(job, envelope, value, true).key;
+    if (job.concurrency !== undefined) concurrencyKeyOf(job.type, job.concurrency, value);
   } catch (error) {
     return failure(error, '', false, [], 0);
   }
@@ -301,9 +315,13 @@ export async function runJob<Data, Result>(
   const startedAt = Date.now();
   try {
     const result = (await limit.race(Promise.resolve().then(() => job.run(value as Data, ctx)))) as Result;
-    // The worker starts the batches after `run`; what it would refuse fails the run as there.
-    const refused = await refusedBatches(batches);
-    if (refused !== undefined) return failure(refused, key, true, ctx.enqueued(), Date.now() - startedAt);
+    // The worker sends the children and starts the batches after `run`; what it would refuse
+    // fails the run as there.
+    try {
+      await workerSends(ctx.parent, ctx.childEntries(), batches, options.queueUrls);
+    } catch (error) {
+      return failure(error, key, true, ctx.enqueued(), Date.now() - startedAt);
+    }
     return {
       status: 'completed',
       result,
@@ -467,6 +485,16 @@ class TestJobContext implements JobContext {
     return deriveIdempotencyKey(identityTypeOf(this.#job), this.#key, stepName);
   }
 
+  /** The parent identity the children and batches derive from. */
+  get parent(): ParentIdentity {
+    return this.#parent;
+  }
+
+  /** The children enqueued so far, as the worker sends them. */
+  childEntries(): readonly ChildEntry[] {
+    return this.#children.entries;
+  }
+
   /** The children enqueued so far, as the worker would send them. */
   enqueued(): EnqueuedChild[] {
     return this.#children.entries.map((entry) => ({
@@ -480,35 +508,4 @@ class TestJobContext implements JobContext {
       rootJobId: entry.options?.parent?.rootId,
     }));
   }
-}
-
-/**
- * The error the worker's start of these batches would end the run with (`ChildRejectedError`,
- * permanent), or undefined: the spec's shape (batch-start.ts, `batchSpecProblems`), then each
- * child's and the completion job's data against its job's schema, as `sendBatch` checks them. A
- * queue is not checked: the kit has no queue URLs.
- */
-async function refusedBatches(batches: readonly StartedBatch[]): Promise<ChildRejectedError | undefined> {
-  for (const { batchId, spec } of batches) {
-    const problems = batchSpecProblems(spec);
-    if (problems.length === 0) {
-      const entries = [
-        ...spec.children.map((c, i) => [`children[${i}]`, c] as const),
-        ['completion', spec.completion] as const,
-      ];
-      for (const [where, entry] of entries) {
-        const checked = await entry.job.schema['~standard'].validate(entry.data);
-        for (const issue of checked.issues ?? []) {
-          problems.push(`${where} (${entry.job.type}): ${formatIssuePath(issue.path)}: ${issue.message}`);
-        }
-        if (problems.length > 20) break;
-      }
-    }
-    if (problems.length > 0) {
-      return new ChildRejectedError(
-        `child jobs refused before sending: batch ${batchId}: ${problems.join('; ')}`,
-      );
-    }
-  }
-  return undefined;
 }

@@ -16,6 +16,11 @@ const DOCUMENTED = [
   { name: 'defineJob', file: 'lib/runtime/job.ts', declaration: 'export function defineJob' },
   { name: 'createWorker', file: 'lib/runtime/worker.ts', declaration: 'export function createWorker' },
   { name: 'JobClient', file: 'lib/client/job-client.ts', declaration: 'export class JobClient' },
+  {
+    name: 'batchChild',
+    file: 'lib/client/batch-entries.ts',
+    declaration: 'export function batchChild<Data>(',
+  },
   { name: 'JobQueue', file: 'lib/constructs/job-queue.ts', declaration: 'export class JobQueue' },
   { name: 'runJob', file: 'lib/testing/run-job.ts', declaration: 'export async function runJob' },
   { name: 'jobRecord', file: 'lib/testing/sqs-events.ts', declaration: 'export function jobRecord<Data>' },

@@ -330,6 +330,7 @@ describe('runJob and batches', () => {
 });
 
 describe('runJob refuses a batch the worker would refuse', () => {
+  // The messages are the worker's own: runJob starts the batch with the worker's code.
   it('a child or completion whose data fails its schema, or a missing completion: permanent, as the worker dead-letters it', async () => {
     const child = defineJob({
       type: 'kit.bchild',
@@ -359,12 +360,12 @@ describe('runJob refuses a batch the worker would refuse', () => {
           children: [{ job: child, data: { n: 'x' } }],
           completion: { job: summary, data: { day: 'd' } },
         }),
-        /children\[0\] \(kit\.bchild\): data\.n/,
+        /entry 0 \(kit\.bchild\): data\.n/,
       ],
       [
         'completion data',
         () => ({ children: [{ job: child, data: { n: 1 } }], completion: { job: summary, data: {} } }),
-        /completion \(kit\.bsummary\): data\.day/,
+        /entry\.data fails the schema of kit\.bsummary/,
       ],
       [
         'no completion',

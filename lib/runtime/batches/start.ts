@@ -14,7 +14,10 @@ import { type ChildSender, childLineageOptions, type ParentIdentity } from '../c
 import { ChildRejectedError } from '../worker-errors.ts';
 
 /** What `ctx.startBatch` takes: a {@link BatchSpec} without `id` (derived from the job). */
-export type JobBatchSpec = Omit<BatchSpec, 'id'>;
+export type JobBatchSpec<
+  Children extends readonly unknown[] = readonly unknown[],
+  CompletionData = unknown,
+> = Omit<BatchSpec<Children, CompletionData>, 'id'>;
 
 /** A batch a run asked for, started after the run. */
 export interface BatchRequest {
@@ -35,7 +38,7 @@ export function requestBatch(
 ): BatchRequest {
   if (tableName === undefined) {
     throw new ChildRejectedError(
-      'ctx.startBatch needs the idempotency table where batches are kept (JOBS_IDEMPOTENCY_TABLE, set by JobQueue) and a worker with idempotency on: batches are counted there',
+      "ctx.startBatch needs the worker's DynamoDB idempotency store (its default, on the table JOBS_IDEMPOTENCY_TABLE that JobQueue sets): batches are counted there, in DynamoDB transactions. This worker has idempotency off or another store (the test kit's MemoryIdempotencyStore keeps no batches): in a unit test, run the starting job with runJob (sqs-jobs/testing), which checks its batches as the worker does; to run whole batches, use the worker on dynalite (npx sqs-jobs local)",
     );
   }
   const problems =

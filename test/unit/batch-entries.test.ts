@@ -1,0 +1,142 @@
+/**
+ * A batch's entries are checked as a user writes them: at compile time each child's and the
+ * completion job's data against its own job's type (inline in `startBatch`, or built with
+ * `batchChild` / `batchCompletion`), and at run time an entry's `options` with a key a batch does
+ * not take (`runAt`, `id`) is refused, the allowed keys named, instead of being ignored (a child
+ * meant for an hour later sent at once).
+ */
+import { batchChild, batchCompletion, defineJob, type JobContext } from 'sqs-jobs';
+import { type BatchChildEntry, JobClient, JobClientError } from 'sqs-jobs/client';
+import { runJob } from 'sqs-jobs/testing';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { FakeDynamoTable } from '../factories/fake-scheduler.ts';
+
+const run = async (): Promise<void> => {};
+const child = defineJob({ type: 'bills.child', queue: 'work', schema: z.object({ n: z.number() }), run });
+const other = defineJob({ type: 'bills.other', queue: 'work', schema: z.object({ s: z.string() }), run });
+const summary = defineJob({
+  type: 'bills.summary',
+  queue: 'work',
+  schema: z.object({ day: z.string() }),
+  run,
+});
+const URLS = { work: 'https://sqs.eu-west-1.amazonaws.com/123456789012/work' };
+
+/** An SQS client that takes every entry and counts them. */
+class CountingSqs {
+  sent = 0;
+  async send(command: { input: { Entries?: { Id?: string }[] } }): Promise<unknown> {
+    const entries = command.input.Entries ?? [{ Id: 'one' }];
+    this.sent += entries.length;
+    return { Successful: entries.map((e) => ({ Id: e.Id, MessageId: 'm' })), MessageId: 'm' };
+  }
+}
+
+describe('batch entries at compile time (tsc --strict)', () => {
+  it('checks each child and the completion job against its own job, inline or built', () => {
+    // Compile-time assertions: these lines are checked by `tsc --noEmit`; at run time they only build specs.
+    const spec = (client: JobClient, ctx: JobContext) => {
+      void client.startBatch({
+        children: [
+          { job: child, data: { n: 1 } },
+          { job: other, data: { s: 'x' } },
+        ],
+        completion: { job: summary, data: { day: 'd' } },
+      });
+      void client.startBatch({
+        // @ts-expect-error a child's data is its job's data
+        children: [{ job: child, data: { wrong: true } }],
+        completion: { job: summary, data: { day: 'd' } },
+      });
+      void client.startBatch({
+        children: [{ job: child, data: { n: 1 } }],
+        // @ts-expect-error the completion job's data is its job's data
+        completion: { job: summary, data: { nope: 1 } },
+      });
+      ctx.startBatch({
+        children: [
+          { job: child, data: { n: 1 } },
+          // @ts-expect-error the second child is checked against its own job, not the first's
+          { job: other, data: { n: 1 } },
+        ],
+        completion: { job: summary, data: { day: 'd' } },
+      });
+      ctx.startBatch({
+        children: [1, 2].map((n) => ({ job: child, data: { n } })),
+        completion: batchCompletion(summary, { day: 'd' }),
+      });
+      // @ts-expect-error batchChild checks the data against the job
+      batchChild(child, { m: 1 });
+      // @ts-expect-error batchCompletion too
+      batchCompletion(summary, {});
+      // @ts-expect-error a child takes partitionKey and delaySeconds only
+      batchChild(child, { n: 1 }, { runAt: new Date() });
+      // Children built elsewhere keep their check through batchChild; a loose array still compiles.
+      const built: BatchChildEntry[] = [batchChild(child, { n: 1 }), batchChild(other, { s: 'x' })];
+      ctx.startBatch({ children: built, completion: { job: summary, data: { day: 'd' } } });
+    };
+    expect(typeof spec).toBe('function');
+    expect(batchChild(child, { n: 1 }, { partitionKey: 'p' })).toEqual({
+      job: child,
+      data: { n: 1 },
+      options: { partitionKey: 'p' },
+    });
+    expect(batchCompletion(summary, { day: 'd' })).toEqual({ job: summary, data: { day: 'd' } });
+  });
+});
+
+describe('batch entry options at run time', () => {
+  it('JobClient.startBatch refuses a child runAt or id and a completion delaySeconds, naming the allowed keys; nothing written or sent', async () => {
+    const sqs = new CountingSqs();
+    const dynamodb = new FakeDynamoTable();
+    const client = new JobClient({
+      source: '/p',
+      queueUrls: URLS,
+      sqs,
+      dynamodb,
+      batches: { tableName: 'jobs-table' },
+    });
+    const error = await client
+      .startBatch({
+        children: [
+          { job: child, data: { n: 1 }, options: { runAt: new Date(Date.now() + 3_600_000) } as never },
+          { job: child, data: { n: 2 }, options: { id: 'mine' } as never },
+        ],
+        completion: { job: summary, data: { day: 'd' }, options: { delaySeconds: 5 } as never },
+      })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(JobClientError);
+    const message = (error as JobClientError).message;
+    expect((error as JobClientError).code).toBe('InvalidBatch');
+    expect(message).toMatch(
+      /children\[0\]\.options\.runAt is not an option \(known: delaySeconds, partitionKey\); did you mean delaySeconds/,
+    );
+    expect(message).toMatch(
+      /children\[1\]\.options\.id is not an option .*a batch entry's id derives from the batch id/,
+    );
+    expect(message).toMatch(/completion\.options\.delaySeconds is not an option \(known: partitionKey\)/);
+    expect(sqs.sent).toBe(0);
+    expect(dynamodb.calls).toHaveLength(0);
+  });
+
+  it('ctx.startBatch: the same refusal, so runJob fails the run as the worker dead-letters it', async () => {
+    const later = defineJob({
+      type: 'bills.later',
+      queue: 'work',
+      schema: z.object({}),
+      async run(_data, ctx) {
+        ctx.startBatch({
+          children: [{ job: child, data: { n: 1 }, options: { runAt: new Date() } as never }],
+          completion: { job: summary, data: { day: 'd' } },
+        });
+      },
+    });
+    const outcome = await runJob(later, {});
+    expect(outcome.status).toBe('failed');
+    if (outcome.status !== 'failed') return;
+    expect((outcome.error as Error).name).toBe('ChildRejectedError');
+    expect(outcome.next).toBe('dead-letter');
+    expect(String(outcome.error)).toMatch(/children\[0\]\.options\.runAt is not an option/);
+  });
+});
