@@ -56,6 +56,11 @@ export function soakBatchServiceReference(batchKey: string): string {
   return `email:batch-${batchKey}:${SOAK_BATCH_TEMPLATE}`;
 }
 
+/** Whether a fake mail API reference is a soak batch's summary email ({@link soakBatchServiceReference}). */
+export function isSoakBatchServiceReference(reference: string): boolean {
+  return reference.startsWith('email:batch-') && reference.endsWith(`:${SOAK_BATCH_TEMPLATE}`);
+}
+
 /** Builds the three jobs over the given dependencies (resolved lazily, on the first run). */
 export function createSoakBatchJobs(deps: () => SampleDependencies = dependenciesFromEnv) {
   const summary = defineJob({

@@ -1,10 +1,11 @@
 /**
  * The soak's batches (`npm run soak -- --batches N`): their plan, how a run reads them back
  * (lib/sample/workload/soak-batches.ts) and their invariants (lib/sample/report/batches.ts). A run
- * fails when a planned batch was not started exactly once or is still open, when its summary email
- * (the completion job's side effect, counted by the mail API) was not sent exactly once, when its
- * children were not counted as planned, or when the children counted dead-lettered are not the
- * ones in the DLQs.
+ * fails when a planned batch was not started exactly once or is still open (also after the run
+ * redrove the completion jobs an injected API 400 dead-lettered: lib/sample/workload/soak-redrive.ts),
+ * when its summary email (the completion job's side effect, counted by the mail API) was not sent
+ * exactly once, when a redriven completion job did not then run once, when its children were not
+ * counted as planned, or when the children counted dead-lettered are not the ones in the DLQs.
  */
 import { describe, expect, it } from 'vitest';
 import {
@@ -14,14 +15,17 @@ import {
 } from '../../lib/sample/report/batches.ts';
 import { resolveWorkloadOptions } from '../../lib/sample/workload/options.ts';
 import {
+  anySoakCompletionRefused,
   explainSoakDeadLetter,
   foundSoakBatches,
   plannedSoakBatches,
   planSoakBatches,
+  refusedSoakCompletionKey,
   soakBatchJobCount,
   soakChildrenInDlqs,
   soakCompletionsRefused,
 } from '../../lib/sample/workload/soak-batches.ts';
+import { redriveRefusedSoakCompletions } from '../../lib/sample/workload/soak-redrive.ts';
 
 describe('the soak batch plan', () => {
   it('has two children per batch, a deliberate failure in every tenth, a nested batch in every tenth', () => {
@@ -89,6 +93,52 @@ describe('reading soak batches back', () => {
     );
   });
 
+  it('redrives only the completion jobs whose 400 the mail API confirms it injected', () => {
+    // As the redrive reads a DLQ message: `reason` is its ErrorReason evidence.
+    const message = (type: string, batchKey: string, reason: string) => ({
+      body: envelope(type, `${type}-${batchKey}`, { batchKey }),
+      reason,
+    });
+    const injected = { 'email:batch-k:soak-batch-summary': ['timeout', 'badRequest'] };
+    expect(refusedSoakCompletionKey(message('soak.batch-summary', 'k', 'HTTP 400'), injected)).toBe('k');
+    // A 400 the service did not inject, another reason, another batch, another job type: left in the DLQ.
+    expect(
+      refusedSoakCompletionKey(message('soak.batch-summary', 'k', 'HTTP 400'), {
+        'email:batch-k:soak-batch-summary': ['timeout'],
+      }),
+    ).toBeUndefined();
+    expect(
+      refusedSoakCompletionKey(message('soak.batch-summary', 'k', 'attempts-used-up'), injected),
+    ).toBeUndefined();
+    expect(
+      refusedSoakCompletionKey(message('soak.batch-summary', 'j', 'HTTP 400'), injected),
+    ).toBeUndefined();
+    expect(refusedSoakCompletionKey(message('soak.batch-child', 'k', 'HTTP 400'), injected)).toBeUndefined();
+    expect(refusedSoakCompletionKey({ body: 'not json', reason: 'HTTP 400' }, injected)).toBeUndefined();
+  });
+
+  it('reads no DLQ when no soak summary email was refused by an injected 400', async () => {
+    expect(anySoakCompletionRefused({ 'email:batch-k:soak-batch-summary': ['badRequest'] })).toBe(true);
+    // A 400 on another email (a booking's, the nightly summary's) or another fault: nothing to redrive.
+    expect(
+      anySoakCompletionRefused({
+        'email:b-1:confirmation': ['badRequest'],
+        'email:nightly-r1:nightly-invoice-summary': ['badRequest'],
+        'email:batch-k:soak-batch-summary': ['timeout', 'throttle'],
+      }),
+    ).toBe(false);
+    const sent: unknown[] = [];
+    const target = {
+      sqs: { send: async (command: unknown) => sent.push(command) } as never,
+      queueUrls: { notifications: 'http://q/notifications' },
+      dlqUrls: { notifications: 'http://q/notifications-dlq' },
+    };
+    expect(
+      await redriveRefusedSoakCompletions(target, { 'email:batch-k:soak-batch-summary': ['timeout'] }),
+    ).toEqual({ moved: [], problems: [] });
+    expect(sent).toEqual([]);
+  });
+
   it('finds soak batch items by their completion job, with their counters', () => {
     const item = (batchKey: string, type: string, state: string) => ({
       recordType: { S: 'batch' },
@@ -136,6 +186,7 @@ describe('soak batch invariants', () => {
     expect(soakBatchInvariants(facts(), undefined).map((i) => i.actual)).toEqual([
       '2 started, 2 completed',
       '2 batches, each once',
+      '0 redriven (none refused)',
       '3+1 of 4 children',
       '1 counted, 1 in the DLQs',
     ]);
@@ -165,25 +216,58 @@ describe('soak batch invariants', () => {
     expect(failing(facts({ childrenInDlqs: 2 }))).toEqual(['1 counted, 2 in the DLQs']);
   });
 
-  it('accept a batch left open because an injected API 400 dead-lettered its completion job, and only that', () => {
+  it('hold when a completion job an injected API 400 dead-lettered was redriven and then ran once', () => {
+    const redriven = facts({ redrivenCompletions: ['b'] });
+    expect(failing(redriven)).toEqual([]);
+    expect(
+      soakBatchInvariants(redriven, undefined)
+        .map((i) => i.actual)
+        .slice(0, 3),
+    ).toEqual([
+      "2 started, 2 completed (1 after their completion job's redrive)",
+      "2 batches, each once (1 after their completion job's redrive)",
+      '1 redriven, each then ran once',
+    ]);
+    // Refused again after its first redrive, redriven again: two redrives of one job.
+    expect(soakBatchInvariants(facts({ redrivenCompletions: ['b', 'b'] }), undefined)[2]?.actual).toBe(
+      '2 redriven (1 job, refused again and redriven again), each then ran once',
+    );
+  });
+
+  it('fail on a batch still open after the redrive: none is left waiting for it', () => {
     const open = { ...done(1, 1), completed: false };
-    const refused = facts({
+    // Its completion job still in the DLQ (refused again in the last round): open, no email.
+    const stillRefused = facts({
       found: { a: [done(2, 0)], b: [open] },
       summaries: { a: 1 },
       completionsRefused: ['b'],
+      redrivenCompletions: ['b'],
     });
-    expect(failing(refused)).toEqual([]);
-    expect(soakBatchInvariants(refused, undefined)[0]?.actual).toBe(
-      '2 started, 1 completed; 1 waiting for the redrive of their completion job (refused by an injected API 400)',
-    );
-    // Not refused: the same batch hangs.
-    expect(failing({ ...refused, completionsRefused: [] })).toEqual(['open: b', 'b ×0']);
-    // The run's batch invariant leaves it open too.
+    expect(failing(stillRefused)).toEqual([
+      'open: b (its completion job still in the DLQ: injected API 400)',
+      'b ×0',
+      'not completed once after the redrive: b ×0',
+    ]);
+    // Not redriven at all (no redrive phase ran): the same batch hangs.
+    expect(failing(facts({ found: { a: [done(2, 0)], b: [open] }, summaries: { a: 1 } }))).toEqual([
+      'open: b',
+      'b ×0',
+    ]);
+    // The run's batch invariant fails on any open batch.
     const run = batchInvariants(
-      { started: 3, completed: 2, open: ['id-b'], summariesByRun: { r: 1 }, soak: refused },
+      { started: 3, completed: 2, open: ['id-b'], summariesByRun: { r: 1 }, soak: stillRefused },
       undefined,
     );
-    expect(run.filter((i) => !i.ok)).toEqual([]);
+    expect(run.filter((i) => !i.ok).map((i) => i.name)).toContain(
+      'batches still open once the queues drained (none hanging)',
+    );
+  });
+
+  it('fail on a redriven completion job whose email was then sent twice', () => {
+    expect(failing(facts({ summaries: { a: 1, b: 2 }, redrivenCompletions: ['b'] }))).toEqual([
+      'b ×2',
+      'not completed once after the redrive: b ×2',
+    ]);
   });
 
   it('are skipped, failing nothing, when the deadline passed first', () => {

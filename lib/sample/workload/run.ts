@@ -26,7 +26,14 @@ import {
   soakChildrenInDlqs,
   soakCompletionsRefused,
 } from './soak-batches.ts';
+import { redriveRefusedSoakCompletions } from './soak-redrive.ts';
 import type { WorkloadTarget } from './target.ts';
+
+/**
+ * Redrive rounds of the soak's refused completion jobs at most (a redriven job's email can draw
+ * another injected 400: it is dead-lettered again and redriven in the next round).
+ */
+const SOAK_REDRIVE_ROUNDS = 3;
 
 /** Options of {@link runWorkload}. */
 export interface RunWorkloadOptions extends WorkloadOptions {
@@ -138,49 +145,61 @@ export async function runWorkload(
   await options.scheduled?.start(plan);
 
   const faults = options.faultsByReference ?? (() => ({}));
-  let quietChecks = 0;
-  let timedOut = false;
-  for (;;) {
-    const activity = await Promise.all(
-      Object.values(target.queueUrls).map((url) => queueActivity(target.sqs, url)),
-    );
-    const dlqActivity = await Promise.all(
-      Object.values(target.dlqUrls).map((url) => queueActivity(target.sqs, url)),
-    );
-    const inQueues =
-      activity.reduce((acc, a) => acc + a.visible + a.inFlight + a.delayed, 0) +
-      (options.scheduled?.pending() ?? 0);
-    const deadLettered = dlqActivity.reduce((acc, a) => acc + a.visible + a.inFlight + a.delayed, 0);
-    if (options.completedSoFar) {
-      progress.report('running', {
-        completed: options.completedSoFar(),
-        deadLettered,
-        total: plannedTotal,
-        inQueues,
-      });
-    } else {
-      const partial = reconcile({
-        plan,
-        ledger,
-        snapshot: await repository.snapshot(),
-        deadLetters: [],
-        faultsByReference: {},
-        final: false,
-      });
-      progress.report('running', {
-        completed: partial.completed,
-        deadLettered,
-        total: partial.projectedTotal,
-        inQueues,
-      });
+  // Waits until the main queues stay empty (two checks in a row); true when the deadline or the
+  // signal stopped the wait first.
+  const drain = async (): Promise<boolean> => {
+    let quietChecks = 0;
+    for (;;) {
+      const activity = await Promise.all(
+        Object.values(target.queueUrls).map((url) => queueActivity(target.sqs, url)),
+      );
+      const dlqActivity = await Promise.all(
+        Object.values(target.dlqUrls).map((url) => queueActivity(target.sqs, url)),
+      );
+      const inQueues =
+        activity.reduce((acc, a) => acc + a.visible + a.inFlight + a.delayed, 0) +
+        (options.scheduled?.pending() ?? 0);
+      const deadLettered = dlqActivity.reduce((acc, a) => acc + a.visible + a.inFlight + a.delayed, 0);
+      if (options.completedSoFar) {
+        progress.report('running', {
+          completed: options.completedSoFar(),
+          deadLettered,
+          total: plannedTotal,
+          inQueues,
+        });
+      } else {
+        const partial = reconcile({
+          plan,
+          ledger,
+          snapshot: await repository.snapshot(),
+          deadLetters: [],
+          faultsByReference: {},
+          final: false,
+        });
+        progress.report('running', {
+          completed: partial.completed,
+          deadLettered,
+          total: partial.projectedTotal,
+          inQueues,
+        });
+      }
+      quietChecks = inQueues === 0 ? quietChecks + 1 : 0;
+      if (quietChecks >= 2) return false;
+      if (Date.now() - startedAtMs > timeoutMs || options.signal?.aborted) return true;
+      await abortableSleep(pollMs, options.signal);
     }
-    quietChecks = inQueues === 0 ? quietChecks + 1 : 0;
-    if (quietChecks >= 2) break;
-    if (Date.now() - startedAtMs > timeoutMs || options.signal?.aborted) {
-      timedOut = true;
-      break;
-    }
-    await abortableSleep(pollMs, options.signal);
+  };
+  let timedOut = await drain();
+  // The soak's operator step: redrive the completion jobs an injected API 400 dead-lettered, then
+  // drain again (./soak-redrive.ts); a job refused again is redriven again, up to the rounds' limit.
+  const redrivenCompletions: string[] = [];
+  const redriveProblems: string[] = [];
+  for (let round = 0; soakPlans.length > 0 && !timedOut && round < SOAK_REDRIVE_ROUNDS; round += 1) {
+    const { moved, problems } = await redriveRefusedSoakCompletions(target, faults());
+    redrivenCompletions.push(...moved);
+    redriveProblems.push(...problems);
+    if (moved.length === 0) break;
+    timedOut = await drain();
   }
   const finishedAtMs = Date.now();
 
@@ -192,11 +211,12 @@ export async function runWorkload(
   }
   // Read so that every dead letter stays in its DLQ, visible (an operator's `dlq list` and the
   // console see them all afterwards): see workload/dead-letters.ts.
-  const { deadLetters, notes: deadLetterNotes } = await collectDeadLetters(
-    target.sqs,
-    target.dlqUrls,
-    dlqCounts,
-  );
+  const collected = await collectDeadLetters(target.sqs, target.dlqUrls, dlqCounts);
+  const { deadLetters } = collected;
+  const deadLetterNotes = [
+    ...collected.notes,
+    ...redriveProblems.map((problem) => `soak completion job redrive: ${problem}`),
+  ];
   const snapshot = await repository.snapshot();
   const scanWaitMs = options.idempotencyScanMaxWaitMs ?? 60_000;
   const idempotency =
@@ -228,6 +248,7 @@ export async function runWorkload(
           found: foundSoakBatches(batchItems),
           childrenInDlqs: soakChildrenInDlqs(deadLetters),
           completionsRefused: soakCompletionsRefused(deadLetters, faults()),
+          redrivenCompletions,
         };
   progress.report('done', {
     completed: reconciliation.completed,

@@ -11,8 +11,10 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { JobClient } from '../../client/job-client.ts';
 import { batchEntry } from '../../client/job-client.ts';
+import type { DeadLetterMessage } from '../../ops/dead-letter-message.ts';
 import type { BatchCounters, SoakBatchFacts } from '../report/batches.ts';
 import {
+  isSoakBatchServiceReference,
   nestedBatchKey,
   SOAK_BATCH_CHILD_TYPE,
   soakBatchJobs,
@@ -104,7 +106,7 @@ function envelopeOf(
 /**
  * Why a dead letter was meant to be one: a soak child with `fail` set, or a soak completion job
  * whose email the fake mail API refused with an injected 400 (`faultsByReference`, a permanent
- * error: its batch stays open until it is redriven); else undefined.
+ * error: the run redrives it once the queues drain, ./soak-redrive.ts); else undefined.
  */
 export function explainSoakDeadLetter(
   dl: Pick<CollectedDeadLetter, 'body' | 'attributes'>,
@@ -113,22 +115,51 @@ export function explainSoakDeadLetter(
   const envelope = envelopeOf(dl.body);
   if (envelope?.type === SOAK_BATCH_CHILD_TYPE && envelope.data?.fail === true)
     return 'deliberate batch child failure (complete-with-failures)';
-  const key = injected400Completion(dl, faultsByReference);
+  const key = injected400Completion(dl.body, dl.attributes.ErrorReason, faultsByReference);
   return key === undefined
     ? undefined
-    : 'injected 400 on a batch completion job (its batch waits for its redrive)';
+    : 'injected 400 on a batch completion job (redriven once the queues drained)';
 }
 
-/** The batch key of a soak completion job dead-lettered by an injected HTTP 400; else undefined. */
+/**
+ * The batch key of a soak completion job dead-lettered by an HTTP 400 (its evidence's
+ * `ErrorReason`) that the fake mail API confirms it injected (`badRequest` among the faults of the
+ * batch's summary reference); else undefined.
+ */
 function injected400Completion(
-  dl: Pick<CollectedDeadLetter, 'body' | 'attributes'>,
+  body: string,
+  errorReason: string | undefined,
   faultsByReference: Readonly<Record<string, readonly string[]>>,
 ): string | undefined {
-  const envelope = envelopeOf(dl.body);
+  const envelope = envelopeOf(body);
   const key = envelope?.data?.batchKey;
   if (envelope?.type !== soakBatchJobs.summary.type || typeof key !== 'string') return undefined;
   const injected = faultsByReference[soakBatchServiceReference(key)] ?? [];
-  return dl.attributes.ErrorReason === 'HTTP 400' && injected.includes('badRequest') ? key : undefined;
+  return errorReason === 'HTTP 400' && injected.includes('badRequest') ? key : undefined;
+}
+
+/**
+ * The batch key of a DLQ message the soak redrives (pure): a soak completion job dead-lettered by
+ * an HTTP 400 the fake mail API confirms it injected; undefined for any other dead letter, which
+ * stays in its DLQ.
+ */
+export function refusedSoakCompletionKey(
+  message: Pick<DeadLetterMessage, 'body' | 'reason'>,
+  faultsByReference: Readonly<Record<string, readonly string[]>>,
+): string | undefined {
+  return injected400Completion(message.body, message.reason, faultsByReference);
+}
+
+/**
+ * Whether the fake mail API injected a 400 into any soak batch's summary email (pure): only then
+ * can a completion job be in a DLQ for the soak to redrive, so without it the DLQ is not read.
+ */
+export function anySoakCompletionRefused(
+  faultsByReference: Readonly<Record<string, readonly string[]>>,
+): boolean {
+  return Object.entries(faultsByReference).some(
+    ([reference, faults]) => isSoakBatchServiceReference(reference) && faults.includes('badRequest'),
+  );
 }
 
 /** Batch keys of the soak completion jobs in the DLQs by an injected HTTP 400 (pure). */
@@ -138,7 +169,7 @@ export function soakCompletionsRefused(
 ): string[] {
   const keys = new Set<string>();
   for (const dl of deadLetters) {
-    const key = injected400Completion(dl, faultsByReference);
+    const key = injected400Completion(dl.body, dl.attributes.ErrorReason, faultsByReference);
     if (key !== undefined) keys.add(key);
   }
   return [...keys].sort();
