@@ -40,6 +40,7 @@ import {
   type CancelResult,
   type DynamoDbSender,
   missingQueueScheduling,
+  missingScheduleDeadLetterQueue,
   missingStateTable,
   queueArnOf,
   type RescheduleResult,
@@ -71,6 +72,7 @@ export class ScheduledJobs {
   readonly #context: ScheduledJobsContext;
   #scheduler: SchedulerSender | undefined;
   #dynamodb: DynamoDbSender | undefined;
+  readonly #warnedNoDeadLetter = new Set<string>();
 
   constructor(context: ScheduledJobsContext) {
     this.#context = context;
@@ -214,6 +216,12 @@ export class ScheduledJobs {
       });
     }
     const fifo = isFifoQueueUrl(queueUrl);
+    if (queueScheduling.deadLetterQueueArn === undefined && !this.#warnedNoDeadLetter.has(state.queue)) {
+      // Warned, not refused: a producer configured before the field existed keeps working, and
+      // the operator is told, once per queue, that such a job can be dropped.
+      this.#warnedNoDeadLetter.add(state.queue);
+      console.warn(missingScheduleDeadLetterQueue(state.queue));
+    }
     return {
       name,
       groupName: queueScheduling.groupName,
@@ -223,6 +231,9 @@ export class ScheduledJobs {
       roleArn: queueScheduling.roleArn,
       body,
       ...(fifo && state.partitionKey !== undefined ? { messageGroupId: state.partitionKey } : {}),
+      ...(queueScheduling.deadLetterQueueArn === undefined
+        ? {}
+        : { deadLetterQueueArn: queueScheduling.deadLetterQueueArn }),
       description: `sqs-jobs ${state.type} ${state.jobId}`,
     };
   }

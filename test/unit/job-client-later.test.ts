@@ -37,10 +37,11 @@ const URLS = {
   holds: 'https://sqs.eu-west-1.amazonaws.com/123456789012/holds',
   billing: 'https://sqs.eu-west-1.amazonaws.com/123456789012/billing.fifo',
 };
+const HOLDS_DLQ = 'arn:aws:sqs:eu-west-1:123456789012:holds-schedule-dlq';
 const SCHEDULING = {
   idempotencyTableName: 'jobs-idempotency',
   queues: {
-    holds: { groupName: 'app-holds', roleArn: ROLE },
+    holds: { groupName: 'app-holds', roleArn: ROLE, deadLetterQueueArn: HOLDS_DLQ },
     billing: { groupName: 'app-billing', roleArn: 'arn:aws:iam::123456789012:role/billing-scheduler' },
   },
 };
@@ -136,6 +137,7 @@ describe('sending a job for later', () => {
         Arn: 'arn:aws:sqs:eu-west-1:123456789012:holds',
         RoleArn: ROLE,
         Input: create!.input.Target.Input,
+        DeadLetterConfig: { Arn: HOLDS_DLQ },
       },
     });
     // at() has whole seconds: rounded up, never early.
@@ -432,17 +434,63 @@ describe('reschedule', () => {
   });
 });
 
+describe('the schedule dead-letter queue', () => {
+  it('a rescheduled job keeps its DeadLetterConfig (UpdateSchedule sends the whole definition)', async () => {
+    const { client, scheduler } = setup();
+    await client.send(
+      expireHold,
+      { holdId: 'h-d' },
+      { id: 'hold-h-d', runAt: new Date(Date.now() + 2 * HOUR_MS) },
+    );
+    await client.reschedule({ queue: 'holds', id: 'hold-h-d' }, new Date(Date.now() + 3 * HOUR_MS));
+    const [update] = scheduler.callsOf('UpdateScheduleCommand');
+    expect(update!.input.Target.DeadLetterConfig).toEqual({ Arn: HOLDS_DLQ });
+  });
+
+  it('a queue without deadLetterQueueArn: the job is sent, and the producer is warned once per queue that it can be dropped', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    try {
+      const { client, scheduler } = setup();
+      await client.send(invoice, { orderId: 'o-w1' }, { id: 'inv-w1', partitionKey: 'u', delayMs: 5_000 });
+      await client.send(invoice, { orderId: 'o-w2' }, { id: 'inv-w2', partitionKey: 'u', delayMs: 5_000 });
+      expect(scheduler.callsOf('CreateScheduleCommand')[0]!.input.Target.DeadLetterConfig).toBeUndefined();
+      expect(warn).toHaveBeenCalledTimes(1);
+      expect(String(warn.mock.calls[0]![0])).toMatch(
+        /scheduling\.queues\.billing has no deadLetterQueueArn: .*dropped.*JOBS_SCHEDULE_DLQ_ARN_BILLING/,
+      );
+    } finally {
+      warn.mockRestore();
+    }
+  });
+
+  it('refuses a FIFO or malformed dead-letter queue ARN (Scheduler takes a standard queue only)', () => {
+    expect(
+      () =>
+        new JobClient({
+          source: SOURCE,
+          queueUrls: URLS,
+          scheduling: {
+            queues: { holds: { groupName: 'g', roleArn: ROLE, deadLetterQueueArn: `${HOLDS_DLQ}.fifo` } },
+          },
+        }),
+    ).toThrow(/scheduling\.queues\.holds\.deadLetterQueueArn must be the ARN of a standard SQS queue/);
+  });
+});
+
 describe('schedulingFromEnv', () => {
   it('reads each queue whose group and role are both set, and the table', () => {
     expect(
       schedulingFromEnv({
         JOBS_SCHEDULE_GROUP_BOOKING_HOLDS: 'app-booking-holds',
         JOBS_SCHEDULER_ROLE_ARN_BOOKING_HOLDS: ROLE,
+        JOBS_SCHEDULE_DLQ_ARN_BOOKING_HOLDS: HOLDS_DLQ,
         JOBS_SCHEDULE_GROUP_HALF: 'only-a-group',
         JOBS_IDEMPOTENCY_TABLE: 'jobs-idempotency',
       }),
     ).toEqual({
-      queues: { 'booking-holds': { groupName: 'app-booking-holds', roleArn: ROLE } },
+      queues: {
+        'booking-holds': { groupName: 'app-booking-holds', roleArn: ROLE, deadLetterQueueArn: HOLDS_DLQ },
+      },
       idempotencyTableName: 'jobs-idempotency',
     });
   });
