@@ -186,6 +186,16 @@ export class ScheduledJobs {
       sameTime &&
       existing.type === entry.type &&
       existing.queue === entry.queue;
+    // The same message too: another job's data under a reused id is a different job, not a retry.
+    const sameMessage =
+      dataOf(existing.body) === dataOf(entry.request.MessageBody ?? '') &&
+      existing.partitionKey === entry.partitionKey;
+    if (sameSend && !sameMessage) {
+      throw new JobClientError(
+        `job ${entry.id} of source ${source} was already sent for later (${existing.type} on queue "${existing.queue}" at ${existing.runAt}) with other data or partition key: a retried send must carry the same message; use jobClient.cancel then send again, or send with another options.id`,
+        { code: 'AlreadyScheduled', senderFault: true },
+      );
+    }
     if (!sameSend) {
       throw new JobClientError(
         `job ${entry.id} of source ${source} was already sent for later (${existing.type} on queue "${existing.queue}" at ${existing.runAt}, ${existing.state}, generation ${existing.generation}): use jobClient.reschedule to move it, or send with another options.id`,
@@ -417,6 +427,15 @@ export function bodyOfGeneration(body: string, runAt: string, generation: number
   envelope.runat = runAt;
   envelope.schedulegeneration = String(generation);
   return stringifyForSqs(envelope) as string;
+}
+
+/** The `data` of an envelope body as JSON text (what a retried send must carry again). */
+function dataOf(body: string): string {
+  try {
+    return JSON.stringify((JSON.parse(body) as { data?: unknown }).data);
+  } catch {
+    return body;
+  }
 }
 
 /** The answer of a cancel or reschedule that found no pending job. */

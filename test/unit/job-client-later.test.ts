@@ -207,6 +207,23 @@ describe('sending a job for later', () => {
     ]);
   });
 
+  it('the same id and time with other data is refused (not taken for a retry), and the first data is kept', async () => {
+    const { client, scheduler } = setup();
+    const runAt = new Date(Date.now() + 2 * HOUR_MS);
+    await client.send(expireHold, { holdId: 'h-5' }, { id: 'hold-h-5', runAt });
+    const error = await client
+      .send(expireHold, { holdId: 'h-OTHER' }, { id: 'hold-h-5', runAt })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(JobClientError);
+    expect(error).toMatchObject({ code: 'AlreadyScheduled', senderFault: true });
+    expect((error as Error).message).toMatch(
+      /with other data or partition key: a retried send must carry the same message/,
+    );
+    const [stored] = [...scheduler.schedules.values()];
+    expect(parseEnvelope(stored.Target.Input).data).toEqual({ holdId: 'h-5' });
+    expect(scheduler.callsOf('CreateScheduleCommand')).toHaveLength(1);
+  });
+
   it('the same id sent for later at another time is refused: reschedule moves a job', async () => {
     const { client } = setup();
     await client.send(expireHold, { holdId: 'h-4' }, { id: 'hold-h-4', delayMs: 2 * HOUR_MS });
