@@ -117,7 +117,7 @@ export class ScheduledJobs {
             begun.state.scheduleName ?? '',
             begun.state.body,
           );
-          await createOneTimeSchedule(this.#schedulerClient, schedule);
+          await this.#createOrRollBack(entry, begun, schedule);
           sent.push({
             index: entry.index,
             id: entry.id,
@@ -144,6 +144,8 @@ export class ScheduledJobs {
   async #begin(entry: PreparedEntry): Promise<{
     state: ScheduledJobState;
     travel: ReturnType<typeof travelOf>;
+    /** Whether this call wrote the state item (false: a retry found its own). */
+    created: boolean;
   }> {
     const runAtMs = entry.runAtMs as number;
     const nowMs = this.#context.now();
@@ -167,7 +169,7 @@ export class ScheduledJobs {
       expiresAt: stateExpiresAt(runAtMs, this.#context.now()),
     };
     const written = await this.#table.create(state);
-    if (written.ok) return { state, travel };
+    if (written.ok) return { state, travel, created: true };
     const existing = written.existing;
     // Gone between the failed put and the read (expired): a rare race; the caller may send again.
     if (existing === undefined) {
@@ -210,9 +212,51 @@ export class ScheduledJobs {
       return {
         state: existing,
         travel: { via: 'delay', delaySeconds: Math.ceil(Math.max(0, runAtMs - nowMs) / 1000) },
+        created: false,
       };
     }
-    return { state: existing, travel: retried };
+    return { state: existing, travel: retried, created: false };
+  }
+
+  /**
+   * CreateSchedule of a job whose state item this send wrote. When Scheduler refuses it for good
+   * (a 4xx: the group does not exist, access denied, a bad request), no schedule was made: the
+   * state item is expired at once (treated as absent everywhere, so `schedules list` shows no
+   * phantom pending job and a fixed send may write it again), as a failed reschedule restores its
+   * item. A transient failure keeps the item: the schedule may exist, and a retried send finds it.
+   * @throws {JobClientError} naming the group and what to do, with the SDK error as `cause`.
+   */
+  async #createOrRollBack(
+    entry: PreparedEntry,
+    begun: { state: ScheduledJobState; created: boolean },
+    schedule: OneTimeSchedule,
+  ): Promise<void> {
+    try {
+      await createOneTimeSchedule(this.#schedulerClient, schedule);
+    } catch (error) {
+      if (
+        !begun.created ||
+        error instanceof ScheduleConflictError ||
+        classifyError(error).kind !== 'permanent'
+      )
+        throw error;
+      const rolledBack = await this.#table
+        .expire(begun.state.pk, begun.state.generation)
+        .then((w) => w.ok || w.existing === undefined)
+        .catch(() => false);
+      const what =
+        errorName(error) === 'ResourceNotFoundException'
+          ? `schedule group "${schedule.groupName}" does not exist: deploy the JobQueue of queue "${entry.queue}" with its scheduling (jobQueue.grantScheduleJobs(fn) makes the group), or fix scheduling.queues.${entry.queue}.groupName`
+          : `fix the producer's scheduling of queue "${entry.queue}" (group "${schedule.groupName}", role ${schedule.roleArn}) or its permissions (jobQueue.grantScheduleJobs(fn))`;
+      throw new JobClientError(
+        `job ${entry.id} was not sent for later: CreateSchedule in group "${schedule.groupName}" failed (${errorText(error)}); ${what}. ${
+          rolledBack
+            ? 'Nothing is pending: send it again once fixed.'
+            : 'Its pending state item could not be removed: it stays listed as pending until it expires; cancel it with sqs-jobs schedules cancel.'
+        }`,
+        { code: errorName(error), senderFault: true, cause: error },
+      );
+    }
   }
 
   /** The one-time schedule of a state's generation, with its queue's scheduling. */

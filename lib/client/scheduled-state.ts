@@ -124,6 +124,25 @@ export class ScheduledStateTable {
     return this.#setGeneration(pk, currentGeneration, previous.generation, previous);
   }
 
+  /**
+   * Expires a pending item of `generation` now (`expiresAt` = now, in seconds): from then on it
+   * counts as absent (the next send of the id may write it again) and TTL deletes it. Used when a
+   * send's schedule could not be created. UpdateItem, not DeleteItem: the producer's grant has no
+   * delete.
+   */
+  async expire(pk: string, generation: number): Promise<StateWrite> {
+    return this.#update(pk, {
+      UpdateExpression: 'SET #expiresAt = :nowSeconds',
+      ConditionExpression: '#state = :pending AND #generation = :g',
+      ExpressionAttributeNames: { '#expiresAt': 'expiresAt', '#state': 'state', '#generation': 'generation' },
+      ExpressionAttributeValues: {
+        ':nowSeconds': { N: String(Math.floor(this.#now() / 1000)) },
+        ':pending': { S: 'pending' },
+        ':g': { N: String(generation) },
+      },
+    });
+  }
+
   /** Sets the schedule of the current generation (a reschedule that had to create a new one). */
   async setSchedule(pk: string, generation: number, scheduleName: string): Promise<StateWrite> {
     return this.#update(pk, {

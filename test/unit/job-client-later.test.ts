@@ -224,6 +224,52 @@ describe('sending a job for later', () => {
     expect(scheduler.callsOf('CreateScheduleCommand')).toHaveLength(1);
   });
 
+  it('a CreateSchedule refused for good (no such group) leaves nothing pending: the error names the group and what to do; a send after the fix goes', async () => {
+    const fake = new FakeScheduler();
+    let groupExists = false;
+    const scheduler = {
+      // biome-ignore lint/suspicious/noExplicitAny: any Scheduler command.
+      send: async (command: any) => {
+        if (!groupExists && command.constructor.name === 'CreateScheduleCommand')
+          throw Object.assign(new Error('Schedule group app-holds does not exist.'), {
+            name: 'ResourceNotFoundException',
+            $fault: 'client',
+            $metadata: { httpStatusCode: 404 },
+          });
+        return fake.send(command);
+      },
+    };
+    const { client } = setup({ scheduler });
+    const runAt = new Date(Date.now() + 2 * HOUR_MS);
+    const error = await client
+      .send(expireHold, { holdId: 'h-g' }, { id: 'hold-h-g', runAt })
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'ResourceNotFoundException', senderFault: true });
+    expect((error as Error).message).toMatch(
+      /job hold-h-g was not sent for later: CreateSchedule in group "app-holds" failed .*schedule group "app-holds" does not exist: deploy the JobQueue .*Nothing is pending: send it again once fixed/s,
+    );
+    // No phantom: the job is not pending (cancel finds nothing), and once the group exists the same send goes.
+    expect(await client.cancel({ queue: 'holds', id: 'hold-h-g' })).toMatchObject({ status: 'not-found' });
+    groupExists = true;
+    const sent = await client.send(expireHold, { holdId: 'h-g' }, { id: 'hold-h-g', runAt });
+    expect(sent).toMatchObject({ via: 'schedule' });
+    expect(fake.schedules.size).toBe(1);
+  });
+
+  it('a transient CreateSchedule failure keeps the state item: the retried send finds it and makes the schedule', async () => {
+    const { client, scheduler } = setup();
+    scheduler.failBefore.push('CreateScheduleCommand');
+    const runAt = new Date(Date.now() + 2 * HOUR_MS);
+    await expect(client.send(expireHold, { holdId: 'h-t' }, { id: 'hold-h-t', runAt })).rejects.toMatchObject(
+      {
+        code: 'InternalServerException',
+      },
+    );
+    const sent = await client.send(expireHold, { holdId: 'h-t' }, { id: 'hold-h-t', runAt });
+    expect(sent).toMatchObject({ via: 'schedule' });
+    expect(scheduler.schedules.size).toBe(1);
+  });
+
   it('the same id sent for later at another time is refused: reschedule moves a job', async () => {
     const { client } = setup();
     await client.send(expireHold, { holdId: 'h-4' }, { id: 'hold-h-4', delayMs: 2 * HOUR_MS });
