@@ -140,6 +140,45 @@ export class ScheduledJobs {
     return { sent: sent.sort((a, b) => a.index - b.index), failed: failed.sort((a, b) => a.index - b.index) };
   }
 
+  /**
+   * Splits jobs for now into those that may go and those refused because their given id is that
+   * of a job pending for later (one strongly consistent GetItem per entry with a given id).
+   */
+  async refusePending(
+    entries: readonly PreparedEntry[],
+  ): Promise<{ clear: PreparedEntry[]; refused: FailedEntry[] }> {
+    const table = this.#table;
+    const clear: PreparedEntry[] = [];
+    const refused: FailedEntry[] = [];
+    await Promise.all(
+      entries.map(async (entry) => {
+        if (!entry.idGiven) {
+          clear.push(entry);
+          return;
+        }
+        try {
+          const state = await table.read(scheduledJobKey(this.#context.source, entry.id));
+          if (state?.state !== 'pending') {
+            clear.push(entry);
+            return;
+          }
+          refused.push(
+            failedEntry(
+              entry,
+              new JobClientError(
+                `job ${entry.id} of source ${this.#context.source} is pending for later (${state.type} on queue "${state.queue}" at ${state.runAt}): a send for now with its id would run it early; to run it now use jobClient.reschedule({ queue, id }, new Date()), or cancel it first, or send with another options.id`,
+                { code: 'AlreadyScheduled', senderFault: true },
+              ),
+            ),
+          );
+        } catch (error) {
+          refused.push(failedEntry(entry, error));
+        }
+      }),
+    );
+    return { clear: clear.sort((a, b) => a.index - b.index), refused };
+  }
+
   /** Writes the state item (or finds this job's own from an earlier try) and decides how the message travels. */
   async #begin(entry: PreparedEntry): Promise<{
     state: ScheduledJobState;

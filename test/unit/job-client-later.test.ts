@@ -365,6 +365,49 @@ describe('sending a job for later', () => {
   });
 });
 
+describe('a send for now with the id of a job pending for later', () => {
+  it('is refused (it would run the job early and make a later cancel untrue); the job stays cancellable', async () => {
+    const { client, sqs, scheduler } = setup();
+    await client.send(
+      expireHold,
+      { holdId: 'h-n' },
+      { id: 'hold-h-n', runAt: new Date(Date.now() + 2 * HOUR_MS) },
+    );
+    const error = await client
+      .send(expireHold, { holdId: 'h-n' }, { id: 'hold-h-n' })
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'AlreadyScheduled', senderFault: true });
+    expect((error as Error).message).toMatch(
+      /is pending for later .*would run it early.*jobClient\.reschedule/,
+    );
+    expect(sqs.entries).toEqual([]);
+    expect(await client.cancel({ queue: 'holds', id: 'hold-h-n' })).toMatchObject({ status: 'cancelled' });
+    expect(scheduler.schedules.size).toBe(0);
+  });
+
+  it('goes once the job is no longer pending, and a send without options.id reads nothing', async () => {
+    const { client, sqs, dynamodb } = setup();
+    await client.send(
+      expireHold,
+      { holdId: 'h-m' },
+      { id: 'hold-h-m', runAt: new Date(Date.now() + 2 * HOUR_MS) },
+    );
+    await client.cancel({ queue: 'holds', id: 'hold-h-m' });
+    await client.send(expireHold, { holdId: 'h-m' }, { id: 'hold-h-m' });
+    expect(sqs.entries).toHaveLength(1);
+    const reads = dynamodb.calls.length;
+    await client.send(expireHold, { holdId: 'h-any' });
+    expect(dynamodb.calls.length).toBe(reads);
+  });
+
+  it('a client without scheduling makes no DynamoDB call for a send with options.id', async () => {
+    const { client, sqs, dynamodb } = setup({ scheduling: {} });
+    await client.send(expireHold, { holdId: 'h-p' }, { id: 'hold-h-p' });
+    expect(sqs.entries).toHaveLength(1);
+    expect(dynamodb.calls).toEqual([]);
+  });
+});
+
 describe('cancel', () => {
   it('cancels a pending job and deletes its schedule; a second cancel says it was cancelled', async () => {
     const { client, scheduler, dynamodb } = setup();
