@@ -224,6 +224,14 @@ describe('sqs-jobs schedules', () => {
       scheduling: { idempotencyTableName: tableName },
     });
     await other.send(expireHold, { holdId: 'h-2' }, { id: 'hold-h-2', delayMs: 60_000 });
+    const ambiguousShow = await schedules(['show', 'hold-h-2']);
+    expect(ambiguousShow.code).toBe(2);
+    expect(ambiguousShow.stdout).toBe('');
+    expect(ambiguousShow.stderr).toContain('several jobs sent for later have the id hold-h-2');
+    expect(ambiguousShow.stderr).toContain("give the job's --source");
+    const shownOne = await schedules(['show', 'hold-h-2', '--source', '/services/other']);
+    expect(shownOne.code).toBe(0);
+    expect(shownOne.stdout).toContain('/services/other');
     const ambiguous = await schedules(['cancel', 'hold-h-2']);
     expect(ambiguous.code).toBe(2);
     expect(ambiguous.stderr).toContain('several jobs sent for later have the id hold-h-2');
