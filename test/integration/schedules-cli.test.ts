@@ -154,7 +154,9 @@ describe('sqs-jobs schedules', () => {
     expect(fired.stderr).toBe('');
     expect(fired.code).toBe(0);
     const manualId = `nightly-invoices@${new Date(START).toISOString()}`;
-    expect(fired.stdout).toContain(`fired nightly-invoices now: sent job ${manualId} to `);
+    expect(fired.stdout).toContain(
+      `fired nightly-invoices now: sent job ${manualId} to ${new URL(emulator.endpoint).origin}/`,
+    );
     expect(fired.stdout).toContain('never collides with the schedule');
 
     // The real firing, at 23:00 Berlin; then the worker runs both.
