@@ -540,6 +540,34 @@ describe('reschedule', () => {
   });
 });
 
+describe('a state table that does not exist', () => {
+  it('send, cancel and reschedule name the table and what to set, not only "Requested resource not found"', async () => {
+    const missing = {
+      send: async () => {
+        throw Object.assign(new Error('Requested resource not found'), {
+          name: 'ResourceNotFoundException',
+          $fault: 'client',
+          $metadata: { httpStatusCode: 400 },
+        });
+      },
+    };
+    const { client, sqs } = setup({
+      dynamodb: missing,
+      scheduling: { ...SCHEDULING, idempotencyTableName: 'NoSuchTable' },
+    });
+    const expected =
+      /the idempotency table "NoSuchTable" .*does not exist in this account and region.*IdempotencyTableName/;
+    await expect(
+      client.send(expireHold, { holdId: 'h-x' }, { id: 'hold-h-x', delayMs: 2 * HOUR_MS }),
+    ).rejects.toThrow(expected);
+    await expect(client.cancel({ queue: 'holds', id: 'hold-h-x' })).rejects.toThrow(expected);
+    await expect(
+      client.reschedule({ queue: 'holds', id: 'hold-h-x' }, new Date(Date.now() + HOUR_MS)),
+    ).rejects.toThrow(expected);
+    expect(sqs.entries).toEqual([]);
+  });
+});
+
 describe('the schedule dead-letter queue', () => {
   it('a rescheduled job keeps its DeadLetterConfig (UpdateSchedule sends the whole definition)', async () => {
     const { client, scheduler } = setup();
