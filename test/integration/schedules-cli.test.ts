@@ -189,7 +189,9 @@ describe('sqs-jobs schedules', () => {
     expect(stdout).toMatch(/ {2}via: {9}one-time schedule sj-[0-9a-f]{56}/);
     expect(stdout).toContain(
       `  expression:  at(${new Date(Math.ceil(HOLD_1_AT.getTime() / 1000) * 1000).toISOString().slice(0, 19)}) in UTC, ENABLED`,
-    );
+    ); // A delivery Scheduler gives up on lands in the schedule DLQ, not dropped.
+    expect(stdout).toContain(`s, then dead-letter queue ${dlq.arn}`);
+    expect(stdout).not.toContain('no dead-letter queue');
   });
 
   it('cancel: cancels a pending job and deletes its schedule; again: already cancelled; an unknown id: not found (exit 1)', async () => {
