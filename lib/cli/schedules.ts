@@ -333,10 +333,13 @@ export function addSchedulesCommand(program: Command, runner: CommandRunner): Co
             groupName: group,
             now: new Date(nowMs()),
           });
+          // The queue URL as this command reached it: an emulator's GetQueueUrl answers with a host
+          // of its own (sqs.<region>.localhost:<port>), not the --endpoint in use.
+          const shown = { ...fired, queueUrl: onEndpoint(fired.queueUrl, sqsEndpoint) };
           out(
             flags.json
-              ? `${JSON.stringify({ name, groupName: group, ...fired }, null, 2)}\n`
-              : renderFired(name, fired),
+              ? `${JSON.stringify({ name, groupName: group, ...shown }, null, 2)}\n`
+              : renderFired(name, shown),
           );
           return CLI_EXIT.ok;
         } catch (error) {
@@ -359,4 +362,15 @@ export function addSchedulesCommand(program: Command, runner: CommandRunner): Co
       }),
     );
   return schedules;
+}
+
+/** `queueUrl` with the origin of `endpoint` (the SQS endpoint in use), when one is given and both parse. */
+export function onEndpoint(queueUrl: string, endpoint: string | undefined): string {
+  if (endpoint === undefined || queueUrl === '') return queueUrl;
+  try {
+    const url = new URL(queueUrl);
+    return `${new URL(endpoint).origin}${url.pathname}`;
+  } catch {
+    return queueUrl;
+  }
 }

@@ -264,6 +264,14 @@ export function addSendCommand(program: Command, runner: CommandRunner): Command
     try {
       const checked = client.checkEnvelope(queue, body, options);
       const { id, type } = checked.envelope;
+      if (checked.envelope.runat !== undefined || checked.envelope.schedulegeneration !== undefined) {
+        // These attributes belong to a job whose state item JobClient wrote (docs/contracts.md):
+        // without it the worker cannot tell the job's time, cancel or reschedule it.
+        runner.err(
+          `error: --envelope: runat and schedulegeneration are set by JobClient for a job sent for later (docs/contracts.md: producers do not write them by hand); remove them, and send a job for later with jobClient.send(job, data, { runAt }) or { delayMs }, or use --delay-seconds (up to 900) for a short delay\n`,
+        );
+        return CLI_EXIT.cannotRun;
+      }
       if (flags.dryRun) {
         const facts = {
           dryRun: true,

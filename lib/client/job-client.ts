@@ -540,17 +540,27 @@ export class JobClient {
   async sendBatch(entries: ReadonlyArray<BatchEntry>): Promise<BatchResult> {
     const prepared = await this.#sender.prepareBatch(entries);
     const later = prepared.filter((entry) => entry.runAtMs !== undefined);
-    if (later.length === 0) return this.#sender.sendPrepared(prepared);
+    let forNow = prepared.filter((entry) => entry.runAtMs === undefined);
+    // A job for now whose given id is that of a job pending for later would run it early (and a
+    // cancel would then be untrue): refused. Checked only with a state table and a given id, so a
+    // plain send of a client without scheduling costs no DynamoDB read.
+    const pendingRefused: FailedEntry[] = [];
+    if (this.#scheduling.idempotencyTableName !== undefined && forNow.some((entry) => entry.idGiven)) {
+      const checked = await (await this.#scheduledJobs()).refusePending(forNow);
+      forNow = checked.clear;
+      pendingRefused.push(...checked.refused);
+    }
+    if (later.length === 0) {
+      const now = await this.#sender.sendPrepared(forNow);
+      return { sent: now.sent, failed: [...now.failed, ...pendingRefused].sort((a, b) => a.index - b.index) };
+    }
     const missing = this.#schedulingProblems(later);
     if (missing.length > 0) throw refusal(missing, entries.length, 'MissingScheduling');
     const scheduled = await this.#scheduledJobs();
-    const [now, forLater] = await Promise.all([
-      this.#sender.sendPrepared(prepared.filter((entry) => entry.runAtMs === undefined)),
-      scheduled.send(later),
-    ]);
+    const [now, forLater] = await Promise.all([this.#sender.sendPrepared(forNow), scheduled.send(later)]);
     return {
       sent: [...now.sent, ...forLater.sent].sort((a, b) => a.index - b.index),
-      failed: [...now.failed, ...forLater.failed].sort((a, b) => a.index - b.index),
+      failed: [...now.failed, ...forLater.failed, ...pendingRefused].sort((a, b) => a.index - b.index),
     };
   }
 

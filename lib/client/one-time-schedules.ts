@@ -11,7 +11,9 @@
  *   at the time.
  * - The SQS templated target: `Arn` = the queue ARN, `RoleArn` = the role Scheduler assumes,
  *   `Input` = the message body (at most 256 KB), `SqsParameters.MessageGroupId` on FIFO queues (the
- *   queue then needs content-based deduplication: the target sets no deduplication id).
+ *   queue then needs content-based deduplication: the target sets no deduplication id),
+ *   `DeadLetterConfig.Arn` = the standard queue a message goes to when Scheduler gives up
+ *   (User Guide, "Configuring a dead-letter queue"; without it the message is dropped).
  * - UpdateSchedule replaces the whole definition (every field is sent again).
  * - Get/Update/DeleteSchedule of an absent schedule fail with `ResourceNotFoundException` (a
  *   one-time schedule that fired is gone: ActionAfterCompletion DELETE).
@@ -40,6 +42,8 @@ export interface OneTimeSchedule {
   readonly body: string;
   /** FIFO queues: the `MessageGroupId` (the envelope's `partitionkey`). */
   readonly messageGroupId?: string;
+  /** The schedule dead-letter queue (`Target.DeadLetterConfig.Arn`): where Scheduler puts the message when it gives up. */
+  readonly deadLetterQueueArn?: string;
   /** Shown in the console and `aws scheduler get-schedule`, e.g. `sqs-jobs booking.expire-hold b-1`. */
   readonly description: string;
 }
@@ -62,6 +66,9 @@ export function scheduleRequest(schedule: OneTimeSchedule): CreateScheduleComman
       Arn: schedule.queueArn,
       RoleArn: schedule.roleArn,
       Input: schedule.body,
+      ...(schedule.deadLetterQueueArn === undefined
+        ? {}
+        : { DeadLetterConfig: { Arn: schedule.deadLetterQueueArn } }),
       ...(schedule.messageGroupId === undefined
         ? {}
         : { SqsParameters: { MessageGroupId: schedule.messageGroupId } }),

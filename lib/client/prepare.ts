@@ -169,6 +169,8 @@ export interface PreparedEntry {
   readonly runAtFromDelay?: boolean;
   /** The envelope's `partitionkey`, when set. */
   readonly partitionKey?: string;
+  /** The caller gave `options.id` (so the id may be that of a job sent for later). */
+  readonly idGiven?: boolean;
 }
 
 /** Settings of {@link prepareEntries}. */
@@ -372,6 +374,7 @@ function encodeEntry(
     readonly delaySeconds: number | undefined;
     readonly awsTraceHeader?: string | undefined;
     readonly runAtFromDelay?: boolean;
+    readonly idGiven?: boolean;
   },
   settings: PrepareSettings,
 ): { prepared: PreparedEntry; problem?: undefined } | { prepared?: undefined; problem: string } {
@@ -421,6 +424,7 @@ function encodeEntry(
       dataBytes: utf8Bytes(JSON.stringify(envelope.data) ?? ''),
       ...(envelope.runat === undefined ? {} : { runAtMs: Date.parse(envelope.runat) }),
       ...(input.runAtFromDelay ? { runAtFromDelay: true } : {}),
+      ...(input.idGiven ? { idGiven: true } : {}),
       ...(envelope.partitionkey === undefined ? {} : { partitionKey: envelope.partitionkey }),
     },
   };
@@ -536,6 +540,7 @@ async function prepareOne(
       delaySeconds: options.delaySeconds,
       awsTraceHeader: options.awsTraceHeader,
       runAtFromDelay: runAtMs !== undefined && options.delayMs !== undefined,
+      idGiven: options.id !== undefined,
     },
     settings,
   );

@@ -40,6 +40,7 @@ import {
   type CancelResult,
   type DynamoDbSender,
   missingQueueScheduling,
+  missingScheduleDeadLetterQueue,
   missingStateTable,
   queueArnOf,
   type RescheduleResult,
@@ -71,6 +72,7 @@ export class ScheduledJobs {
   readonly #context: ScheduledJobsContext;
   #scheduler: SchedulerSender | undefined;
   #dynamodb: DynamoDbSender | undefined;
+  readonly #warnedNoDeadLetter = new Set<string>();
 
   constructor(context: ScheduledJobsContext) {
     this.#context = context;
@@ -115,7 +117,7 @@ export class ScheduledJobs {
             begun.state.scheduleName ?? '',
             begun.state.body,
           );
-          await createOneTimeSchedule(this.#schedulerClient, schedule);
+          await this.#createOrRollBack(entry, begun, schedule);
           sent.push({
             index: entry.index,
             id: entry.id,
@@ -138,10 +140,51 @@ export class ScheduledJobs {
     return { sent: sent.sort((a, b) => a.index - b.index), failed: failed.sort((a, b) => a.index - b.index) };
   }
 
+  /**
+   * Splits jobs for now into those that may go and those refused because their given id is that
+   * of a job pending for later (one strongly consistent GetItem per entry with a given id).
+   */
+  async refusePending(
+    entries: readonly PreparedEntry[],
+  ): Promise<{ clear: PreparedEntry[]; refused: FailedEntry[] }> {
+    const table = this.#table;
+    const clear: PreparedEntry[] = [];
+    const refused: FailedEntry[] = [];
+    await Promise.all(
+      entries.map(async (entry) => {
+        if (!entry.idGiven) {
+          clear.push(entry);
+          return;
+        }
+        try {
+          const state = await table.read(scheduledJobKey(this.#context.source, entry.id));
+          if (state?.state !== 'pending') {
+            clear.push(entry);
+            return;
+          }
+          refused.push(
+            failedEntry(
+              entry,
+              new JobClientError(
+                `job ${entry.id} of source ${this.#context.source} is pending for later (${state.type} on queue "${state.queue}" at ${state.runAt}): a send for now with its id would run it early; to run it now use jobClient.reschedule({ queue, id }, new Date()), or cancel it first, or send with another options.id`,
+                { code: 'AlreadyScheduled', senderFault: true },
+              ),
+            ),
+          );
+        } catch (error) {
+          refused.push(failedEntry(entry, error));
+        }
+      }),
+    );
+    return { clear: clear.sort((a, b) => a.index - b.index), refused };
+  }
+
   /** Writes the state item (or finds this job's own from an earlier try) and decides how the message travels. */
   async #begin(entry: PreparedEntry): Promise<{
     state: ScheduledJobState;
     travel: ReturnType<typeof travelOf>;
+    /** Whether this call wrote the state item (false: a retry found its own). */
+    created: boolean;
   }> {
     const runAtMs = entry.runAtMs as number;
     const nowMs = this.#context.now();
@@ -165,7 +208,7 @@ export class ScheduledJobs {
       expiresAt: stateExpiresAt(runAtMs, this.#context.now()),
     };
     const written = await this.#table.create(state);
-    if (written.ok) return { state, travel };
+    if (written.ok) return { state, travel, created: true };
     const existing = written.existing;
     // Gone between the failed put and the read (expired): a rare race; the caller may send again.
     if (existing === undefined) {
@@ -184,6 +227,16 @@ export class ScheduledJobs {
       sameTime &&
       existing.type === entry.type &&
       existing.queue === entry.queue;
+    // The same message too: another job's data under a reused id is a different job, not a retry.
+    const sameMessage =
+      dataOf(existing.body) === dataOf(entry.request.MessageBody ?? '') &&
+      existing.partitionKey === entry.partitionKey;
+    if (sameSend && !sameMessage) {
+      throw new JobClientError(
+        `job ${entry.id} of source ${source} was already sent for later (${existing.type} on queue "${existing.queue}" at ${existing.runAt}) with other data or partition key: a retried send must carry the same message; use jobClient.cancel then send again, or send with another options.id`,
+        { code: 'AlreadyScheduled', senderFault: true },
+      );
+    }
     if (!sameSend) {
       throw new JobClientError(
         `job ${entry.id} of source ${source} was already sent for later (${existing.type} on queue "${existing.queue}" at ${existing.runAt}, ${existing.state}, generation ${existing.generation}): use jobClient.reschedule to move it, or send with another options.id`,
@@ -198,9 +251,51 @@ export class ScheduledJobs {
       return {
         state: existing,
         travel: { via: 'delay', delaySeconds: Math.ceil(Math.max(0, runAtMs - nowMs) / 1000) },
+        created: false,
       };
     }
-    return { state: existing, travel: retried };
+    return { state: existing, travel: retried, created: false };
+  }
+
+  /**
+   * CreateSchedule of a job whose state item this send wrote. When Scheduler refuses it for good
+   * (a 4xx: the group does not exist, access denied, a bad request), no schedule was made: the
+   * state item is expired at once (treated as absent everywhere, so `schedules list` shows no
+   * phantom pending job and a fixed send may write it again), as a failed reschedule restores its
+   * item. A transient failure keeps the item: the schedule may exist, and a retried send finds it.
+   * @throws {JobClientError} naming the group and what to do, with the SDK error as `cause`.
+   */
+  async #createOrRollBack(
+    entry: PreparedEntry,
+    begun: { state: ScheduledJobState; created: boolean },
+    schedule: OneTimeSchedule,
+  ): Promise<void> {
+    try {
+      await createOneTimeSchedule(this.#schedulerClient, schedule);
+    } catch (error) {
+      if (
+        !begun.created ||
+        error instanceof ScheduleConflictError ||
+        classifyError(error).kind !== 'permanent'
+      )
+        throw error;
+      const rolledBack = await this.#table
+        .expire(begun.state.pk, begun.state.generation)
+        .then((w) => w.ok || w.existing === undefined)
+        .catch(() => false);
+      const what =
+        errorName(error) === 'ResourceNotFoundException'
+          ? `schedule group "${schedule.groupName}" does not exist: deploy the JobQueue of queue "${entry.queue}" with its scheduling (jobQueue.grantScheduleJobs(fn) makes the group), or fix scheduling.queues.${entry.queue}.groupName`
+          : `fix the producer's scheduling of queue "${entry.queue}" (group "${schedule.groupName}", role ${schedule.roleArn}) or its permissions (jobQueue.grantScheduleJobs(fn))`;
+      throw new JobClientError(
+        `job ${entry.id} was not sent for later: CreateSchedule in group "${schedule.groupName}" failed (${errorText(error)}); ${what}. ${
+          rolledBack
+            ? 'Nothing is pending: send it again once fixed.'
+            : 'Its pending state item could not be removed: it stays listed as pending until it expires; cancel it with sqs-jobs schedules cancel.'
+        }`,
+        { code: errorName(error), senderFault: true, cause: error },
+      );
+    }
   }
 
   /** The one-time schedule of a state's generation, with its queue's scheduling. */
@@ -214,6 +309,12 @@ export class ScheduledJobs {
       });
     }
     const fifo = isFifoQueueUrl(queueUrl);
+    if (queueScheduling.deadLetterQueueArn === undefined && !this.#warnedNoDeadLetter.has(state.queue)) {
+      // Warned, not refused: a producer configured before the field existed keeps working, and
+      // the operator is told, once per queue, that such a job can be dropped.
+      this.#warnedNoDeadLetter.add(state.queue);
+      console.warn(missingScheduleDeadLetterQueue(state.queue));
+    }
     return {
       name,
       groupName: queueScheduling.groupName,
@@ -223,6 +324,9 @@ export class ScheduledJobs {
       roleArn: queueScheduling.roleArn,
       body,
       ...(fifo && state.partitionKey !== undefined ? { messageGroupId: state.partitionKey } : {}),
+      ...(queueScheduling.deadLetterQueueArn === undefined
+        ? {}
+        : { deadLetterQueueArn: queueScheduling.deadLetterQueueArn }),
       description: `sqs-jobs ${state.type} ${state.jobId}`,
     };
   }
@@ -406,6 +510,15 @@ export function bodyOfGeneration(body: string, runAt: string, generation: number
   envelope.runat = runAt;
   envelope.schedulegeneration = String(generation);
   return stringifyForSqs(envelope) as string;
+}
+
+/** The `data` of an envelope body as JSON text (what a retried send must carry again). */
+function dataOf(body: string): string {
+  try {
+    return JSON.stringify((JSON.parse(body) as { data?: unknown }).data);
+  } catch {
+    return body;
+  }
 }
 
 /** The answer of a cancel or reschedule that found no pending job. */

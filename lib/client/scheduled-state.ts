@@ -24,6 +24,7 @@ import {
   type ScheduledVia,
   scheduledJobItem,
 } from '../core/scheduled-job.ts';
+import { JobClientError } from './job-client-error.ts';
 import type { DynamoDbSender } from './scheduling.ts';
 
 /** Whether an SDK error is a failed condition. */
@@ -58,9 +59,27 @@ export class ScheduledStateTable {
     this.#now = now;
   }
 
+  /**
+   * A DynamoDB call; a missing table becomes an error naming it and what to set (the SDK's own
+   * message says only "Requested resource not found").
+   * @throws {JobClientError} `ResourceNotFoundException` when the table does not exist in the client's account and region.
+   */
+  // biome-ignore lint/suspicious/noExplicitAny: any DynamoDB command.
+  async #send(command: any): Promise<unknown> {
+    try {
+      return await this.#client.send(command);
+    } catch (error) {
+      if ((error as { name?: unknown } | null)?.name !== 'ResourceNotFoundException') throw error;
+      throw new JobClientError(
+        `the idempotency table "${this.#tableName}" (scheduling.idempotencyTableName, JOBS_IDEMPOTENCY_TABLE) does not exist in this account and region: it keeps the state of jobs sent for later; give the JobQueue's idempotency table (its name is the stack output IdempotencyTableName; jobQueue.grantScheduleJobs(fn) sets it), and check the client's region (AWS_REGION)`,
+        { code: 'ResourceNotFoundException', senderFault: true, cause: error },
+      );
+    }
+  }
+
   /** One strongly consistent GetItem; an absent or expired item is undefined. */
   async read(pk: string): Promise<ScheduledJobState | undefined> {
-    const output = (await this.#client.send(
+    const output = (await this.#send(
       new GetItemCommand({ TableName: this.#tableName, Key: { pk: { S: pk } }, ConsistentRead: true }),
     )) as { Item?: Record<string, AttributeValue> } | undefined;
     if (output?.Item === undefined) return undefined;
@@ -71,7 +90,7 @@ export class ScheduledStateTable {
   /** PutItem of a new pending item, unless one that has not expired is there (then read it: a retry, or another send of the same id). */
   async create(state: ScheduledJobState): Promise<StateWrite> {
     try {
-      await this.#client.send(
+      await this.#send(
         new PutItemCommand({
           TableName: this.#tableName,
           Item: scheduledJobItem(state),
@@ -122,6 +141,25 @@ export class ScheduledStateTable {
    */
   async restore(pk: string, currentGeneration: number, previous: ScheduledJobState): Promise<StateWrite> {
     return this.#setGeneration(pk, currentGeneration, previous.generation, previous);
+  }
+
+  /**
+   * Expires a pending item of `generation` now (`expiresAt` = now, in seconds): from then on it
+   * counts as absent (the next send of the id may write it again) and TTL deletes it. Used when a
+   * send's schedule could not be created. UpdateItem, not DeleteItem: the producer's grant has no
+   * delete.
+   */
+  async expire(pk: string, generation: number): Promise<StateWrite> {
+    return this.#update(pk, {
+      UpdateExpression: 'SET #expiresAt = :nowSeconds',
+      ConditionExpression: '#state = :pending AND #generation = :g',
+      ExpressionAttributeNames: { '#expiresAt': 'expiresAt', '#state': 'state', '#generation': 'generation' },
+      ExpressionAttributeValues: {
+        ':nowSeconds': { N: String(Math.floor(this.#now() / 1000)) },
+        ':pending': { S: 'pending' },
+        ':g': { N: String(generation) },
+      },
+    });
   }
 
   /** Sets the schedule of the current generation (a reschedule that had to create a new one). */
@@ -193,7 +231,7 @@ export class ScheduledStateTable {
     },
   ): Promise<StateWrite> {
     try {
-      const output = (await this.#client.send(
+      const output = (await this.#send(
         new UpdateItemCommand({
           TableName: this.#tableName,
           Key: { pk: { S: pk } },

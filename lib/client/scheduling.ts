@@ -6,11 +6,14 @@
  *
  * Environment (docs/contracts.md, "Environment of a producer"; `<NAME>` as in
  * `JOBS_QUEUE_URL_<NAME>`: the logical name upper-cased, `-` → `_`):
- * `JOBS_SCHEDULE_GROUP_<NAME>`, `JOBS_SCHEDULER_ROLE_ARN_<NAME>`, `JOBS_IDEMPOTENCY_TABLE`.
+ * `JOBS_SCHEDULE_GROUP_<NAME>`, `JOBS_SCHEDULER_ROLE_ARN_<NAME>`, `JOBS_SCHEDULE_DLQ_ARN_<NAME>`,
+ * `JOBS_IDEMPOTENCY_TABLE`.
  */
 import {
+  SCHEDULE_DLQ_ARN_ENV_PREFIX,
   SCHEDULE_GROUP_ENV_PREFIX,
   SCHEDULER_ROLE_ENV_PREFIX,
+  scheduleDlqArnEnvName,
   scheduleGroupEnvName,
   schedulerRoleEnvName,
 } from '../core/queue-urls.ts';
@@ -97,6 +100,14 @@ export interface QueueScheduling {
    * from `roleArn`
    */
   readonly queueArn?: string;
+  /**
+   * ARN of the standard SQS queue EventBridge Scheduler sends a job's message to when it gives up
+   * delivering it (`jobQueue.scheduleDeadLetterQueue`; set as the schedule's
+   * `Target.DeadLetterConfig.Arn`, EventBridge Scheduler User Guide, "Configuring a dead-letter
+   * queue"). @default none: the client then warns once per queue (console.warn) that a job whose
+   * delivery fails for 24 hours (185 retries) is dropped
+   */
+  readonly deadLetterQueueArn?: string;
 }
 
 /** The `scheduling` option of `JobClient`: needed only to send jobs for later, cancel and reschedule them. */
@@ -107,7 +118,12 @@ export interface SchedulingOptions {
   readonly idempotencyTableName?: string;
 }
 
-const QUEUE_KEYS = ['groupName', 'roleArn', 'queueArn'] as const satisfies readonly (keyof QueueScheduling)[];
+const QUEUE_KEYS = [
+  'groupName',
+  'roleArn',
+  'queueArn',
+  'deadLetterQueueArn',
+] as const satisfies readonly (keyof QueueScheduling)[];
 const SCHEDULING_KEYS = [
   'queues',
   'idempotencyTableName',
@@ -116,6 +132,8 @@ const SCHEDULING_KEYS = [
 const GROUP_NAME = /^[0-9a-zA-Z\-_.]{1,64}$/;
 const ROLE_ARN = /^arn:aws[a-z-]*:iam::\d{12}:role\/.+$/;
 const QUEUE_ARN = /^arn:aws[a-z-]*:sqs:[a-z0-9-]+:\d{12}:[\w-]{1,80}(\.fifo)?$/;
+/** Scheduler's dead-letter queue must be a standard queue (User Guide, "Configuring a dead-letter queue"). */
+const STANDARD_QUEUE_ARN = /^arn:aws[a-z-]*:sqs:[a-z0-9-]+:\d{12}:[\w-]{1,80}$/;
 
 /**
  * Reads the scheduling of every queue from the environment: a queue is included when both its
@@ -135,12 +153,14 @@ export function schedulingFromEnv(
 ): SchedulingOptions {
   const groups = new Map<string, string>();
   const roles = new Map<string, string>();
+  const deadLetters = new Map<string, string>();
   for (const [key, raw] of Object.entries(env)) {
     const value = raw?.trim();
     if (!value) continue;
     for (const [prefix, into] of [
       [SCHEDULE_GROUP_ENV_PREFIX, groups],
       [SCHEDULER_ROLE_ENV_PREFIX, roles],
+      [SCHEDULE_DLQ_ARN_ENV_PREFIX, deadLetters],
     ] as const) {
       if (key.startsWith(prefix) && key.length > prefix.length) {
         into.set(key.slice(prefix.length).toLowerCase().replaceAll('_', '-'), value);
@@ -150,7 +170,9 @@ export function schedulingFromEnv(
   const queues: Record<string, QueueScheduling> = {};
   for (const [queue, groupName] of groups) {
     const roleArn = roles.get(queue);
-    if (roleArn !== undefined) queues[queue] = { groupName, roleArn };
+    const deadLetterQueueArn = deadLetters.get(queue);
+    if (roleArn !== undefined)
+      queues[queue] = { groupName, roleArn, ...(deadLetterQueueArn ? { deadLetterQueueArn } : {}) };
   }
   const table = env[IDEMPOTENCY_TABLE_ENV]?.trim();
   return { queues, ...(table ? { idempotencyTableName: table } : {}) };
@@ -212,6 +234,14 @@ export function schedulingProblems(scheduling: unknown): string[] {
         `${where}.queueArn must be an SQS queue ARN (arn:aws:sqs:<region>:<account>:<name>), got ${describeValue(queue.queueArn)}`,
       );
     }
+    if (
+      queue.deadLetterQueueArn !== undefined &&
+      (typeof queue.deadLetterQueueArn !== 'string' || !STANDARD_QUEUE_ARN.test(queue.deadLetterQueueArn))
+    ) {
+      problems.push(
+        `${where}.deadLetterQueueArn must be the ARN of a standard SQS queue (arn:aws:sqs:<region>:<account>:<name>; EventBridge Scheduler takes no FIFO dead-letter queue): jobQueue.scheduleDeadLetterQueue.queueArn, got ${describeValue(queue.deadLetterQueueArn)}`,
+      );
+    }
   }
   return problems;
 }
@@ -219,6 +249,11 @@ export function schedulingProblems(scheduling: unknown): string[] {
 /** Why a queue cannot take jobs as schedules: what to set, for the error of a send. */
 export function missingQueueScheduling(queue: string): string {
   return `no scheduling for queue "${queue}": a job due in more than 15 minutes, or on a FIFO queue, goes as an EventBridge schedule; set ${scheduleGroupEnvName(queue)} and ${schedulerRoleEnvName(queue)} (jobQueue.grantScheduleJobs(fn) does) and pass scheduling: schedulingFromEnv(), or pass scheduling: { queues: { ${JSON.stringify(queue)}: { groupName, roleArn } } }`;
+}
+
+/** The warning, once per queue, of a producer whose schedules have no dead-letter queue. */
+export function missingScheduleDeadLetterQueue(queue: string): string {
+  return `sqs-jobs: scheduling.queues.${queue} has no deadLetterQueueArn: a job sent for later to queue "${queue}" whose delivery EventBridge Scheduler gives up on (185 retries within 24 hours, e.g. the queue deleted or its key disabled) is dropped with no trace; set ${scheduleDlqArnEnvName(queue)} (jobQueue.grantScheduleJobs(fn) does) or pass deadLetterQueueArn: jobQueue.scheduleDeadLetterQueue.queueArn`;
 }
 
 /** Why no job can be sent for later: the table is not set. */

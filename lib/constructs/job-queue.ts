@@ -17,7 +17,12 @@ import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { queueUrlEnvName, scheduleGroupEnvName, schedulerRoleEnvName } from '../core/queue-urls.ts';
+import {
+  queueUrlEnvName,
+  scheduleDlqArnEnvName,
+  scheduleGroupEnvName,
+  schedulerRoleEnvName,
+} from '../core/queue-urls.ts';
 import { validationsOf } from './cdk-features.ts';
 import { JobsConfigError } from './errors.ts';
 import {
@@ -519,7 +524,8 @@ export class JobQueue extends Construct {
    * - `sqs:SendMessage` on the queue (delays up to 15 minutes go with `DelaySeconds`).
    *
    * When `grantee` is a Lambda function, it also gets `JOBS_SCHEDULE_GROUP_<NAME>`,
-   * `JOBS_SCHEDULER_ROLE_ARN_<NAME>`, `JOBS_QUEUE_URL_<NAME>` and `JOBS_IDEMPOTENCY_TABLE`
+   * `JOBS_SCHEDULER_ROLE_ARN_<NAME>`, `JOBS_SCHEDULE_DLQ_ARN_<NAME>` (the schedule dead-letter
+   * queue, which the scheduler role may already send to), `JOBS_QUEUE_URL_<NAME>` and `JOBS_IDEMPOTENCY_TABLE`
    * (`<NAME>`: the queue's name upper-cased, `-` → `_`). Makes the scheduling resources
    * (see {@link scheduleGroupName}).
    * @throws {JobsConfigError} when the queue has `idempotencyTable: false` (the one-time jobs'
@@ -536,6 +542,7 @@ export class JobQueue extends Construct {
     if (grantee instanceof lambda.Function) {
       grantee.addEnvironment(scheduleGroupEnvName(this.name), scheduling.groupName);
       grantee.addEnvironment(schedulerRoleEnvName(this.name), scheduling.role.roleArn);
+      grantee.addEnvironment(scheduleDlqArnEnvName(this.name), scheduling.deadLetterQueue.queueArn);
       grantee.addEnvironment(queueUrlEnvName(this.name), this.queue.queueUrl);
       grantee.addEnvironment('JOBS_IDEMPOTENCY_TABLE', table.tableName);
     }

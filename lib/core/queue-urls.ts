@@ -11,6 +11,8 @@ export const QUEUE_URL_ENV_PREFIX = 'JOBS_QUEUE_URL_';
 export const SCHEDULE_GROUP_ENV_PREFIX = 'JOBS_SCHEDULE_GROUP_';
 /** Prefix of the variables naming the role each queue's schedules deliver with. */
 export const SCHEDULER_ROLE_ENV_PREFIX = 'JOBS_SCHEDULER_ROLE_ARN_';
+/** Prefix of the variables naming the ARN of each queue's schedule dead-letter queue (deliveries Scheduler gave up on). */
+export const SCHEDULE_DLQ_ARN_ENV_PREFIX = 'JOBS_SCHEDULE_DLQ_ARN_';
 
 /** `<prefix><NAME>`: `<NAME>` = the logical queue name upper-cased, `-` → `_` (docs/contracts.md). */
 function perQueueEnvName(prefix: string, queue: string): string {
@@ -33,6 +35,11 @@ export function scheduleGroupEnvName(queue: string): string {
 /** The scheduler-role variable of a queue, e.g. `JOBS_SCHEDULER_ROLE_ARN_BOOKING` (set by `jobQueue.grantScheduleJobs`). */
 export function schedulerRoleEnvName(queue: string): string {
   return perQueueEnvName(SCHEDULER_ROLE_ENV_PREFIX, queue);
+}
+
+/** The schedule-DLQ variable of a queue, e.g. `JOBS_SCHEDULE_DLQ_ARN_BOOKING` (set by `jobQueue.grantScheduleJobs`). */
+export function scheduleDlqArnEnvName(queue: string): string {
+  return perQueueEnvName(SCHEDULE_DLQ_ARN_ENV_PREFIX, queue);
 }
 
 /**

@@ -6,7 +6,7 @@
 import { ScheduledJobs } from '../client/scheduled-jobs.ts';
 import type { CancelResult } from '../client/scheduling.ts';
 import { OpsError } from './errors.ts';
-import { findScheduledJob, getSchedule, type SchedulesSource } from './schedule-reads.ts';
+import { ambiguousJobId, findScheduledJob, getSchedule, type SchedulesSource } from './schedule-reads.ts';
 import { tableReadError } from './table-errors.ts';
 
 /** What {@link cancelScheduledJob} did: `JobClient.cancel`'s answer. */
@@ -34,11 +34,7 @@ export async function cancelScheduledJob(
   const found = await findScheduledJob(source, jobId, { ...options, nowMs: now() });
   const state = found.state;
   if (state === undefined) return { status: 'not-found', id: jobId, queue: '' };
-  if (found.sources.length > 1)
-    throw new OpsError(
-      `several jobs sent for later have the id ${jobId} (sources ${found.sources.join(', ')}): give the job's --source`,
-      { code: 'AmbiguousJobId' },
-    );
+  if (found.sources.length > 1) throw ambiguousJobId(jobId, found.sources);
   // The schedule group holding its schedule: the JobClient knows it from its environment; here it is found.
   let groupName: string | undefined;
   if (state.via === 'schedule' && state.scheduleName !== undefined && source.scheduler !== undefined) {

@@ -369,6 +369,17 @@ export async function stateItems(
 }
 
 /**
+ * The refusal of a job id that several sources' jobs sent for later share (ids are unique per
+ * source only): `show` and `cancel` never pick one by guess.
+ */
+export function ambiguousJobId(jobId: string, sources: readonly string[]): OpsError {
+  return new OpsError(
+    `several jobs sent for later have the id ${jobId} (sources ${sources.join(', ')}): give the job's --source`,
+    { code: 'AmbiguousJobId' },
+  );
+}
+
+/**
  * Finds the state item of a job sent for later: by its key when `source` is given, else by a Scan
  * for its id. Ids are unique per source only: `sources` lists the source of every job found with
  * the id (the first due is `state`), so a caller can refuse to pick between several.

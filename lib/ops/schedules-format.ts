@@ -50,7 +50,7 @@ function recurringLines(s: RecurringScheduleView): string[] {
 /** `schedules list` as text. */
 export function renderSchedulesList(list: SchedulesList, localTimeZone: string): string {
   const lines = [
-    `pending one-time jobs (${list.pending.length}), earliest first, times in UTC and ${localTimeZone}:`,
+    `pending one-time jobs (${list.pending.length}), earliest first, times in ${localTimeZone === 'UTC' ? 'UTC' : `UTC and ${localTimeZone}`}:`,
   ];
   if (list.pending.length === 0) lines.push('  none');
   for (const job of list.pending) lines.push(pendingLine(job, localTimeZone));

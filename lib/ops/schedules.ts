@@ -23,6 +23,7 @@ import { isManualScheduledTime } from '../core/scheduler-context.ts';
 import { defaultJobKey, jobRecordKey } from '../runtime/idempotency/keys.ts';
 import { type JobRecordStatus, parseJobRecord } from '../runtime/idempotency/record.ts';
 import {
+  ambiguousJobId,
   DEFAULT_NEXT_FIRINGS,
   DEFAULT_RECENT_FIRINGS,
   envelopeOf,
@@ -263,6 +264,7 @@ export async function showSchedule(
     }
   }
   const found = await findScheduledJob(source, nameOrJobId, options);
+  if (found.sources.length > 1) throw ambiguousJobId(nameOrJobId, found.sources);
   let state = found.state;
   let schedule: GetScheduleCommandOutput | undefined;
   // A one-time schedule named directly (sj-...): read it, then its state item through its Input.

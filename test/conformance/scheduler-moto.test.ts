@@ -72,7 +72,12 @@ describe("JobClient's Scheduler calls on moto", () => {
       scheduling: {
         idempotencyTableName: 'jobs-idempotency',
         queues: {
-          holds: { groupName: GROUP, roleArn: ROLE, queueArn: 'arn:aws:sqs:us-east-1:123456789012:holds' },
+          holds: {
+            groupName: GROUP,
+            roleArn: ROLE,
+            queueArn: 'arn:aws:sqs:us-east-1:123456789012:holds',
+            deadLetterQueueArn: 'arn:aws:sqs:us-east-1:123456789012:holds-schedule-dlq',
+          },
           billing: {
             groupName: GROUP,
             roleArn: ROLE,
@@ -101,7 +106,11 @@ describe("JobClient's Scheduler calls on moto", () => {
       FlexibleTimeWindow: { Mode: 'OFF' },
       ActionAfterCompletion: 'DELETE',
       State: 'ENABLED',
-      Target: { Arn: 'arn:aws:sqs:us-east-1:123456789012:holds', RoleArn: ROLE },
+      Target: {
+        Arn: 'arn:aws:sqs:us-east-1:123456789012:holds',
+        RoleArn: ROLE,
+        DeadLetterConfig: { Arn: 'arn:aws:sqs:us-east-1:123456789012:holds-schedule-dlq' },
+      },
     });
     expect(parseEnvelope(schedule.Target?.Input as string)).toMatchObject({
       id: 'hold-h-1',

@@ -35,6 +35,7 @@ const client = new JobClient({
   scheduling: schedulingFromEnv({
     JOBS_SCHEDULE_GROUP_EMAILS: 'shop-emails',
     JOBS_SCHEDULER_ROLE_ARN_EMAILS: 'arn:aws:iam::123456789012:role/emails-scheduler',
+    JOBS_SCHEDULE_DLQ_ARN_EMAILS: 'arn:aws:sqs:eu-west-1:123456789012:emails-schedule-dlq',
     JOBS_IDEMPOTENCY_TABLE: 'jobs-idempotency',
   }),
 });
@@ -72,7 +73,10 @@ describe('examples/producer-js sends a job for later from the tarball', () => {
     expect(out.calls[2]?.input).toMatchObject({
       GroupName: 'shop-emails',
       ActionAfterCompletion: 'DELETE',
-      Target: { Arn: 'arn:aws:sqs:eu-west-1:123456789012:emails' },
+      Target: {
+        Arn: 'arn:aws:sqs:eu-west-1:123456789012:emails',
+        DeadLetterConfig: { Arn: 'arn:aws:sqs:eu-west-1:123456789012:emails-schedule-dlq' },
+      },
     });
   });
 });

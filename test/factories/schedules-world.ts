@@ -125,7 +125,13 @@ export async function startSchedulesWorld(options: SchedulesWorldOptions): Promi
     scheduling: {
       idempotencyTableName: tableName,
       queues: {
-        holds: { groupName: group, roleArn: 'arn:aws:iam::000000000000:role/it', queueArn: holds.arn },
+        holds: {
+          groupName: group,
+          roleArn: 'arn:aws:iam::000000000000:role/it',
+          queueArn: holds.arn,
+          // The schedule DLQ of the holds' one-time schedules (a standard queue, as Scheduler needs).
+          deadLetterQueueArn: dlq.arn,
+        },
       },
     },
   });

@@ -325,6 +325,7 @@ describe('a FIFO queue with a recurring job', () => {
     expect(env).toEqual({
       JOBS_SCHEDULE_GROUP_INVOICES: 'Billing-invoices',
       JOBS_SCHEDULER_ROLE_ARN_INVOICES: { 'Fn::GetAtt': [logicalId(q.schedulerRole), 'Arn'] },
+      JOBS_SCHEDULE_DLQ_ARN_INVOICES: { 'Fn::GetAtt': [logicalId(q.scheduleDeadLetterQueue), 'Arn'] },
       JOBS_QUEUE_URL_INVOICES: { Ref: logicalId(q.queue) },
       JOBS_IDEMPOTENCY_TABLE: { Ref: logicalId(table.table) },
     });

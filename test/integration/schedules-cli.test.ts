@@ -154,7 +154,9 @@ describe('sqs-jobs schedules', () => {
     expect(fired.stderr).toBe('');
     expect(fired.code).toBe(0);
     const manualId = `nightly-invoices@${new Date(START).toISOString()}`;
-    expect(fired.stdout).toContain(`fired nightly-invoices now: sent job ${manualId} to `);
+    expect(fired.stdout).toContain(
+      `fired nightly-invoices now: sent job ${manualId} to ${new URL(emulator.endpoint).origin}/`,
+    );
     expect(fired.stdout).toContain('never collides with the schedule');
 
     // The real firing, at 23:00 Berlin; then the worker runs both.
@@ -187,7 +189,9 @@ describe('sqs-jobs schedules', () => {
     expect(stdout).toMatch(/ {2}via: {9}one-time schedule sj-[0-9a-f]{56}/);
     expect(stdout).toContain(
       `  expression:  at(${new Date(Math.ceil(HOLD_1_AT.getTime() / 1000) * 1000).toISOString().slice(0, 19)}) in UTC, ENABLED`,
-    );
+    ); // A delivery Scheduler gives up on lands in the schedule DLQ, not dropped.
+    expect(stdout).toContain(`s, then dead-letter queue ${dlq.arn}`);
+    expect(stdout).not.toContain('no dead-letter queue');
   });
 
   it('cancel: cancels a pending job and deletes its schedule; again: already cancelled; an unknown id: not found (exit 1)', async () => {
@@ -224,6 +228,14 @@ describe('sqs-jobs schedules', () => {
       scheduling: { idempotencyTableName: tableName },
     });
     await other.send(expireHold, { holdId: 'h-2' }, { id: 'hold-h-2', delayMs: 60_000 });
+    const ambiguousShow = await schedules(['show', 'hold-h-2']);
+    expect(ambiguousShow.code).toBe(2);
+    expect(ambiguousShow.stdout).toBe('');
+    expect(ambiguousShow.stderr).toContain('several jobs sent for later have the id hold-h-2');
+    expect(ambiguousShow.stderr).toContain("give the job's --source");
+    const shownOne = await schedules(['show', 'hold-h-2', '--source', '/services/other']);
+    expect(shownOne.code).toBe(0);
+    expect(shownOne.stdout).toContain('/services/other');
     const ambiguous = await schedules(['cancel', 'hold-h-2']);
     expect(ambiguous.code).toBe(2);
     expect(ambiguous.stderr).toContain('several jobs sent for later have the id hold-h-2');

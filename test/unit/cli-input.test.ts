@@ -198,3 +198,28 @@ describe('flag values a user gets wrong', () => {
     }
   });
 });
+
+describe('sqs-jobs send --envelope: the attributes of a job sent for later', () => {
+  it('a hand-written runat / schedulegeneration is refused (exit 2), naming JobClient runAt; nothing is sent', async () => {
+    const months = new Date(Date.now() + 90 * 86_400_000).toISOString();
+    const envelope = ENVELOPE('{"amount":1}').replace(
+      '"datacontenttype"',
+      `"runat":"${months}","schedulegeneration":"1","datacontenttype"`,
+    );
+    for (const dryRun of [[], ['--dry-run']]) {
+      const { code, stdout, stderr } = await run([
+        'send',
+        '--queue-url',
+        QUEUE,
+        '--envelope',
+        envelope,
+        ...dryRun,
+      ]);
+      expect(code).toBe(2);
+      expect(stdout).toBe('');
+      expect(stderr).toMatch(
+        /^error: --envelope: runat and schedulegeneration are set by JobClient .*jobClient\.send\(job, data, \{ runAt \}\)/,
+      );
+    }
+  });
+});

@@ -37,10 +37,11 @@ const URLS = {
   holds: 'https://sqs.eu-west-1.amazonaws.com/123456789012/holds',
   billing: 'https://sqs.eu-west-1.amazonaws.com/123456789012/billing.fifo',
 };
+const HOLDS_DLQ = 'arn:aws:sqs:eu-west-1:123456789012:holds-schedule-dlq';
 const SCHEDULING = {
   idempotencyTableName: 'jobs-idempotency',
   queues: {
-    holds: { groupName: 'app-holds', roleArn: ROLE },
+    holds: { groupName: 'app-holds', roleArn: ROLE, deadLetterQueueArn: HOLDS_DLQ },
     billing: { groupName: 'app-billing', roleArn: 'arn:aws:iam::123456789012:role/billing-scheduler' },
   },
 };
@@ -136,6 +137,7 @@ describe('sending a job for later', () => {
         Arn: 'arn:aws:sqs:eu-west-1:123456789012:holds',
         RoleArn: ROLE,
         Input: create!.input.Target.Input,
+        DeadLetterConfig: { Arn: HOLDS_DLQ },
       },
     });
     // at() has whole seconds: rounded up, never early.
@@ -203,6 +205,69 @@ describe('sending a job for later', () => {
       sqs.entries[0]!.MessageBody,
       sqs.entries[0]!.MessageBody,
     ]);
+  });
+
+  it('the same id and time with other data is refused (not taken for a retry), and the first data is kept', async () => {
+    const { client, scheduler } = setup();
+    const runAt = new Date(Date.now() + 2 * HOUR_MS);
+    await client.send(expireHold, { holdId: 'h-5' }, { id: 'hold-h-5', runAt });
+    const error = await client
+      .send(expireHold, { holdId: 'h-OTHER' }, { id: 'hold-h-5', runAt })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(JobClientError);
+    expect(error).toMatchObject({ code: 'AlreadyScheduled', senderFault: true });
+    expect((error as Error).message).toMatch(
+      /with other data or partition key: a retried send must carry the same message/,
+    );
+    const [stored] = [...scheduler.schedules.values()];
+    expect(parseEnvelope(stored.Target.Input).data).toEqual({ holdId: 'h-5' });
+    expect(scheduler.callsOf('CreateScheduleCommand')).toHaveLength(1);
+  });
+
+  it('a CreateSchedule refused for good (no such group) leaves nothing pending: the error names the group and what to do; a send after the fix goes', async () => {
+    const fake = new FakeScheduler();
+    let groupExists = false;
+    const scheduler = {
+      // biome-ignore lint/suspicious/noExplicitAny: any Scheduler command.
+      send: async (command: any) => {
+        if (!groupExists && command.constructor.name === 'CreateScheduleCommand')
+          throw Object.assign(new Error('Schedule group app-holds does not exist.'), {
+            name: 'ResourceNotFoundException',
+            $fault: 'client',
+            $metadata: { httpStatusCode: 404 },
+          });
+        return fake.send(command);
+      },
+    };
+    const { client } = setup({ scheduler });
+    const runAt = new Date(Date.now() + 2 * HOUR_MS);
+    const error = await client
+      .send(expireHold, { holdId: 'h-g' }, { id: 'hold-h-g', runAt })
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'ResourceNotFoundException', senderFault: true });
+    expect((error as Error).message).toMatch(
+      /job hold-h-g was not sent for later: CreateSchedule in group "app-holds" failed .*schedule group "app-holds" does not exist: deploy the JobQueue .*Nothing is pending: send it again once fixed/s,
+    );
+    // No phantom: the job is not pending (cancel finds nothing), and once the group exists the same send goes.
+    expect(await client.cancel({ queue: 'holds', id: 'hold-h-g' })).toMatchObject({ status: 'not-found' });
+    groupExists = true;
+    const sent = await client.send(expireHold, { holdId: 'h-g' }, { id: 'hold-h-g', runAt });
+    expect(sent).toMatchObject({ via: 'schedule' });
+    expect(fake.schedules.size).toBe(1);
+  });
+
+  it('a transient CreateSchedule failure keeps the state item: the retried send finds it and makes the schedule', async () => {
+    const { client, scheduler } = setup();
+    scheduler.failBefore.push('CreateScheduleCommand');
+    const runAt = new Date(Date.now() + 2 * HOUR_MS);
+    await expect(client.send(expireHold, { holdId: 'h-t' }, { id: 'hold-h-t', runAt })).rejects.toMatchObject(
+      {
+        code: 'InternalServerException',
+      },
+    );
+    const sent = await client.send(expireHold, { holdId: 'h-t' }, { id: 'hold-h-t', runAt });
+    expect(sent).toMatchObject({ via: 'schedule' });
+    expect(scheduler.schedules.size).toBe(1);
   });
 
   it('the same id sent for later at another time is refused: reschedule moves a job', async () => {
@@ -297,6 +362,49 @@ describe('sending a job for later', () => {
       .send(expireHold, { holdId: '<aws.scheduler.execution-id>' }, { delayMs: 1000 })
       .catch((e: unknown) => e);
     expect((error as Error).message).toMatch(/<aws\.scheduler\./);
+  });
+});
+
+describe('a send for now with the id of a job pending for later', () => {
+  it('is refused (it would run the job early and make a later cancel untrue); the job stays cancellable', async () => {
+    const { client, sqs, scheduler } = setup();
+    await client.send(
+      expireHold,
+      { holdId: 'h-n' },
+      { id: 'hold-h-n', runAt: new Date(Date.now() + 2 * HOUR_MS) },
+    );
+    const error = await client
+      .send(expireHold, { holdId: 'h-n' }, { id: 'hold-h-n' })
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'AlreadyScheduled', senderFault: true });
+    expect((error as Error).message).toMatch(
+      /is pending for later .*would run it early.*jobClient\.reschedule/,
+    );
+    expect(sqs.entries).toEqual([]);
+    expect(await client.cancel({ queue: 'holds', id: 'hold-h-n' })).toMatchObject({ status: 'cancelled' });
+    expect(scheduler.schedules.size).toBe(0);
+  });
+
+  it('goes once the job is no longer pending, and a send without options.id reads nothing', async () => {
+    const { client, sqs, dynamodb } = setup();
+    await client.send(
+      expireHold,
+      { holdId: 'h-m' },
+      { id: 'hold-h-m', runAt: new Date(Date.now() + 2 * HOUR_MS) },
+    );
+    await client.cancel({ queue: 'holds', id: 'hold-h-m' });
+    await client.send(expireHold, { holdId: 'h-m' }, { id: 'hold-h-m' });
+    expect(sqs.entries).toHaveLength(1);
+    const reads = dynamodb.calls.length;
+    await client.send(expireHold, { holdId: 'h-any' });
+    expect(dynamodb.calls.length).toBe(reads);
+  });
+
+  it('a client without scheduling makes no DynamoDB call for a send with options.id', async () => {
+    const { client, sqs, dynamodb } = setup({ scheduling: {} });
+    await client.send(expireHold, { holdId: 'h-p' }, { id: 'hold-h-p' });
+    expect(sqs.entries).toHaveLength(1);
+    expect(dynamodb.calls).toEqual([]);
   });
 });
 
@@ -432,17 +540,91 @@ describe('reschedule', () => {
   });
 });
 
+describe('a state table that does not exist', () => {
+  it('send, cancel and reschedule name the table and what to set, not only "Requested resource not found"', async () => {
+    const missing = {
+      send: async () => {
+        throw Object.assign(new Error('Requested resource not found'), {
+          name: 'ResourceNotFoundException',
+          $fault: 'client',
+          $metadata: { httpStatusCode: 400 },
+        });
+      },
+    };
+    const { client, sqs } = setup({
+      dynamodb: missing,
+      scheduling: { ...SCHEDULING, idempotencyTableName: 'NoSuchTable' },
+    });
+    const expected =
+      /the idempotency table "NoSuchTable" .*does not exist in this account and region.*IdempotencyTableName/;
+    await expect(
+      client.send(expireHold, { holdId: 'h-x' }, { id: 'hold-h-x', delayMs: 2 * HOUR_MS }),
+    ).rejects.toThrow(expected);
+    await expect(client.cancel({ queue: 'holds', id: 'hold-h-x' })).rejects.toThrow(expected);
+    await expect(
+      client.reschedule({ queue: 'holds', id: 'hold-h-x' }, new Date(Date.now() + HOUR_MS)),
+    ).rejects.toThrow(expected);
+    expect(sqs.entries).toEqual([]);
+  });
+});
+
+describe('the schedule dead-letter queue', () => {
+  it('a rescheduled job keeps its DeadLetterConfig (UpdateSchedule sends the whole definition)', async () => {
+    const { client, scheduler } = setup();
+    await client.send(
+      expireHold,
+      { holdId: 'h-d' },
+      { id: 'hold-h-d', runAt: new Date(Date.now() + 2 * HOUR_MS) },
+    );
+    await client.reschedule({ queue: 'holds', id: 'hold-h-d' }, new Date(Date.now() + 3 * HOUR_MS));
+    const [update] = scheduler.callsOf('UpdateScheduleCommand');
+    expect(update!.input.Target.DeadLetterConfig).toEqual({ Arn: HOLDS_DLQ });
+  });
+
+  it('a queue without deadLetterQueueArn: the job is sent, and the producer is warned once per queue that it can be dropped', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    try {
+      const { client, scheduler } = setup();
+      await client.send(invoice, { orderId: 'o-w1' }, { id: 'inv-w1', partitionKey: 'u', delayMs: 5_000 });
+      await client.send(invoice, { orderId: 'o-w2' }, { id: 'inv-w2', partitionKey: 'u', delayMs: 5_000 });
+      expect(scheduler.callsOf('CreateScheduleCommand')[0]!.input.Target.DeadLetterConfig).toBeUndefined();
+      expect(warn).toHaveBeenCalledTimes(1);
+      expect(String(warn.mock.calls[0]![0])).toMatch(
+        /scheduling\.queues\.billing has no deadLetterQueueArn: .*dropped.*JOBS_SCHEDULE_DLQ_ARN_BILLING/,
+      );
+    } finally {
+      warn.mockRestore();
+    }
+  });
+
+  it('refuses a FIFO or malformed dead-letter queue ARN (Scheduler takes a standard queue only)', () => {
+    expect(
+      () =>
+        new JobClient({
+          source: SOURCE,
+          queueUrls: URLS,
+          scheduling: {
+            queues: { holds: { groupName: 'g', roleArn: ROLE, deadLetterQueueArn: `${HOLDS_DLQ}.fifo` } },
+          },
+        }),
+    ).toThrow(/scheduling\.queues\.holds\.deadLetterQueueArn must be the ARN of a standard SQS queue/);
+  });
+});
+
 describe('schedulingFromEnv', () => {
   it('reads each queue whose group and role are both set, and the table', () => {
     expect(
       schedulingFromEnv({
         JOBS_SCHEDULE_GROUP_BOOKING_HOLDS: 'app-booking-holds',
         JOBS_SCHEDULER_ROLE_ARN_BOOKING_HOLDS: ROLE,
+        JOBS_SCHEDULE_DLQ_ARN_BOOKING_HOLDS: HOLDS_DLQ,
         JOBS_SCHEDULE_GROUP_HALF: 'only-a-group',
         JOBS_IDEMPOTENCY_TABLE: 'jobs-idempotency',
       }),
     ).toEqual({
-      queues: { 'booking-holds': { groupName: 'app-booking-holds', roleArn: ROLE } },
+      queues: {
+        'booking-holds': { groupName: 'app-booking-holds', roleArn: ROLE, deadLetterQueueArn: HOLDS_DLQ },
+      },
       idempotencyTableName: 'jobs-idempotency',
     });
   });

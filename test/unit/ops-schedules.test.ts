@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { schedulerError } from '../../lib/ops/schedule-reads.ts';
-import { bothTimes, renderCancel } from '../../lib/ops/schedules-format.ts';
+import { bothTimes, renderCancel, renderSchedulesList } from '../../lib/ops/schedules-format.ts';
 
 const named = (name: string, message: string, code?: string) =>
   Object.assign(new Error(message), { name, ...(code === undefined ? {} : { code }) });
@@ -61,5 +61,14 @@ describe('schedules text', () => {
     expect(renderCancel({ id: 'x', queue: '', status: 'not-found' })).toContain(
       'no job sent for later with id x',
     );
+  });
+});
+
+describe('schedules list heading', () => {
+  it('names UTC once when the local zone is UTC (TZ unset), both zones otherwise', () => {
+    const list = { groups: ['g'], pending: [], recurring: [], notes: [] };
+    expect(renderSchedulesList(list, 'UTC')).toContain('earliest first, times in UTC:');
+    expect(renderSchedulesList(list, 'UTC')).not.toContain('UTC and UTC');
+    expect(renderSchedulesList(list, 'Europe/Berlin')).toContain('times in UTC and Europe/Berlin:');
   });
 });

@@ -18,6 +18,13 @@ import { failedIds, workerHarness } from '../factories/worker.ts';
 class SchedulingGuard extends FakeGuard {
   readonly starts: ScheduledStartRequest[] = [];
   readonly answers = new Map<string, ScheduledStart>();
+  /** Ids whose state item exists (for a message far before its time). */
+  readonly existing = new Set<string>();
+  readonly existsAsked: string[] = [];
+  async scheduledJobExists(_source: string, id: string): Promise<boolean> {
+    this.existsAsked.push(id);
+    return this.existing.has(id);
+  }
   async startScheduledJob(request: ScheduledStartRequest): Promise<ScheduledStart> {
     this.starts.push(request);
     return this.answers.get(request.id) ?? 'started';
@@ -102,12 +109,40 @@ describe('a job sent for later, in the worker', () => {
     const { response } = await harness.invoke([record]);
     expect(ran).toEqual([]);
     expect(guard.starts).toEqual([]);
+    expect(guard.existsAsked).toEqual([]);
     expect(failedIds(response)).toEqual(['m-h-4']);
     const [change] = harness.sqs.calls;
     expect(change).toMatchObject({ action: 'ChangeMessageVisibility' });
     const seconds = (change as { input: { VisibilityTimeout: number } }).input.VisibilityTimeout;
     expect(seconds).toBeGreaterThanOrEqual(29);
     expect(seconds).toBeLessThanOrEqual(30);
+  });
+
+  it('hand-made runat months ahead with no state item: dead-lettered at once with ScheduledStateMissing, not left to burn receives', async () => {
+    const { ran, guard, harness } = setup();
+    const record = laterRecord('h-far', new Date(Date.now() + 90 * 86_400_000));
+    const { response, logs } = await harness.invoke([record]);
+    expect(ran).toEqual([]);
+    expect(failedIds(response)).toEqual([]);
+    expect(guard.starts).toEqual([]);
+    const attributes = harness.sqs.sentTo(harness.dlqUrl)[0]?.MessageAttributes;
+    expect(attributes?.ErrorName?.StringValue).toBe('ScheduledStateMissing');
+    expect(logs).toContainEqual(
+      expect.objectContaining({
+        message: 'job sent for later has no state and is far from due: dead-lettered',
+      }),
+    );
+  });
+
+  it('far ahead with its state item (a real job sent for later): waits, up to 12 hours a receive', async () => {
+    const { ran, guard, harness } = setup();
+    guard.existing.add('h-real');
+    const { response } = await harness.invoke([laterRecord('h-real', new Date(Date.now() + 2 * 86_400_000))]);
+    expect(ran).toEqual([]);
+    expect(failedIds(response)).toEqual(['m-h-real']);
+    expect(harness.sqs.sentTo(harness.dlqUrl)).toEqual([]);
+    const [change] = harness.sqs.calls;
+    expect((change as { input: { VisibilityTimeout: number } }).input.VisibilityTimeout).toBe(43_200);
   });
 
   it('missing state (expired, or never written): runs, with a warning', async () => {

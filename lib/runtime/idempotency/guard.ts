@@ -222,6 +222,13 @@ export type ScheduledStart = 'started' | 'cancelled' | 'superseded' | 'missing';
 export interface ScheduledJobStore {
   /** One conditional write: marks the job started if its message's generation is current and it is not cancelled. */
   startScheduledJob(request: ScheduledStartRequest): Promise<ScheduledStart>;
+  /**
+   * Whether a state item (not expired) exists for the job `source`/`id`: asked only of a message
+   * that arrives far before its `runat` (more than 15 minutes, which no message of `JobClient`
+   * does), to tell a job that waits from a hand-made one that would wait forever. Optional: a
+   * store without it lets such a message wait.
+   */
+  scheduledJobExists?(source: string, id: string): Promise<boolean>;
 }
 
 /** Whether a guard also keeps the state of jobs sent for later. */

@@ -50,3 +50,14 @@ export async function startScheduledJob(
     }
   }
 }
+
+/** Whether the state item of `source`/`id` is there and has not expired (one consistent GetItem). */
+export async function scheduledJobExists(
+  table: RecordTable,
+  source: string,
+  id: string,
+  nowMs: number,
+): Promise<boolean> {
+  const item = await table.get('scheduled-state', scheduledJobKey(source, id));
+  return item !== undefined && !isExpiredState(parseScheduledJobItem(item), nowMs);
+}

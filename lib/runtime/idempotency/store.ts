@@ -59,7 +59,7 @@ import {
   parseStepRecord,
   stepRecordToItem,
 } from './record.ts';
-import { startScheduledJob } from './scheduled-job-store.ts';
+import { scheduledJobExists, startScheduledJob } from './scheduled-job-store.ts';
 import { stepWrite } from './step-write.ts';
 import { storable } from './storable.ts';
 import { RecordTable, type WriteResult } from './table.ts';
@@ -191,6 +191,15 @@ export class DynamoIdempotencyStore implements IdempotencyGuard, GroupParkStore,
    */
   startScheduledJob(request: ScheduledStartRequest): Promise<ScheduledStart> {
     return startScheduledJob(this.#table, request, this.#now());
+  }
+
+  /**
+   * Whether the job sent for later `source`/`id` has a state item that has not expired. One
+   * strongly consistent GetItem.
+   * @throws {IdempotencyStoreError} when DynamoDB fails.
+   */
+  scheduledJobExists(source: string, id: string): Promise<boolean> {
+    return scheduledJobExists(this.#table, source, id, this.#now());
   }
 
   /**
