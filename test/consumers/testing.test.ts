@@ -27,7 +27,7 @@ describe('examples/testing (sqs-jobs/testing from the tarball)', () => {
       await run('npm', ['run', 'test:vitest'], { cwd: testing }),
     );
     report(`examples/testing vitest: ${seconds(result.ms)}`);
-    expect(plain(result.stdout)).toMatch(/Tests\s+5 passed \(5\)/);
+    expect(plain(result.stdout)).toMatch(/Tests\s+7 passed \(7\)/);
   });
 
   it('passes its jest tests', async () => {
