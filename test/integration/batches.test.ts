@@ -512,6 +512,74 @@ describe('a batch started by a producer (JobClient.startBatch)', () => {
     expect(t.childRuns.size).toBe(12);
   });
 
+  it('started again under the same id with the same count but other child data: refused, nothing sent; the same spec again is absorbed', async () => {
+    const t = batchJobs('respec');
+    const s = await setup(t.jobs);
+    const client = new JobClient({
+      source: '/producer',
+      queueUrls: { work: s.queue.url },
+      sqs: env.emulator.sqs,
+      dynamodb: env.db.client,
+      batches: { tableName: env.tableName },
+    });
+    const spec = {
+      id: 'dd-1',
+      children: [
+        { job: t.child, data: { n: 1, batch: 'dd' } },
+        { job: t.child, data: { n: 2, batch: 'dd' } },
+      ],
+      completion: { job: t.summary, data: { batch: 'dd' } },
+    };
+    expect(await client.startBatch(spec)).toEqual({ batchId: 'dd-1', total: 2, created: true });
+    // Two children, two messages on the queue (the watchdog is delayed).
+    const sent = await env.emulator.receiveWithin(s.queue, 1_000);
+    expect(sent).toHaveLength(2);
+    await expect(
+      client.startBatch({
+        ...spec,
+        children: [
+          { job: t.child, data: { n: 100, batch: 'dd' } },
+          { job: t.child, data: { n: 200, batch: 'dd' } },
+        ],
+      }),
+    ).rejects.toMatchObject({
+      code: 'InvalidBatch',
+      message: expect.stringMatching(/batch dd-1 exists with other children or another completion job/),
+    });
+    await expect(
+      client.startBatch({ ...spec, completion: { job: t.summary, data: { batch: 'other' } } }),
+    ).rejects.toMatchObject({ code: 'InvalidBatch' });
+    // The same spec, its keys in another order: a retry, answered created: false.
+    expect(
+      await client.startBatch({
+        ...spec,
+        children: spec.children.map((c) => ({ job: c.job, data: { batch: c.data.batch, n: c.data.n } })),
+      }),
+    ).toEqual({ batchId: 'dd-1', total: 2, created: false });
+    // The refused starts sent nothing: only the retry's two children (same ids) join the first two.
+    await env.emulator.sqs.send(
+      new (await import('@aws-sdk/client-sqs')).ChangeMessageVisibilityBatchCommand({
+        QueueUrl: s.queue.url,
+        Entries: sent.map((m, i) => ({
+          Id: String(i),
+          ReceiptHandle: m.ReceiptHandle ?? '',
+          VisibilityTimeout: 0,
+        })),
+      }),
+    );
+    await pump(s, () => t.completions.length > 0);
+    await pump(s, () => false, 1_000);
+
+    expect(t.completions).toHaveLength(1);
+    expect(t.completions[0]).toMatchObject({ total: 2, succeeded: 2, deadLettered: 0 });
+    expect(t.completions[0]?.children.map((c) => c.result)).toEqual([{ square: 1 }, { square: 4 }]);
+    expect([...t.childRuns.entries()].sort()).toEqual([
+      [1, 1],
+      [2, 1],
+    ]);
+    expect(await env.emulator.receiveWithin(s.dlq, 500)).toHaveLength(0);
+  });
+
   it('refuses without the table, and names what is wrong with a spec', async () => {
     const t = batchJobs('refused');
     const bare = new JobClient({
