@@ -412,6 +412,33 @@ describe('a dead-lettered child', () => {
   });
 });
 
+describe('a completion job whose batch does not exist', () => {
+  it('is dead-lettered at once as BatchNotFoundError naming the batch, never run, never retried', async () => {
+    const t = batchJobs('orphan');
+    const s = await setup(t.jobs);
+    await env.emulator.send(
+      s.queue,
+      createEnvelope({
+        type: t.summary.type,
+        source: '/test',
+        id: 'orphan-completion',
+        data: { batch: 'none' },
+        batch: { completesbatch: 'no-such-batch' },
+      }),
+    );
+    const [delivered] = await deliverOnce(s, 2_000);
+    expect(delivered).toBeDefined();
+    const [deadLetter] = await env.emulator.receiveWithin(s.dlq, 2_000);
+    expect(deadLetter?.MessageAttributes?.ErrorName?.StringValue).toBe('BatchNotFoundError');
+    expect(deadLetter?.MessageAttributes?.ErrorMessage?.StringValue).toMatch(
+      /completion job of batch "no-such-batch", but table .* has no item batch#no-such-batch/,
+    );
+    // Acknowledged (not retried), and the job's run never saw an undefined ctx.batch.
+    expect(await env.emulator.receiveWithin(s.queue, 500)).toHaveLength(0);
+    expect(t.completions).toHaveLength(0);
+  });
+});
+
 describe('a worker without the idempotency table', () => {
   it('refuses ctx.startBatch: the starting job is dead-lettered saying what batches need', async () => {
     const t = batchJobs('unguarded');

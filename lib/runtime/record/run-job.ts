@@ -6,7 +6,7 @@
 import { backoffDelaySeconds } from '../../core/backoff.ts';
 import { batchKey } from '../../core/batch.ts';
 import type { JobEnvelope } from '../../core/envelope.ts';
-import { type BatchContext, batchContextOf } from '../batches/context.ts';
+import { type BatchContext, BatchNotFoundError, batchContextOf } from '../batches/context.ts';
 import { completeBatchChild, completeBatchCompletion, sendCompletionIfDone } from '../batches/count.ts';
 import { startRequestedBatches } from '../batches/start.ts';
 import { childRecordKeys, sendChildren } from '../children.ts';
@@ -49,7 +49,8 @@ export async function runJob(
   if (completesBatch !== undefined && deps.batchLedger !== undefined) {
     try {
       const record = await deps.batchLedger.read(completesBatch);
-      if (record !== undefined) batch = batchContextOf(record, deps.batchLedger);
+      if (record === undefined) throw new BatchNotFoundError(completesBatch, deps.batchLedger.tableName);
+      batch = batchContextOf(record, deps.batchLedger);
     } catch (error) {
       return failed(run, job, error, lease, undefined);
     }
