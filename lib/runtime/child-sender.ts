@@ -7,7 +7,7 @@
  */
 import { JobClientError } from '../client/job-client-error.ts';
 import type { JobSender } from '../client/job-sender.ts';
-import { queueUrlsFromEnv } from '../core/queue-urls.ts';
+import { queueUrlEnvName, queueUrlsFromEnv, UNKNOWN_QUEUE_ADVICE } from '../core/queue-urls.ts';
 import type { ChildSender } from './children.ts';
 import type { SqsSender } from './sqs-port.ts';
 import type { WorkerLogger } from './telemetry.ts';
@@ -89,7 +89,29 @@ export function createJobClientChildSender(options: ChildSenderOptions): ChildSe
 
 function rejected(error: unknown): unknown {
   if (error instanceof JobClientError && error.senderFault) {
-    return new ChildRejectedError(`child jobs refused before sending: ${error.message}`, { cause: error });
+    return new ChildRejectedError(`child jobs refused before sending: ${workerAdvice(error.message)}`, {
+      cause: error,
+    });
   }
   return error;
+}
+
+/**
+ * The client's advice for an unknown queue is a producer's (queueUrls, an environment variable);
+ * a worker's queue URLs come from its JobQueue, so the fix is there: the CDK call that sets
+ * `JOBS_QUEUE_URL_<NAME>` and grants SendMessage (lib/constructs/job-queue.ts).
+ */
+function workerAdvice(message: string): string {
+  return message.replace(
+    new RegExp(
+      `unknown queue "([^"]*)" \\(known queues: ([^)]*)\\); ${escapeRegExp(UNKNOWN_QUEUE_ADVICE)}`,
+      'g',
+    ),
+    (_all, queue: string, known: string) =>
+      `unknown queue "${queue}" (this worker can send to: ${known}); make it an enqueue target of this worker's JobQueue in your CDK app: jobQueue.addEnqueueTarget('${queue}', <the JobQueue of '${queue}'>.queue) or the enqueueTargets prop, which sets ${queueUrlEnvName(queue)} and grants SendMessage`,
+  );
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

@@ -412,6 +412,103 @@ describe('a dead-lettered child', () => {
   });
 });
 
+describe("a batch whose completion job the children's worker cannot send", () => {
+  it('dead-letters each failed child once, counts exactly, warns with the CDK fix, and its watchdog sends the completion job', async () => {
+    // The children's worker runs a newer version of the child, whose schema refuses n = 2 (a dead
+    // letter before any lease) and which fails n = 3 for good (a dead letter under its lease). The
+    // completion job's queue, 'summary', is no enqueue target of that worker.
+    const producerChild = defineJob({
+      type: 'cq.child',
+      queue: 'work',
+      schema: z.object({ n: z.number() }),
+      async run() {},
+    });
+    const workerChild = defineJob({
+      type: 'cq.child',
+      queue: 'work',
+      schema: z.object({ n: z.number().refine((n) => n !== 2, 'n = 2 is refused by this version') }),
+      async run({ n }) {
+        if (n === 3) throw new PermanentError('customer 3 has no address');
+        return { n };
+      },
+    });
+    const completions: { deadLettered: number; statuses: string[] }[] = [];
+    const summary = defineJob({
+      type: 'cq.summary',
+      queue: 'summary',
+      schema: z.object({ batch: z.string() }),
+      async run(_data, ctx) {
+        const statuses: string[] = [];
+        for await (const child of ctx.batch?.children() ?? []) statuses.push(child.status);
+        completions.push({ deadLettered: ctx.batch?.deadLettered ?? -1, statuses });
+      },
+    });
+    const work = await setup([workerChild as AnyJob]);
+    const summaryQueues = await env.emulator.createQueuePair('summary', false);
+    const summaryWorker: Setup = {
+      ...summaryQueues,
+      lines: [],
+      handler: createWorker({
+        jobs: [summary as AnyJob],
+        sqs: env.emulator.sqs,
+        random: () => 0,
+        logger: new Logger({ logLevel: 'INFO' }),
+        env: {
+          JOBS_QUEUE_NAME: 'summary',
+          JOBS_QUEUE_URL: summaryQueues.queue.url,
+          JOBS_DLQ_URL: summaryQueues.dlq.url,
+          JOBS_IDEMPOTENCY_TABLE: env.tableName,
+          JOBS_QUEUE_URL_SUMMARY: summaryQueues.queue.url,
+        },
+      }),
+    };
+    const client = new JobClient({
+      source: '/producer',
+      queueUrls: { work: work.queue.url, summary: summaryQueues.queue.url },
+      sqs: env.emulator.sqs,
+      dynamodb: env.db.client,
+      batches: { tableName: env.tableName },
+    });
+    await client.startBatch({
+      id: 'cq-1',
+      children: [1, 2, 3].map((n) => ({ job: producerChild, data: { n } })),
+      completion: { job: summary, data: { batch: 'cq' } },
+      openLimitSeconds: 1,
+    });
+
+    // The children's queue goes quiet: nothing is retried in a loop.
+    await pump(work, () => false, 1_500);
+    const deadLetters: Message[] = [];
+    for (;;) {
+      const messages = await env.emulator.receiveWithin(work.dlq, 500);
+      if (messages.length === 0) break;
+      deadLetters.push(...messages);
+    }
+    // Each failed child in the DLQ exactly once.
+    expect(deadLetters.map((m) => JSON.parse(m.Body ?? '{}').data.n).sort()).toEqual([2, 3]);
+    const batch = await batchItem('cq-1');
+    expect([batch?.succeeded?.N, batch?.deadLettered?.N, batch?.state?.S]).toEqual(['1', '2', 'open']);
+    const handedOff = work.lines.filter(
+      (line) =>
+        line.level === 'WARN' &&
+        String(line.message).startsWith('batch done, but its completion job could not be sent from here'),
+    );
+    expect(handedOff).toHaveLength(1);
+    expect(handedOff[0]?.batchId).toBe('cq-1');
+    expect(JSON.stringify(handedOff[0]?.error)).toMatch(
+      /unknown queue \\"summary\\" \(this worker can send to: work\); make it an enqueue target of this worker's JobQueue in your CDK app: jobQueue.addEnqueueTarget\('summary'/,
+    );
+
+    // The watchdog, on the completion job's own queue, finds every child counted: it sends it.
+    await pump(summaryWorker, () => completions.length > 0, 4_000);
+    await pump(summaryWorker, () => false, 1_000);
+    expect(completions).toEqual([
+      { deadLettered: 2, statuses: ['succeeded', 'dead-lettered', 'dead-lettered'] },
+    ]);
+    expect((await batchItem('cq-1'))?.state?.S).toBe('completed');
+  });
+});
+
 describe('a completion job whose batch does not exist', () => {
   it('is dead-lettered at once as BatchNotFoundError naming the batch, never run, never retried', async () => {
     const t = batchJobs('orphan');

@@ -7,7 +7,7 @@ import { backoffDelaySeconds } from '../../core/backoff.ts';
 import { batchKey } from '../../core/batch.ts';
 import type { JobEnvelope } from '../../core/envelope.ts';
 import { type BatchContext, BatchNotFoundError, batchContextOf } from '../batches/context.ts';
-import { completeBatchChild, completeBatchCompletion, sendCompletionIfDone } from '../batches/count.ts';
+import { completeBatchChild, completeBatchCompletion, sendCompletionOrHandOff } from '../batches/count.ts';
 import { startRequestedBatches } from '../batches/start.ts';
 import { childRecordKeys, sendChildren } from '../children.ts';
 import type { Lease } from '../idempotency/guard.ts';
@@ -124,7 +124,12 @@ export async function runJob(
         );
       }
       counted = write === 'ok';
-      if (batchId !== undefined && counted) await sendCompletionIfDone(run, batchId, job.type);
+      if (batchId !== undefined && counted) {
+        // A completion job this record cannot send is handed off (WARN, the watchdog sends it);
+        // one it could send on its redelivery (a duplicate then) is retried.
+        const pending = await sendCompletionOrHandOff(run, batchId, job.type, false);
+        if (pending !== undefined) throw pending;
+      }
     } catch (error) {
       if (batchId !== undefined) {
         // A batch child must be counted, and its batch's completion job sent when it is the last:
@@ -134,6 +139,8 @@ export async function runJob(
         run.logger.error(
           "batch child done but not yet counted, or its batch's completion job not sent: retried",
           {
+            outcome: 'retry',
+            reason: 'batch-pending',
             batchId,
             counted,
             delaySeconds,
