@@ -111,11 +111,14 @@ export async function watchBatch(run: RecordRun, envelope: JobEnvelope): Promise
     return { status: 'completed' };
   } catch (error) {
     const delaySeconds = backoffDelaySeconds(run.receiveCount, DEFAULT_RETRY_POLICY, 0, deps.random);
-    run.logger.warn('batch watchdog could not read its batch or send its completion job; it will be retried', {
-      batchId,
-      delaySeconds,
-      error,
-    });
+    run.logger.warn(
+      'batch watchdog could not read its batch or send its completion job; it will be retried',
+      {
+        batchId,
+        delaySeconds,
+        error,
+      },
+    );
     return retry(delaySeconds, 'guard-unavailable');
   }
 }
