@@ -2,7 +2,6 @@
  * What a worker says when a job's child (or a batch's completion job) names a queue the worker
  * cannot send to: the CDK fix on its JobQueue, not a producer's `queueUrls` advice.
  */
-import { Logger } from '@aws-lambda-powertools/logger';
 import { describe, expect, it } from 'vitest';
 import { createEnvelope } from '../../lib/core/envelope.ts';
 import { createJobClientChildSender } from '../../lib/runtime/child-sender.ts';
@@ -16,7 +15,7 @@ function senderFor(env: Record<string, string>) {
     sqs: {
       send: () => Promise.reject(new Error('no send expected: the queue is refused before sending')),
     },
-    logger: new Logger({ logLevel: 'SILENT' }),
+    logger: { debug() {}, info() {}, warn() {}, error() {} },
   });
 }
 
