@@ -14,6 +14,7 @@ import { JobClient } from '../../lib/client/job-client.ts';
 import { batchIdOf, batchKey } from '../../lib/core/batch.ts';
 import { createEnvelope } from '../../lib/core/envelope.ts';
 import { PermanentError } from '../../lib/core/errors.ts';
+import { jobEventOf } from '../../lib/local/job-lines.ts';
 import { walkJobChain } from '../../lib/ops/job-chain.ts';
 import { renderJobChain } from '../../lib/ops/job-chain-format.ts';
 import { redriveDeadLetters } from '../../lib/ops/redrive/index.ts';
@@ -270,6 +271,16 @@ describe('a batch started by a job', () => {
 
     expect(lossy.dropped.filter((op) => op === 'TransactWriteItems').length).toBeGreaterThan(5);
     expect(completionSendsRefused).toBe(3);
+    // Each batch-pending retry (here: a counting transaction whose response was lost) is a job
+    // line of `sqs-jobs local` (outcome retry), naming the child and the error.
+    const pendingLines = s.lines
+      .map((line) => jobEventOf('Worker', JSON.stringify(line)))
+      .filter((event) => event?.outcome === 'retry' && event.reason === 'batch-pending');
+    expect(pendingLines.length).toBeGreaterThanOrEqual(1);
+    expect(pendingLines[0]).toMatchObject({
+      type: 'faults.child',
+      error: expect.stringMatching(/^IdempotencyStoreError: /),
+    });
     expect(t.completions).toHaveLength(1);
     expect(t.completions[0]).toMatchObject({ total: 20, succeeded: 20, deadLettered: 0 });
     expect([...t.childRuns.values()].every((runs) => runs === 1)).toBe(true);
