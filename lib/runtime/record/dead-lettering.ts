@@ -64,11 +64,11 @@ export async function deadLetter(run: RecordRun, input: DeadLetterInput): Promis
   // Without a lease, nothing in the store says this message was dead-lettered: its redelivery
   // would be dead-lettered again. So its count comes first (idempotent: its outcome item is
   // written only if absent), and nothing after the DLQ send may leave it on the queue.
-  let countedFirst = false;
+  let countedFirst: { readonly done: boolean } | undefined;
   if (batchChild && !input.lease) {
-    const pending = await countBeforeSend(run, input);
-    if (pending) return pending;
-    countedFirst = true;
+    const counted = await countBeforeSend(run, input);
+    if ('status' in counted) return counted;
+    countedFirst = counted;
   }
   try {
     await sendToDeadLetterQueue({
@@ -96,8 +96,10 @@ export async function deadLetter(run: RecordRun, input: DeadLetterInput): Promis
   // routed types become a JobType dimension: a type from an unrouted body is producer input, and
   // each distinct value would be a new CloudWatch metric.
   deps.metrics.deadLettered(input.job?.type ?? UNKNOWN_JOB_TYPE, failureOf(run, 'dead-lettered'));
-  if (countedFirst) {
-    await sendCompletionOrHandOff(run, run.envelope?.batchid as string, run.envelope?.type as string, true);
+  if (countedFirst !== undefined) {
+    if (countedFirst.done) {
+      await sendCompletionOrHandOff(run, run.envelope?.batchid as string, run.envelope?.type as string, true);
+    }
   } else if (batchChild) {
     const pending = await countInBatch(run, input);
     if (pending) return pending;
@@ -126,13 +128,16 @@ function isBatchChild(run: RecordRun, input: DeadLetterInput): boolean {
 
 /**
  * A batch child dead-lettered before its lease (its data, its group parked, its identity): counted
- * before the DLQ send. When the store fails, nothing was sent yet: the record is retried.
+ * before the DLQ send (`done`: the batch may now be done). When the store fails, nothing was sent
+ * yet: the record's retry outcome.
  */
-async function countBeforeSend(run: RecordRun, input: DeadLetterInput): Promise<RecordOutcome | undefined> {
+async function countBeforeSend(
+  run: RecordRun,
+  input: DeadLetterInput,
+): Promise<{ readonly done: boolean } | RecordOutcome> {
   const envelope = run.envelope as JobEnvelope;
   try {
-    await countDeadLetteredChild(run, envelope, undefined, input.error, input.reason);
-    return undefined;
+    return { done: await countDeadLetteredChild(run, envelope, undefined, input.error, input.reason) };
   } catch (error) {
     return batchPendingRetry(
       run,
