@@ -189,6 +189,7 @@ export async function startBatchWith(
   // Every child is checked before the batch item is written: a refused child must leave no open
   // batch behind (one that no child would ever count and no watchdog would ever report).
   await send.checkBatch(entries);
+  const specDigest = batchSpecDigest(entries, spec.completion, policy, starter.partitionKey);
   const existing = await table.putIfAbsent(
     batchRecordToItem({
       pk: batchKey(batchId),
@@ -206,6 +207,7 @@ export async function startBatchWith(
       openLimitSeconds,
       state: 'open',
       expiresAt: batchExpiresAt(starter.now, openLimitSeconds),
+      specDigest,
     }),
   );
   const created = existing === undefined;
@@ -214,6 +216,15 @@ export async function startBatchWith(
   if (existingTotal !== undefined && existingTotal !== entries.length) {
     throw invalidBatch([
       `batch ${batchId} exists with ${existingTotal} children and this start has ${entries.length}: a batch's children cannot change once started (start a new batch, with another id or from another job)`,
+    ]);
+  }
+  // The same count is not the same batch: children or a completion job with other data, sent
+  // under the first start's child ids, would each be dead-lettered as a PayloadMismatchError.
+  // Items written before the digest existed have none: only their count is compared.
+  const existingDigest = existing?.specDigest?.S;
+  if (existingDigest !== undefined && existingDigest !== specDigest) {
+    throw invalidBatch([
+      `batch ${batchId} exists with other children or another completion job (same count, ${entries.length}, but other types, data, options or onChildDeadLettered): a batch id must name the same children and completion every time it is started; nothing was sent (start a new batch under another id)`,
     ]);
   }
 
@@ -240,6 +251,55 @@ export async function startBatchWith(
     dueAtMs: starter.now + openLimitSeconds * 1000,
   });
   return { batchId, total: entries.length, created };
+}
+
+/**
+ * SHA-256 (hex) of what makes a batch the batch it is: each child's type, queue, data and
+ * effective options, the completion job's type, queue, data and partition key, and the dead-letter
+ * policy, with object keys sorted (a retry building the same data in another key order matches).
+ * Kept on the batch item (`specDigest`): a start under an existing id must match it.
+ */
+function batchSpecDigest(
+  entries: readonly BatchEntry[],
+  completion: BatchCompletionEntry,
+  policy: BatchDeadLetterPolicy,
+  starterPartitionKey: string | undefined,
+): string {
+  const hash = createHash('sha256');
+  const add = (part: unknown): void => {
+    hash.update(sortedJson(part));
+    hash.update('\n');
+  };
+  add(['policy', policy]);
+  add([
+    'completion',
+    completion.job.type,
+    completion.job.queue,
+    completion.data,
+    completion.options?.partitionKey ?? starterPartitionKey ?? null,
+  ]);
+  for (const entry of entries) {
+    add([
+      'child',
+      entry.job.type,
+      entry.job.queue,
+      entry.data,
+      entry.options?.partitionKey ?? null,
+      entry.options?.delaySeconds ?? null,
+    ]);
+  }
+  return hash.digest('hex');
+}
+
+/** JSON with object keys sorted at every level (same value rules as `JSON.stringify`). */
+function sortedJson(value: unknown): string {
+  return (
+    JSON.stringify(value, (_key, v: unknown) =>
+      typeof v === 'object' && v !== null && !Array.isArray(v)
+        ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+        : v,
+    ) ?? 'null'
+  );
 }
 
 /**

@@ -24,7 +24,7 @@ import { jsonNumberProblems } from '../core/json-numbers.ts';
 import { appendPath, jsonFormOf, jsonValueProblems } from '../core/json-value.ts';
 import { isValidMessageGroupId, MAX_DELAY_SECONDS } from '../core/message-parameters.ts';
 import { messageSizeBytes, utf8Bytes } from '../core/message-size.ts';
-import { isFifoQueueUrl } from '../core/queue-urls.ts';
+import { isFifoQueueUrl, UNKNOWN_QUEUE_ADVICE } from '../core/queue-urls.ts';
 import { newTraceparent } from '../core/trace-context.ts';
 import type { EntryProblem } from './job-client-error.ts';
 import { describeValue, isPlainObject, unknownKeyProblems } from './option-keys.ts';
@@ -358,7 +358,7 @@ function resolveQueue(
   if (queueUrl !== undefined) return { queueUrl };
   const known = Object.keys(settings.queueUrls).sort().join(', ') || 'none';
   return {
-    problem: `unknown queue "${queue}" (known queues: ${known}); pass its URL in queueUrls or set JOBS_QUEUE_URL_<NAME>`,
+    problem: `unknown queue "${queue}" (known queues: ${known}); ${UNKNOWN_QUEUE_ADVICE}`,
   };
 }
 

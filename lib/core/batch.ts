@@ -150,6 +150,11 @@ export interface BatchRecord {
   readonly completedAtMs?: number;
   /** TTL, epoch seconds. */
   readonly expiresAt: number;
+  /**
+   * SHA-256 of the batch's children and completion job (client/batch-start.ts, `batchSpecDigest`):
+   * a start under the same id must match it. Absent on items written before it was kept.
+   */
+  readonly specDigest?: string;
 }
 
 /** Children counted so far: completed plus dead-lettered under `complete-with-failures`. */
@@ -208,6 +213,7 @@ export function batchRecordToItem(record: BatchRecord): Record<string, Attribute
     state: S(record.state),
     ...(record.completedAtMs === undefined ? {} : { completedAtMs: N(record.completedAtMs) }),
     expiresAt: N(record.expiresAt),
+    ...(record.specDigest === undefined ? {} : { specDigest: S(record.specDigest) }),
   };
 }
 
@@ -239,6 +245,7 @@ export function parseBatchRecord(item: Record<string, AttributeValue>): BatchRec
   const state = str(item, 'state', pk) as BatchState;
   const parentJob = item.parentJob?.S;
   const completedAtMs = item.completedAtMs?.N;
+  const specDigest = item.specDigest?.S;
   return {
     pk,
     recordType: 'batch',
@@ -256,6 +263,7 @@ export function parseBatchRecord(item: Record<string, AttributeValue>): BatchRec
     state,
     ...(completedAtMs === undefined ? {} : { completedAtMs: Number(completedAtMs) }),
     expiresAt: num(item, 'expiresAt', pk),
+    ...(specDigest === undefined ? {} : { specDigest }),
   };
 }
 

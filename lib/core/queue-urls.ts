@@ -7,6 +7,12 @@
 /** Prefix of the environment variables holding the URL of each queue a service sends to. */
 export const QUEUE_URL_ENV_PREFIX = 'JOBS_QUEUE_URL_';
 
+/**
+ * What a producer does about an unknown queue, the end of the client's problem text (a worker's
+ * child sender replaces it with the CDK fix: lib/runtime/child-sender.ts).
+ */
+export const UNKNOWN_QUEUE_ADVICE = 'pass its URL in queueUrls or set JOBS_QUEUE_URL_<NAME>';
+
 /** Prefix of the variables naming each queue's EventBridge Scheduler schedule group (jobs sent for later). */
 export const SCHEDULE_GROUP_ENV_PREFIX = 'JOBS_SCHEDULE_GROUP_';
 /** Prefix of the variables naming the role each queue's schedules deliver with. */

@@ -7,7 +7,7 @@
  */
 import { JobClientError } from '../client/job-client-error.ts';
 import type { JobSender } from '../client/job-sender.ts';
-import { queueUrlsFromEnv } from '../core/queue-urls.ts';
+import { queueUrlEnvName, queueUrlsFromEnv, UNKNOWN_QUEUE_ADVICE } from '../core/queue-urls.ts';
 import type { ChildSender } from './children.ts';
 import type { SqsSender } from './sqs-port.ts';
 import type { WorkerLogger } from './telemetry.ts';
@@ -56,14 +56,14 @@ export function createJobClientChildSender(options: ChildSenderOptions): ChildSe
       try {
         return await (await jobClient()).sendBatch(entries);
       } catch (error) {
-        throw rejected(error);
+        throw rejected(error, options.env.JOBS_QUEUE_NAME);
       }
     },
     async sendEnvelope(queue, body) {
       try {
         return await (await jobClient()).sendEnvelope(queue, body);
       } catch (error) {
-        throw rejected(error);
+        throw rejected(error, options.env.JOBS_QUEUE_NAME);
       }
     },
     async startBatch(spec, starter, tableName) {
@@ -81,15 +81,46 @@ export function createJobClientChildSender(options: ChildSenderOptions): ChildSe
           delayedWatchdogScheduler(sender, Date.now),
         );
       } catch (error) {
-        throw rejected(error);
+        throw rejected(error, options.env.JOBS_QUEUE_NAME);
       }
     },
   };
 }
 
-function rejected(error: unknown): unknown {
+function rejected(error: unknown, ownQueue: string | undefined): unknown {
   if (error instanceof JobClientError && error.senderFault) {
-    return new ChildRejectedError(`child jobs refused before sending: ${error.message}`, { cause: error });
+    return new ChildRejectedError(
+      `child jobs refused before sending: ${workerAdvice(error.message, ownQueue)}`,
+      {
+        cause: error,
+      },
+    );
   }
   return error;
+}
+
+/**
+ * The client's advice for an unknown queue is a producer's (queueUrls, an environment variable);
+ * a worker's queue URLs come from its JobQueue, so the fix is there: the CDK call that sets
+ * `JOBS_QUEUE_URL_<NAME>` and grants SendMessage (lib/constructs/job-queue.ts). A worker sends to
+ * its own queue (`ownQueue`, JOBS_QUEUE_NAME) only once that queue is its own enqueue target.
+ */
+function workerAdvice(message: string, ownQueue: string | undefined): string {
+  return message.replace(
+    new RegExp(
+      `unknown queue "([^"]*)" \\(known queues: ([^)]*)\\); ${escapeRegExp(UNKNOWN_QUEUE_ADVICE)}`,
+      'g',
+    ),
+    (_all, queue: string, known: string) => {
+      const fix =
+        queue === ownQueue
+          ? `it is this worker's own queue, which a worker sends to only as its own enqueue target: jobQueue.addEnqueueTarget('${queue}', jobQueue.queue) on its JobQueue in your CDK app`
+          : `make it an enqueue target of this worker's JobQueue in your CDK app: jobQueue.addEnqueueTarget('${queue}', <the JobQueue of '${queue}'>.queue) or the enqueueTargets prop`;
+      return `unknown queue "${queue}" (this worker can send to: ${known}); ${fix}, which sets ${queueUrlEnvName(queue)} and grants SendMessage`;
+    },
+  );
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

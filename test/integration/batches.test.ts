@@ -14,6 +14,7 @@ import { JobClient } from '../../lib/client/job-client.ts';
 import { batchIdOf, batchKey } from '../../lib/core/batch.ts';
 import { createEnvelope } from '../../lib/core/envelope.ts';
 import { PermanentError } from '../../lib/core/errors.ts';
+import { jobEventOf } from '../../lib/local/job-lines.ts';
 import { walkJobChain } from '../../lib/ops/job-chain.ts';
 import { renderJobChain } from '../../lib/ops/job-chain-format.ts';
 import { redriveDeadLetters } from '../../lib/ops/redrive/index.ts';
@@ -270,6 +271,16 @@ describe('a batch started by a job', () => {
 
     expect(lossy.dropped.filter((op) => op === 'TransactWriteItems').length).toBeGreaterThan(5);
     expect(completionSendsRefused).toBe(3);
+    // Each batch-pending retry (here: a counting transaction whose response was lost) is a job
+    // line of `sqs-jobs local` (outcome retry), naming the child and the error.
+    const pendingLines = s.lines
+      .map((line) => jobEventOf('Worker', JSON.stringify(line)))
+      .filter((event) => event?.outcome === 'retry' && event.reason === 'batch-pending');
+    expect(pendingLines.length).toBeGreaterThanOrEqual(1);
+    expect(pendingLines[0]).toMatchObject({
+      type: 'faults.child',
+      error: expect.stringMatching(/^IdempotencyStoreError: /),
+    });
     expect(t.completions).toHaveLength(1);
     expect(t.completions[0]).toMatchObject({ total: 20, succeeded: 20, deadLettered: 0 });
     expect([...t.childRuns.values()].every((runs) => runs === 1)).toBe(true);
@@ -412,6 +423,130 @@ describe('a dead-lettered child', () => {
   });
 });
 
+describe("a batch whose completion job the children's worker cannot send", () => {
+  it('dead-letters each failed child once, counts exactly, warns with the CDK fix, and its watchdog sends the completion job', async () => {
+    // The children's worker runs a newer version of the child, whose schema refuses n = 2 (a dead
+    // letter before any lease) and which fails n = 3 for good (a dead letter under its lease). The
+    // completion job's queue, 'summary', is no enqueue target of that worker.
+    const producerChild = defineJob({
+      type: 'cq.child',
+      queue: 'work',
+      schema: z.object({ n: z.number() }),
+      async run() {},
+    });
+    const workerChild = defineJob({
+      type: 'cq.child',
+      queue: 'work',
+      schema: z.object({ n: z.number().refine((n) => n !== 2, 'n = 2 is refused by this version') }),
+      async run({ n }) {
+        if (n === 3) throw new PermanentError('customer 3 has no address');
+        return { n };
+      },
+    });
+    const completions: { deadLettered: number; statuses: string[] }[] = [];
+    const summary = defineJob({
+      type: 'cq.summary',
+      queue: 'summary',
+      schema: z.object({ batch: z.string() }),
+      async run(_data, ctx) {
+        const statuses: string[] = [];
+        for await (const child of ctx.batch?.children() ?? []) statuses.push(child.status);
+        completions.push({ deadLettered: ctx.batch?.deadLettered ?? -1, statuses });
+      },
+    });
+    const work = await setup([workerChild as AnyJob]);
+    const summaryQueues = await env.emulator.createQueuePair('summary', false);
+    const summaryWorker: Setup = {
+      ...summaryQueues,
+      lines: [],
+      handler: createWorker({
+        jobs: [summary as AnyJob],
+        sqs: env.emulator.sqs,
+        random: () => 0,
+        logger: new Logger({ logLevel: 'INFO' }),
+        env: {
+          JOBS_QUEUE_NAME: 'summary',
+          JOBS_QUEUE_URL: summaryQueues.queue.url,
+          JOBS_DLQ_URL: summaryQueues.dlq.url,
+          JOBS_IDEMPOTENCY_TABLE: env.tableName,
+          JOBS_QUEUE_URL_SUMMARY: summaryQueues.queue.url,
+        },
+      }),
+    };
+    const client = new JobClient({
+      source: '/producer',
+      queueUrls: { work: work.queue.url, summary: summaryQueues.queue.url },
+      sqs: env.emulator.sqs,
+      dynamodb: env.db.client,
+      batches: { tableName: env.tableName },
+    });
+    await client.startBatch({
+      id: 'cq-1',
+      children: [1, 2, 3].map((n) => ({ job: producerChild, data: { n } })),
+      completion: { job: summary, data: { batch: 'cq' } },
+      openLimitSeconds: 1,
+    });
+
+    // The children's queue goes quiet: nothing is retried in a loop.
+    await pump(work, () => false, 1_500);
+    const deadLetters: Message[] = [];
+    for (;;) {
+      const messages = await env.emulator.receiveWithin(work.dlq, 500);
+      if (messages.length === 0) break;
+      deadLetters.push(...messages);
+    }
+    // Each failed child in the DLQ exactly once.
+    expect(deadLetters.map((m) => JSON.parse(m.Body ?? '{}').data.n).sort()).toEqual([2, 3]);
+    const batch = await batchItem('cq-1');
+    expect([batch?.succeeded?.N, batch?.deadLettered?.N, batch?.state?.S]).toEqual(['1', '2', 'open']);
+    const handedOff = work.lines.filter(
+      (line) =>
+        line.level === 'WARN' &&
+        String(line.message).startsWith('batch done, but its completion job could not be sent from here'),
+    );
+    expect(handedOff).toHaveLength(1);
+    expect(handedOff[0]?.batchId).toBe('cq-1');
+    expect(JSON.stringify(handedOff[0]?.error)).toMatch(
+      /unknown queue \\"summary\\" \(this worker can send to: work\); make it an enqueue target of this worker's JobQueue in your CDK app: jobQueue.addEnqueueTarget\('summary'/,
+    );
+
+    // The watchdog, on the completion job's own queue, finds every child counted: it sends it.
+    await pump(summaryWorker, () => completions.length > 0, 4_000);
+    await pump(summaryWorker, () => false, 1_000);
+    expect(completions).toEqual([
+      { deadLettered: 2, statuses: ['succeeded', 'dead-lettered', 'dead-lettered'] },
+    ]);
+    expect((await batchItem('cq-1'))?.state?.S).toBe('completed');
+  });
+});
+
+describe('a completion job whose batch does not exist', () => {
+  it('is dead-lettered at once as BatchNotFoundError naming the batch, never run, never retried', async () => {
+    const t = batchJobs('orphan');
+    const s = await setup(t.jobs);
+    await env.emulator.send(
+      s.queue,
+      createEnvelope({
+        type: t.summary.type,
+        source: '/test',
+        id: 'orphan-completion',
+        data: { batch: 'none' },
+        batch: { completesbatch: 'no-such-batch' },
+      }),
+    );
+    const [delivered] = await deliverOnce(s, 2_000);
+    expect(delivered).toBeDefined();
+    const [deadLetter] = await env.emulator.receiveWithin(s.dlq, 2_000);
+    expect(deadLetter?.MessageAttributes?.ErrorName?.StringValue).toBe('BatchNotFoundError');
+    expect(deadLetter?.MessageAttributes?.ErrorMessage?.StringValue).toMatch(
+      /completion job of batch "no-such-batch", but table .* has no item batch#no-such-batch/,
+    );
+    // Acknowledged (not retried), and the job's run never saw an undefined ctx.batch.
+    expect(await env.emulator.receiveWithin(s.queue, 500)).toHaveLength(0);
+    expect(t.completions).toHaveLength(0);
+  });
+});
+
 describe('a worker without the idempotency table', () => {
   it('refuses ctx.startBatch: the starting job is dead-lettered saying what batches need', async () => {
     const t = batchJobs('unguarded');
@@ -510,6 +645,74 @@ describe('a batch started by a producer (JobClient.startBatch)', () => {
     expect(t.completions[0]).toMatchObject({ total: 12, succeeded: 12 });
     expect([...t.childRuns.values()].every((runs) => runs === 1)).toBe(true);
     expect(t.childRuns.size).toBe(12);
+  });
+
+  it('started again under the same id with the same count but other child data: refused, nothing sent; the same spec again is absorbed', async () => {
+    const t = batchJobs('respec');
+    const s = await setup(t.jobs);
+    const client = new JobClient({
+      source: '/producer',
+      queueUrls: { work: s.queue.url },
+      sqs: env.emulator.sqs,
+      dynamodb: env.db.client,
+      batches: { tableName: env.tableName },
+    });
+    const spec = {
+      id: 'dd-1',
+      children: [
+        { job: t.child, data: { n: 1, batch: 'dd' } },
+        { job: t.child, data: { n: 2, batch: 'dd' } },
+      ],
+      completion: { job: t.summary, data: { batch: 'dd' } },
+    };
+    expect(await client.startBatch(spec)).toEqual({ batchId: 'dd-1', total: 2, created: true });
+    // Two children, two messages on the queue (the watchdog is delayed).
+    const sent = await env.emulator.receiveWithin(s.queue, 1_000);
+    expect(sent).toHaveLength(2);
+    await expect(
+      client.startBatch({
+        ...spec,
+        children: [
+          { job: t.child, data: { n: 100, batch: 'dd' } },
+          { job: t.child, data: { n: 200, batch: 'dd' } },
+        ],
+      }),
+    ).rejects.toMatchObject({
+      code: 'InvalidBatch',
+      message: expect.stringMatching(/batch dd-1 exists with other children or another completion job/),
+    });
+    await expect(
+      client.startBatch({ ...spec, completion: { job: t.summary, data: { batch: 'other' } } }),
+    ).rejects.toMatchObject({ code: 'InvalidBatch' });
+    // The same spec, its keys in another order: a retry, answered created: false.
+    expect(
+      await client.startBatch({
+        ...spec,
+        children: spec.children.map((c) => ({ job: c.job, data: { batch: c.data.batch, n: c.data.n } })),
+      }),
+    ).toEqual({ batchId: 'dd-1', total: 2, created: false });
+    // The refused starts sent nothing: only the retry's two children (same ids) join the first two.
+    await env.emulator.sqs.send(
+      new (await import('@aws-sdk/client-sqs')).ChangeMessageVisibilityBatchCommand({
+        QueueUrl: s.queue.url,
+        Entries: sent.map((m, i) => ({
+          Id: String(i),
+          ReceiptHandle: m.ReceiptHandle ?? '',
+          VisibilityTimeout: 0,
+        })),
+      }),
+    );
+    await pump(s, () => t.completions.length > 0);
+    await pump(s, () => false, 1_000);
+
+    expect(t.completions).toHaveLength(1);
+    expect(t.completions[0]).toMatchObject({ total: 2, succeeded: 2, deadLettered: 0 });
+    expect(t.completions[0]?.children.map((c) => c.result)).toEqual([{ square: 1 }, { square: 4 }]);
+    expect([...t.childRuns.entries()].sort()).toEqual([
+      [1, 1],
+      [2, 1],
+    ]);
+    expect(await env.emulator.receiveWithin(s.dlq, 500)).toHaveLength(0);
   });
 
   it('refuses without the table, and names what is wrong with a spec', async () => {

@@ -2,7 +2,8 @@
  * `ctx.batch`: what a batch's completion job reads of its batch: the counts (read once before it
  * runs) and each child's outcome (read while iterating, BatchGetItem of 100 children a request).
  */
-import { type BatchChildStatus, type BatchRecord, batchChildId } from '../../core/batch.ts';
+import { type BatchChildStatus, type BatchRecord, batchChildId, batchKey } from '../../core/batch.ts';
+import { PermanentError } from '../../core/errors.ts';
 import type { BatchLedger } from './ledger.ts';
 
 /** One child's outcome, as the completion job sees it. */
@@ -77,4 +78,19 @@ export function batchContextOf(batch: BatchRecord, ledger: BatchLedger): BatchCo
       }
     },
   };
+}
+
+/**
+ * A completion job (envelope `completesbatch`) whose batch item is not in the table: the batch id
+ * is wrong (a hand-made envelope), or the batch expired (its TTL, 14 days after its open limit)
+ * before the completion job was redriven. Permanent: every run would find no batch, so it is
+ * dead-lettered on its first delivery with this evidence. `context` has `batchId` and `batchKey`.
+ */
+export class BatchNotFoundError extends PermanentError {
+  constructor(batchId: string, tableName: string) {
+    super(
+      `this is the completion job of batch ${JSON.stringify(batchId)}, but table ${tableName} has no item ${batchKey(batchId)}: the batch id is wrong or the batch expired (TTL), so ctx.batch cannot be read. It was not run; check the envelope's completesbatch, or delete the message`,
+      { context: { batchId, batchKey: batchKey(batchId) } },
+    );
+  }
 }

@@ -18,6 +18,7 @@ import {
   MAX_BATCH_OPEN_LIMIT_SECONDS,
 } from '../../core/batch.ts';
 import type { JobEnvelope } from '../../core/envelope.ts';
+import { classifyError } from '../../core/errors.ts';
 import type { Lease, TogetherWrite } from '../idempotency/guard.ts';
 import type { RecordRun } from '../record/record-run.ts';
 import type { ChildCount } from './ledger.ts';
@@ -201,9 +202,48 @@ export async function sendCompletionIfDone(run: RecordRun, batchId: string, jobT
 }
 
 /**
+ * Sends the batch's completion job when due, for a record whose own part is done (counted, or its
+ * dead letter sent), and decides what a failure does to the record. Retried (the error returned)
+ * only when its redelivery can fix it and sends nothing twice: a transient failure of a record
+ * that was not dead-lettered (its redelivery is a duplicate, which sends the completion job).
+ * Otherwise handed off: after this record's DLQ copy was sent (`afterDeadLetter`: a redelivery of a
+ * record dead-lettered before its lease would be dead-lettered again), or a failure no retry fixes
+ * (the completion job's queue is not one this worker can send to: ChildRejectedError). A handed-off
+ * completion is logged WARN, naming the batch and why, and sent by the batch's watchdog at the
+ * batch's open limit (watchdog.ts); the record is acknowledged.
+ * @returns the error when the record should be retried, else undefined.
+ */
+export async function sendCompletionOrHandOff(
+  run: RecordRun,
+  batchId: string,
+  jobType: string,
+  afterDeadLetter: boolean,
+): Promise<unknown> {
+  try {
+    await sendCompletionIfDone(run, batchId, jobType);
+    return undefined;
+  } catch (error) {
+    const permanent = classifyError(error).kind === 'permanent';
+    if (!afterDeadLetter && !permanent) return error;
+    run.logger.warn(
+      "batch done, but its completion job could not be sent from here: the batch's watchdog sends it at the batch's open limit (fix the cause by then)",
+      {
+        batchId,
+        why: permanent
+          ? 'refused: no retry of this message could send it'
+          : 'failed after this message was dead-lettered: a retry would dead-letter it twice',
+        error,
+      },
+    );
+    return undefined;
+  }
+}
+
+/**
  * A duplicate of a batch child (its job completed or dead-lettered before): finishes what a
  * crashed run may have left, the count of a dead letter whose transaction failed, then the
- * completion job. Undefined when all is done; the error when it could not be (retry the record).
+ * completion job. Undefined when all is done; the error when it could not be (retry the record:
+ * its redelivery is a duplicate again, and sends no dead letter).
  */
 export async function afterDuplicateChild(
   run: RecordRun,
@@ -223,11 +263,10 @@ export async function afterDuplicateChild(
       );
       if (!counted) return undefined;
     }
-    await sendCompletionIfDone(run, batchId, envelope.type);
-    return undefined;
   } catch (error) {
     return error;
   }
+  return sendCompletionOrHandOff(run, batchId, envelope.type, false);
 }
 
 function describe(error: unknown): string {

@@ -2,14 +2,19 @@
  * A batch's watchdog message (envelope `batchwatch`), handled by the worker instead of a job: at
  * the batch's open limit (`createdAtMs + openLimitSeconds`), a batch not completed is reported:
  * the `BatchOverdue` metric (its JobQueue alarm) and a WARN log naming the children not counted.
+ * A batch whose children are all counted but whose completion job never came (the child that
+ * counted last could not send it: count.ts, `sendCompletionOrHandOff`) gets it sent from here, the
+ * same body as every other sender's (one job); the watchdog runs on the completion job's queue.
  * Received before it is due (SQS delays stop at 900 s), it is put back until then with a visibility
  * timeout (at most 12 h, ChangeMessageVisibility API), spending no attempt of any job.
  */
 import { backoffDelaySeconds, DEFAULT_RETRY_POLICY } from '../../core/backoff.ts';
 import { batchChildId, isBatchDone } from '../../core/batch.ts';
 import type { JobEnvelope } from '../../core/envelope.ts';
+import { classifyError } from '../../core/errors.ts';
 import { type RecordOutcome, retry } from '../record/outcome.ts';
 import type { RecordRun } from '../record/record-run.ts';
+import { sendCompletionIfDone } from './count.ts';
 
 /** Longest visibility timeout SQS takes: 12 hours (ChangeMessageVisibility API). */
 const MAX_VISIBILITY_SECONDS = 43_200;
@@ -68,6 +73,17 @@ export async function watchBatch(run: RecordRun, envelope: JobEnvelope): Promise
       }
     }
     deps.metrics.add(envelope.type, 'BatchOverdue');
+    const done = isBatchDone(batch);
+    let completionSent = false;
+    let completionError: unknown;
+    if (done) {
+      try {
+        await sendCompletionIfDone(run, batchId, envelope.type);
+        completionSent = true;
+      } catch (error) {
+        completionError = error;
+      }
+    }
     run.logger.warn('batch overdue: still open past its openLimitSeconds', {
       batchId,
       openLimitSeconds: batch.openLimitSeconds,
@@ -78,18 +94,31 @@ export async function watchBatch(run: RecordRun, envelope: JobEnvelope): Promise
       waitingForRedrive: batch.waiting,
       notCounted: missingCount,
       missingChildren: missing,
-      ...(isBatchDone(batch)
-        ? { note: 'every child is counted: the completion job has not completed yet' }
+      ...(done
+        ? {
+            note: completionSent
+              ? 'every child is counted: the completion job had not completed; the watchdog sent it again (a duplicate of one sent before is absorbed)'
+              : 'every child is counted, but the watchdog could not send the completion job either',
+          }
         : {}),
+      ...(completionError === undefined ? {} : { error: completionError }),
     });
+    // A send that failed for a passing reason is tried again; one refused (its queue unknown
+    // here) would be refused on every try: the overdue report is all that is left.
+    if (completionError !== undefined && classifyError(completionError).kind !== 'permanent') {
+      throw completionError;
+    }
     return { status: 'completed' };
   } catch (error) {
     const delaySeconds = backoffDelaySeconds(run.receiveCount, DEFAULT_RETRY_POLICY, 0, deps.random);
-    run.logger.warn('batch watchdog could not read its batch; it will be retried', {
-      batchId,
-      delaySeconds,
-      error,
-    });
+    run.logger.warn(
+      'batch watchdog could not read its batch or send its completion job; it will be retried',
+      {
+        batchId,
+        delaySeconds,
+        error,
+      },
+    );
     return retry(delaySeconds, 'guard-unavailable');
   }
 }

@@ -7,8 +7,9 @@ import type { MessageAttributeValue } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
 import { backoffDelaySeconds, DEFAULT_RETRY_POLICY, type RetryPolicy } from '../../core/backoff.ts';
 import type { JobEnvelope } from '../../core/envelope.ts';
-import { countDeadLetteredChild, sendCompletionIfDone } from '../batches/count.ts';
+import { countDeadLetteredChild, sendCompletionOrHandOff } from '../batches/count.ts';
 import { type DeadLetterEvidence, sendToDeadLetterQueue } from '../dead-letter.ts';
+import { PayloadMismatchError } from '../idempotency/errors.ts';
 import type { Lease } from '../idempotency/guard.ts';
 import { identityAttributeOf } from '../raw-messages.ts';
 import { UNKNOWN_JOB_TYPE } from '../telemetry.ts';
@@ -59,6 +60,16 @@ export async function deadLetter(run: RecordRun, input: DeadLetterInput): Promis
   };
   const parkFailed = input.noPark ? undefined : await parkGroup(run, input, policy);
   if (parkFailed) return parkFailed;
+  const batchChild = isBatchChild(run, input);
+  // Without a lease, nothing in the store says this message was dead-lettered: its redelivery
+  // would be dead-lettered again. So its count comes first (idempotent: its outcome item is
+  // written only if absent), and nothing after the DLQ send may leave it on the queue.
+  let countedFirst: { readonly done: boolean } | undefined;
+  if (batchChild && !input.lease) {
+    const counted = await countBeforeSend(run, input);
+    if ('status' in counted) return counted;
+    countedFirst = counted;
+  }
   try {
     await sendToDeadLetterQueue({
       sqs: deps.sqs,
@@ -85,8 +96,11 @@ export async function deadLetter(run: RecordRun, input: DeadLetterInput): Promis
   // routed types become a JobType dimension: a type from an unrouted body is producer input, and
   // each distinct value would be a new CloudWatch metric.
   deps.metrics.deadLettered(input.job?.type ?? UNKNOWN_JOB_TYPE, failureOf(run, 'dead-lettered'));
-  const batchChild = run.envelope?.batchid !== undefined && input.job !== undefined;
-  if (batchChild) {
+  if (countedFirst !== undefined) {
+    if (countedFirst.done) {
+      await sendCompletionOrHandOff(run, run.envelope?.batchid as string, run.envelope?.type as string, true);
+    }
+  } else if (batchChild) {
     const pending = await countInBatch(run, input);
     if (pending) return pending;
   } else if (input.lease) {
@@ -103,32 +117,102 @@ export async function deadLetter(run: RecordRun, input: DeadLetterInput): Promis
 }
 
 /**
- * After the DLQ send of a batch child: its dead letter is counted in its batch (with its lease's
- * permanent end, one transaction), and the completion job sent when that made the batch done.
- * When the store fails, the lease is ended alone (so the redelivery is absorbed as this message's
- * duplicate, which counts it then: lease.ts) and the record is left on the queue.
+ * Whether the record is a batch child whose dead letter counts in its batch. Not a message that
+ * only carries a child's id with other data (PayloadMismatchError): the child with that id counts
+ * itself, and counting this one could count it failed before it ran.
+ */
+function isBatchChild(run: RecordRun, input: DeadLetterInput): boolean {
+  if (run.envelope?.batchid === undefined || input.job === undefined) return false;
+  return !(input.error instanceof PayloadMismatchError);
+}
+
+/**
+ * A batch child dead-lettered before its lease (its data, its group parked, its identity): counted
+ * before the DLQ send (`done`: the batch may now be done). When the store fails, nothing was sent
+ * yet: the record's retry outcome.
+ */
+async function countBeforeSend(
+  run: RecordRun,
+  input: DeadLetterInput,
+): Promise<{ readonly done: boolean } | RecordOutcome> {
+  const envelope = run.envelope as JobEnvelope;
+  try {
+    return { done: await countDeadLetteredChild(run, envelope, undefined, input.error, input.reason) };
+  } catch (error) {
+    return batchPendingRetry(
+      run,
+      input,
+      error,
+      'batch child to be dead-lettered, but its count in its batch could not be written first: retried, nothing sent yet',
+    );
+  }
+}
+
+/**
+ * After the DLQ send of a batch child that held a lease: its dead letter is counted in its batch
+ * (with its lease's permanent end, one transaction), and the completion job sent when that made
+ * the batch done (or handed off: never a retry once the DLQ copy is sent). When the store fails,
+ * the lease is ended alone, and only once that is written is the record left on the queue: its
+ * redelivery is then absorbed as this message's duplicate (the store names this message id as
+ * dead-lettered), which counts it (lease.ts). Never a second DLQ copy: if even the lease cannot be
+ * ended the record is acknowledged uncounted, logged ERROR, and the batch's watchdog names it.
  */
 async function countInBatch(run: RecordRun, input: DeadLetterInput): Promise<RecordOutcome | undefined> {
   const envelope = run.envelope as JobEnvelope;
+  const batchId = envelope.batchid as string;
+  let done: boolean;
   try {
-    const done = await countDeadLetteredChild(run, envelope, input.lease, input.error, input.reason);
-    if (done) await sendCompletionIfDone(run, envelope.batchid as string, envelope.type);
-    return undefined;
+    done = await countDeadLetteredChild(run, envelope, input.lease, input.error, input.reason);
   } catch (error) {
-    if (input.lease) await failLease(run, input.lease, input.error, 'permanent');
-    const delaySeconds = backoffDelaySeconds(
-      input.attempts,
-      input.job?.retry ?? DEFAULT_RETRY_POLICY,
-      0,
-      run.deps.random,
+    const ended = input.lease === undefined ? 'failed' : await endPermanently(input.lease, input.error);
+    if (ended === 'ok') {
+      return batchPendingRetry(
+        run,
+        input,
+        error,
+        'batch child dead-lettered but not yet counted in its batch: retried (its redelivery is absorbed as a duplicate and counts it)',
+      );
+    }
+    run.logger.error(
+      "batch child dead-lettered, but neither counted in its batch nor its lease ended (the store failed): acknowledged, as a retry could dead-letter it twice; the batch's watchdog names it among the children not counted",
+      { batchId, error, lease: ended },
     );
-    run.logger.error('batch child dead-lettered but not yet counted in its batch: retried', {
-      batchId: envelope.batchid,
-      delaySeconds,
-      error,
-    });
-    return retry(delaySeconds, 'batch-pending');
+    return undefined;
   }
+  if (done) await sendCompletionOrHandOff(run, batchId, envelope.type, true);
+  return undefined;
+}
+
+/** Ends a lease as permanent; `failed` when the store did not answer. */
+async function endPermanently(lease: Lease, error: unknown): Promise<'ok' | 'fenced' | 'failed'> {
+  try {
+    return await lease.fail(error, 'permanent');
+  } catch {
+    return 'failed';
+  }
+}
+
+/** A `batch-pending` retry after a backoff, logged as the record's outcome. */
+function batchPendingRetry(
+  run: RecordRun,
+  input: DeadLetterInput,
+  error: unknown,
+  message: string,
+): RecordOutcome {
+  const delaySeconds = backoffDelaySeconds(
+    input.attempts,
+    input.job?.retry ?? DEFAULT_RETRY_POLICY,
+    0,
+    run.deps.random,
+  );
+  run.logger.error(message, {
+    outcome: 'retry',
+    reason: 'batch-pending',
+    batchId: run.envelope?.batchid,
+    delaySeconds,
+    error,
+  });
+  return retry(delaySeconds, 'batch-pending');
 }
 
 /**

@@ -32,6 +32,8 @@ async function batchPending(
   if (error === undefined) return undefined;
   const delaySeconds = backoffDelaySeconds(run.receiveCount, job.retry, 0, run.deps.random);
   run.logger.error("batch child's count or its batch's completion job still pending: retried", {
+    outcome: 'retry',
+    reason: 'batch-pending',
     batchId: envelope.batchid,
     delaySeconds,
     error,

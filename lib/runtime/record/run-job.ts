@@ -6,8 +6,8 @@
 import { backoffDelaySeconds } from '../../core/backoff.ts';
 import { batchKey } from '../../core/batch.ts';
 import type { JobEnvelope } from '../../core/envelope.ts';
-import { type BatchContext, batchContextOf } from '../batches/context.ts';
-import { completeBatchChild, completeBatchCompletion, sendCompletionIfDone } from '../batches/count.ts';
+import { type BatchContext, BatchNotFoundError, batchContextOf } from '../batches/context.ts';
+import { completeBatchChild, completeBatchCompletion, sendCompletionOrHandOff } from '../batches/count.ts';
 import { startRequestedBatches } from '../batches/start.ts';
 import { childRecordKeys, sendChildren } from '../children.ts';
 import type { Lease } from '../idempotency/guard.ts';
@@ -49,7 +49,8 @@ export async function runJob(
   if (completesBatch !== undefined && deps.batchLedger !== undefined) {
     try {
       const record = await deps.batchLedger.read(completesBatch);
-      if (record !== undefined) batch = batchContextOf(record, deps.batchLedger);
+      if (record === undefined) throw new BatchNotFoundError(completesBatch, deps.batchLedger.tableName);
+      batch = batchContextOf(record, deps.batchLedger);
     } catch (error) {
       return failed(run, job, error, lease, undefined);
     }
@@ -123,7 +124,12 @@ export async function runJob(
         );
       }
       counted = write === 'ok';
-      if (batchId !== undefined && counted) await sendCompletionIfDone(run, batchId, job.type);
+      if (batchId !== undefined && counted) {
+        // A completion job this record cannot send is handed off (WARN, the watchdog sends it);
+        // one it could send on its redelivery (a duplicate then) is retried.
+        const pending = await sendCompletionOrHandOff(run, batchId, job.type, false);
+        if (pending !== undefined) throw pending;
+      }
     } catch (error) {
       if (batchId !== undefined) {
         // A batch child must be counted, and its batch's completion job sent when it is the last:
@@ -133,6 +139,8 @@ export async function runJob(
         run.logger.error(
           "batch child done but not yet counted, or its batch's completion job not sent: retried",
           {
+            outcome: 'retry',
+            reason: 'batch-pending',
             batchId,
             counted,
             delaySeconds,
