@@ -563,7 +563,7 @@ describe('a worker without the idempotency table', () => {
     await deliverOnce(s, 2_000);
     const [deadLetter] = await env.emulator.receiveWithin(dlq, 2_000);
     expect(deadLetter?.MessageAttributes?.ErrorMessage?.StringValue).toMatch(
-      /ctx.startBatch needs the idempotency table where batches are kept/,
+      /ctx.startBatch needs the worker's DynamoDB idempotency store .*idempotency off or another store/,
     );
     expect(t.childRuns.size).toBe(0);
   });
