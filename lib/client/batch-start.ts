@@ -26,6 +26,7 @@ import {
   DEFAULT_BATCH_OPEN_LIMIT_SECONDS,
   MAX_COMPLETION_ENVELOPE_BYTES,
 } from '../core/batch.ts';
+import { canonicalJson } from '../core/canonical-json.ts';
 import { createEnvelope, type EnvelopeLineage } from '../core/envelope.ts';
 import { TransientError } from '../core/errors.ts';
 import { jsonFormOf, jsonValueProblems } from '../core/json-value.ts';
@@ -267,7 +268,7 @@ function batchSpecDigest(
 ): string {
   const hash = createHash('sha256');
   const add = (part: unknown): void => {
-    hash.update(sortedJson(part));
+    hash.update(canonicalJson(part));
     hash.update('\n');
   };
   add(['policy', policy]);
@@ -289,17 +290,6 @@ function batchSpecDigest(
     ]);
   }
   return hash.digest('hex');
-}
-
-/** JSON with object keys sorted at every level (same value rules as `JSON.stringify`). */
-function sortedJson(value: unknown): string {
-  return (
-    JSON.stringify(value, (_key, v: unknown) =>
-      typeof v === 'object' && v !== null && !Array.isArray(v)
-        ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-        : v,
-    ) ?? 'null'
-  );
 }
 
 /**

@@ -11,9 +11,11 @@
  * again: one schedule (its name is the job's), or a second SQS message of the same generation,
  * which the worker's idempotency absorbs.
  */
+
 import { createHash } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
+import { canonicalJson } from '../core/canonical-json.ts';
 import { stringifyForSqs } from '../core/characters.ts';
 import { classifyError } from '../core/errors.ts';
 import { messageSizeBytes } from '../core/message-size.ts';
@@ -512,10 +514,13 @@ export function bodyOfGeneration(body: string, runAt: string, generation: number
   return stringifyForSqs(envelope) as string;
 }
 
-/** The `data` of an envelope body as JSON text (what a retried send must carry again). */
+/**
+ * The `data` of an envelope body as canonical JSON (keys sorted): what a retried send must carry
+ * again, whatever key order it was built in.
+ */
 function dataOf(body: string): string {
   try {
-    return JSON.stringify((JSON.parse(body) as { data?: unknown }).data);
+    return canonicalJson((JSON.parse(body) as { data?: unknown }).data);
   } catch {
     return body;
   }

@@ -12,8 +12,8 @@ import {
   type PutItemCommandInput,
 } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { payloadHash } from '../../lib/core/canonical-json.ts';
 import { classifyError } from '../../lib/core/errors.ts';
-import { payloadHash } from '../../lib/runtime/canonical-json.ts';
 import type { ParkGroupRequest } from '../../lib/runtime/idempotency/guard.ts';
 import {
   decodeGroupRecordKey,

@@ -13,7 +13,7 @@ import {
   type UpdateItemCommandInput,
 } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { payloadHash } from '../../lib/runtime/canonical-json.ts';
+import { payloadHash } from '../../lib/core/canonical-json.ts';
 import type { BeginOutcome, BeginRequest, Lease } from '../../lib/runtime/idempotency/guard.ts';
 import { jobRecordKey } from '../../lib/runtime/idempotency/keys.ts';
 import { DynamoIdempotencyStore } from '../../lib/runtime/idempotency/store.ts';

@@ -5,8 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import { type AttributeValue, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { payloadHash as hashPayload } from '../../lib/core/canonical-json.ts';
 import { classifyError, PermanentError } from '../../lib/core/errors.ts';
-import { payloadHash as hashPayload } from '../../lib/runtime/canonical-json.ts';
 import {
   IdempotencyStoreError,
   PayloadMismatchError,

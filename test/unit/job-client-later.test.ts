@@ -224,6 +224,29 @@ describe('sending a job for later', () => {
     expect(scheduler.callsOf('CreateScheduleCommand')).toHaveLength(1);
   });
 
+  it('a retried send whose data has the same values in another key order is the same job (one schedule, not AlreadyScheduled)', async () => {
+    const { client, scheduler } = setup();
+    const runAt = new Date(Date.now() + 2 * HOUR_MS);
+    const reminder = defineJob({
+      type: 'booking.hold-reminder',
+      queue: 'holds',
+      schema: z.object({ holdId: z.string(), limits: z.object({ minutes: z.number(), times: z.number() }) }),
+      run,
+    });
+    const first = await client.send(
+      reminder,
+      { holdId: 'h-6', limits: { minutes: 5, times: 2 } },
+      { id: 'hold-h-6', runAt },
+    );
+    const again = await client.send(
+      reminder,
+      { limits: { times: 2, minutes: 5 }, holdId: 'h-6' },
+      { id: 'hold-h-6', runAt },
+    );
+    expect(again.id).toBe(first.id);
+    expect(scheduler.schedules.size).toBe(1);
+  });
+
   it('a CreateSchedule refused for good (no such group) leaves nothing pending: the error names the group and what to do; a send after the fix goes', async () => {
     const fake = new FakeScheduler();
     let groupExists = false;

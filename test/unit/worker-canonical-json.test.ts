@@ -1,7 +1,7 @@
 /** Canonical JSON and the payload hash the worker gives the idempotency guard. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, payloadHash } from '../../lib/runtime/canonical-json.ts';
+import { canonicalJson, payloadHash } from '../../lib/core/canonical-json.ts';
 
 /** The rule written the obvious (recursive) way, as the oracle for shallow values. */
 function sortedJson(value: unknown): string {

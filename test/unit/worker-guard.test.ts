@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { payloadHash } from '../../lib/core/canonical-json.ts';
 import { PermanentError, TransientError } from '../../lib/core/errors.ts';
-import { payloadHash } from '../../lib/runtime/canonical-json.ts';
 import type { BeginOutcome, Lease } from '../../lib/runtime/idempotency/guard.ts';
 import { deriveIdempotencyKey } from '../../lib/runtime/idempotency/keys.ts';
 import { defineJob, type JobContext, type JobIdempotencyOptions } from '../../lib/runtime/job.ts';

@@ -15,8 +15,8 @@ import { workerHarness } from '../factories/worker.ts';
 /** Data carrying this marker makes the payload hash throw (any failure of hashing, not one input). */
 const HASH_FAILS = '__hash-fails__';
 
-vi.mock('../../lib/runtime/canonical-json.ts', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('../../lib/runtime/canonical-json.ts')>();
+vi.mock('../../lib/core/canonical-json.ts', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('../../lib/core/canonical-json.ts')>();
   return {
     ...actual,
     payloadHash: (value: unknown) => {

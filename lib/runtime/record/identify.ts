@@ -3,9 +3,10 @@
  * What fails here fails on every delivery, so it is a permanent {@link JobIdentityError}, decided
  * before any store is asked.
  */
+
+import { payloadHash } from '../../core/canonical-json.ts';
 import type { JobEnvelope } from '../../core/envelope.ts';
 import { keyResultProblem } from '../../core/key-function.ts';
-import { payloadHash } from '../canonical-json.ts';
 import { defaultJobKey } from '../idempotency/keys.ts';
 import { JobIdentityError } from '../worker-errors.ts';
 import type { AnyJob } from './deps.ts';
