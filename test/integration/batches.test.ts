@@ -615,16 +615,20 @@ describe('nested batches', () => {
 });
 
 describe('a batch started by a producer (JobClient.startBatch)', () => {
-  it('started twice with the same id: one batch, no second child, completion once', async () => {
-    const t = batchJobs('producer');
-    const s = await setup(t.jobs);
-    const client = new JobClient({
+  /** A producer's JobClient on the test's queue and table. */
+  const producerClient = (s: { queue: { url: string } }) =>
+    new JobClient({
       source: '/producer',
       queueUrls: { work: s.queue.url },
       sqs: env.emulator.sqs,
       dynamodb: env.db.client,
       batches: { tableName: env.tableName },
     });
+
+  it('started twice with the same id: one batch, no second child, completion once', async () => {
+    const t = batchJobs('producer');
+    const s = await setup(t.jobs);
+    const client = producerClient(s);
     const spec = {
       id: 'nightly-2026-12-01',
       children: Array.from({ length: 12 }, (_, n) => ({ job: t.child, data: { n, batch: 'p' } })),
@@ -650,13 +654,7 @@ describe('a batch started by a producer (JobClient.startBatch)', () => {
   it('started again under the same id with the same count but other child data: refused, nothing sent; the same spec again is absorbed', async () => {
     const t = batchJobs('respec');
     const s = await setup(t.jobs);
-    const client = new JobClient({
-      source: '/producer',
-      queueUrls: { work: s.queue.url },
-      sqs: env.emulator.sqs,
-      dynamodb: env.db.client,
-      batches: { tableName: env.tableName },
-    });
+    const client = producerClient(s);
     const spec = {
       id: 'dd-1',
       children: [

@@ -24,6 +24,22 @@ async function start(args: readonly string[]): Promise<{ code: number; stdout: s
   return { code, ...output };
 }
 
+/** The flags `parseStartArgs` makes of `args` (a refusal is a test failure): no output, no exit. */
+function parsedFlags(args: readonly string[]) {
+  const io: StartIo = {
+    stdout: { write: () => true, isTTY: false },
+    stderr: { write: () => true },
+    env: {},
+    onSignal: () => () => {},
+    exit: (code) => {
+      throw new Error(`exit(${code}) called`);
+    },
+  };
+  const request = parseStartArgs(args, io);
+  if (typeof request === 'number') throw new Error(`refused: ${request}`);
+  return request.flags;
+}
+
 describe('npm start flags (in process)', () => {
   // The parser reads --endpoint's variable from process.env: the test's own must not leak in.
   beforeEach(() => {
@@ -121,20 +137,7 @@ describe('npm start flags (in process)', () => {
   });
 
   it('--batches: none by default, in the soak too; an integer from 0 to 10,000', async () => {
-    const io: StartIo = {
-      stdout: { write: () => true, isTTY: false },
-      stderr: { write: () => true },
-      env: {},
-      onSignal: () => () => {},
-      exit: (code) => {
-        throw new Error(`exit(${code}) called`);
-      },
-    };
-    const batches = (args: readonly string[]) => {
-      const request = parseStartArgs(args, io);
-      if (typeof request === 'number') throw new Error(`refused: ${request}`);
-      return request.flags.batches;
-    };
+    const batches = (args: readonly string[]) => parsedFlags(args).batches;
     expect(batches([])).toBe(0);
     expect(batches(['--soak'])).toBe(0);
     expect(batches(['--soak', '--batches', '1000'])).toBe(1000);
@@ -154,19 +157,9 @@ describe('npm start flags (in process)', () => {
   });
 
   it("limits the partner when asked (--partner-rate-limit), not by default nor in the soak; --no-limits drops the sample's own limit", () => {
-    const io: StartIo = {
-      stdout: { write: () => true, isTTY: false },
-      stderr: { write: () => true },
-      env: {},
-      onSignal: () => () => {},
-      exit: (code) => {
-        throw new Error(`exit(${code}) called`);
-      },
-    };
     const flags = (args: readonly string[]) => {
-      const request = parseStartArgs(args, io);
-      if (typeof request === 'number') throw new Error(`refused: ${request}`);
-      return { partner: request.flags.partnerRateLimit, limits: request.flags.limits };
+      const { partnerRateLimit, limits } = parsedFlags(args);
+      return { partner: partnerRateLimit, limits };
     };
     expect(flags([])).toEqual({ partner: undefined, limits: true });
     expect(flags(['--partner-rate-limit', '1', '--no-limits'])).toEqual({ partner: 1, limits: false });
