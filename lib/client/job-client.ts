@@ -390,7 +390,7 @@ export class JobClient {
   }
 
   /**
-   * Starts a batch: its children now, and its completion job (`spec.then`) once every child is
+   * Starts a batch: its children now, and its completion job (`spec.completion`) once every child is
    * counted (completed, or dead-lettered under `complete-with-failures`), exactly once
    * (docs/architecture.md, "Batches"). The batch is kept in the idempotency table of
    * `options.batches`; the children's and completion job's workers count it there.
@@ -399,7 +399,7 @@ export class JobClient {
    * the batch's watchdog (checked at `openLimitSeconds`). Starting again with the same `spec.id`
    * (after an error, or a retry of the caller) starts nothing new and sends no second child.
    *
-   * @param spec children, completion job (`then`), `onChildDeadLettered`, `openLimitSeconds`, `id`;
+   * @param spec children, completion job (`completion`), `onChildDeadLettered`, `openLimitSeconds`, `id`;
    *   each child's and the completion job's data is type-checked against its job.
    * @returns the batch id, its number of children, and whether this call created it.
    * @throws {JobClientError} `BatchesNeedTable` when the client has no `batches.tableName`;
