@@ -40,7 +40,12 @@ import {
   mayWaitOnLimits,
 } from './job-queue/grants.ts';
 import type { JobQueueAlarms, JobQueueProps } from './job-queue/props.ts';
-import { type RecurringJob, recurringJobQueueOf, recurringJobsProblems } from './job-queue/recurring-jobs.ts';
+import {
+  type RecurringJob,
+  recurringJobInputProblems,
+  recurringJobQueueOf,
+  recurringJobsProblems,
+} from './job-queue/recurring-jobs.ts';
 import { checkJobQueue } from './job-queue/rules/index.ts';
 import { takenNames, uniqueNameFindings } from './job-queue/rules/unique-name.ts';
 import { type JobQueueScheduleAlarms, JobQueueScheduling } from './job-queue/scheduling.ts';
@@ -412,8 +417,8 @@ export class JobQueue extends Construct {
       maxMessageSizeBytes: settings.maxMessageSizeBytes,
       jobs: props.jobs,
     };
-    // Checked with the other props above (rules/recurring-jobs.ts).
-    for (const job of props.recurringJobs ?? []) this.createRecurringJob(job);
+    // Checked with the other props above (rules/recurring-jobs.ts); their Input here.
+    this.createRecurringJobs(props.recurringJobs ?? []);
   }
 
   /** The alarm topic (when given) as action on ALARM and on OK. */
@@ -504,12 +509,30 @@ export class JobQueue extends Construct {
     );
     const problems = recurringJobsProblems([job], queue, this.recurringJobNames);
     if (problems.length > 0) throw new JobsConfigError(`JobQueue '${this.name}'`, this.node.path, problems);
-    this.createRecurringJob(job);
+    this.createRecurringJobs([job]);
   }
 
-  private createRecurringJob(job: RecurringJob): void {
-    this.useScheduling().addRecurringJob(job);
-    this.recurringJobNames.add(job.name);
+  /**
+   * The schedules of checked recurring jobs. Their Input is checked here, on the exact text each
+   * schedule carries: its envelope source names the schedule group, known only now.
+   * @throws {JobsConfigError} when an Input is above EventBridge Scheduler's limit or a firing
+   *   would not fit the queue.
+   */
+  private createRecurringJobs(jobs: readonly RecurringJob[]): void {
+    if (jobs.length === 0) return;
+    const scheduling = this.useScheduling();
+    const problems = jobs.flatMap((job) =>
+      recurringJobInputProblems(
+        job,
+        scheduling.recurringJobInputText(job),
+        this.timeSettings.maxMessageSizeBytes,
+      ),
+    );
+    if (problems.length > 0) throw new JobsConfigError(`JobQueue '${this.name}'`, this.node.path, problems);
+    for (const job of jobs) {
+      scheduling.addRecurringJob(job);
+      this.recurringJobNames.add(job.name);
+    }
   }
 
   /**

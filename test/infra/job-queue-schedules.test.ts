@@ -423,7 +423,7 @@ describe('bad recurring jobs are refused at synth, each saying what to write', (
   it("a firing above Scheduler's 256 KB Input, and data JSON would change (a Date, undefined)", () => {
     expect(problems([{ ...base, data: { big: 'x'.repeat(270_000) } }])).toEqual([
       expect.stringMatching(
-        /^recurringJobs\['nightly'\]: the message of a firing is 270\d{3} bytes, above EventBridge Scheduler's Input limit of 262144 bytes \(256 KB, CreateSchedule API Target\.Input\): keep ids in data and let the job load the rest$/,
+        /^recurringJobs\['nightly'\]: the schedule's Input \(the message of every firing\) is 270\d{3} bytes, above EventBridge Scheduler's Input limit of 262144 bytes \(256 KB; CreateSchedule API, Target\.Input: https:\/\/docs\.aws\.amazon\.com\/scheduler\/latest\/APIReference\/API_Target\.html\); \d+ bytes too many: keep ids in data and let the job load the rest$/,
       ),
     ]);
     expect(problems([{ ...base, data: { big: 'x'.repeat(261_000) } }])).toEqual([]);

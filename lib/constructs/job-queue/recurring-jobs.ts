@@ -1,7 +1,8 @@
 /**
  * Recurring jobs declared next to a JobQueue (`recurringJobs`, `JobQueue.addRecurringJob`): their
- * shape, the checks made at synth (expression, time zone, envelope rules, the worker's job types)
- * and the SQS message body each firing sends. One `AWS::Scheduler::Schedule` per recurring job is
+ * shape, the checks made at synth (expression, time zone, envelope rules, the worker's job types;
+ * the Input's size on the exact text the schedule carries, once its group is known) and the SQS
+ * message body each firing sends. One `AWS::Scheduler::Schedule` per recurring job is
  * made by ./scheduling.ts from what this module returns.
  *
  * AWS pages (named in brackets):
@@ -19,6 +20,7 @@ import { DATA_CONTENT_TYPE, parseEnvelope, SPEC_VERSION } from '../../core/envel
 import { jsonValueProblems } from '../../core/json-value.ts';
 import { isValidMessageGroupId } from '../../core/message-parameters.ts';
 import { checkTimeZone, nextFirings, parseScheduleExpression } from '../../core/schedule-expression.ts';
+import { substituteContextAttributes } from '../../core/scheduler-context.ts';
 import type { JobDefinitionLike, JobQueueProps } from './props.ts';
 
 /** A job that runs on a schedule: one `AWS::Scheduler::Schedule` in the queue's schedule group. */
@@ -311,33 +313,59 @@ export function recurringJobProblems(job: RecurringJob, index: number, queue: Re
         );
   }
 
-  if (problems.length === 0 && type !== undefined) {
-    // The body of a firing, with a sample time, must be an envelope the worker accepts and fit the queue.
-    const sample = recurringJobBody(job, type, '/sqs-jobs/schedules/check').replaceAll(
-      SCHEDULED_TIME_ATTRIBUTE,
-      '2026-01-01T00:00:00Z',
-    );
-    try {
-      parseEnvelope(sample);
-    } catch (err) {
-      add((err as Error).message);
-    }
-    const bytes = Buffer.byteLength(sample, 'utf8');
-    // EventBridge Scheduler stores the body as the target's Input, at most 256 KB (CreateSchedule
-    // API, Target.Input), whatever the queue takes: the template's Input, before the firing's time
-    // is filled in, is what CloudFormation hands it.
-    const inputBytes = Buffer.byteLength(recurringJobBody(job, type, '/sqs-jobs/schedules/check'), 'utf8');
-    if (inputBytes > MAX_SCHEDULED_MESSAGE_BYTES)
-      add(
-        `the message of a firing is ${inputBytes} bytes, above EventBridge Scheduler's Input limit of ${MAX_SCHEDULED_MESSAGE_BYTES} bytes (256 KB, CreateSchedule API Target.Input): keep ids in data and let the job load the rest`,
-      );
-    else if (bytes > queue.maxMessageSizeBytes)
-      add(
-        `the message of a firing is ${bytes} bytes, above the queue's maxMessageSizeBytes (${queue.maxMessageSizeBytes}): keep ids in data, not documents`,
-      );
-  }
   return problems;
 }
+
+/** Where EventBridge Scheduler documents the `Input` limit: the Target type of the CreateSchedule API. */
+const INPUT_LIMIT_SOURCE = 'https://docs.aws.amazon.com/scheduler/latest/APIReference/API_Target.html';
+
+/**
+ * The problems of the exact `Input` a recurring job's schedule carries (`input`: its
+ * `Target.Input` as the template holds it, whose envelope `source` names the queue's schedule
+ * group, `/sqs-jobs/schedules/<group>`; JobQueueScheduling.recurringJobInputText gives it), each
+ * line starting with `recurringJobs['<name>']`:
+ * - above {@link MAX_SCHEDULED_MESSAGE_BYTES} UTF-8 bytes: EventBridge Scheduler's Input limit
+ *   (256 KB; CreateSchedule API, Target.Input) refuses the schedule at deploy;
+ * - a firing (the Input with its context attributes filled in as AWS fills them, e.g. the
+ *   scheduled time `2026-01-01T00:00:00Z`) that is not an envelope the worker accepts, or larger
+ *   than the queue's `maxMessageSizeBytes`: every firing would be refused or dead-lettered.
+ * Made separately from {@link recurringJobProblems} because the group name (so the source, so the
+ * size) is known only once the queue's scheduling exists. Never throws.
+ */
+export function recurringJobInputProblems(
+  job: RecurringJob,
+  input: string,
+  maxMessageSizeBytes: number,
+): string[] {
+  const where = `recurringJobs['${job.name}']`;
+  const inputBytes = Buffer.byteLength(input, 'utf8');
+  const excess = inputBytes - MAX_SCHEDULED_MESSAGE_BYTES;
+  if (excess > 0)
+    return [
+      `${where}: the schedule's Input (the message of every firing) is ${inputBytes} bytes, above EventBridge Scheduler's Input limit of ${MAX_SCHEDULED_MESSAGE_BYTES} bytes (256 KB; CreateSchedule API, Target.Input: ${INPUT_LIMIT_SOURCE}); ${excess} byte${excess === 1 ? '' : 's'} too many: keep ids in data and let the job load the rest`,
+    ];
+  const firing = substituteContextAttributes(input, SAMPLE_FIRING);
+  const problems: string[] = [];
+  try {
+    parseEnvelope(firing);
+  } catch (err) {
+    problems.push(`${where}: ${(err as Error).message}`);
+  }
+  const bytes = Buffer.byteLength(firing, 'utf8');
+  if (bytes > maxMessageSizeBytes)
+    problems.push(
+      `${where}: the message of a firing is ${bytes} bytes, above the queue's maxMessageSizeBytes (${maxMessageSizeBytes}): keep ids in data, not documents`,
+    );
+  return problems;
+}
+
+/** Context attribute values of a sample firing, as long as AWS's own (scheduled time: whole seconds, UTC). */
+const SAMPLE_FIRING = {
+  scheduleArn: 'arn:aws:scheduler:us-east-1:123456789012:schedule/group/name',
+  scheduledTime: '2026-01-01T00:00:00Z',
+  executionId: '0123456789abcdef',
+  attemptNumber: 1,
+} as const;
 
 /** Checks `schedule`; returns its kind when it is a cron or rate expression. */
 function scheduleKind(job: RecurringJob, add: (m: string) => void): 'cron' | 'rate' | undefined {

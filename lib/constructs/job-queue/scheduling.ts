@@ -34,6 +34,7 @@ import { grantSend } from './grants.ts';
 import {
   RECURRING_JOB_DEFAULTS,
   type RecurringJob,
+  recurringJobBody,
   recurringJobEnvelope,
   recurringJobType,
 } from './recurring-jobs.ts';
@@ -185,7 +186,6 @@ export class JobQueueScheduling extends Construct {
    * templated SQS target with the envelope as `Input`, the job's retry policy and the schedule DLQ.
    */
   addRecurringJob(job: RecurringJob): scheduler.CfnSchedule {
-    const stack = Stack.of(this);
     const type = recurringJobType(job.job) as string;
     const schedule = new scheduler.CfnSchedule(this, `RecurringJob-${job.name}`, {
       name: job.name,
@@ -200,7 +200,7 @@ export class JobQueueScheduling extends Construct {
       target: {
         arn: this.props.queue.queueArn,
         roleArn: this.role.roleArn,
-        input: stack.toJsonString(recurringJobEnvelope(job, type, this.source)),
+        input: this.recurringJobInput(job),
         sqsParameters:
           this.props.fifo && job.partitionKey !== undefined
             ? { messageGroupId: job.partitionKey }
@@ -217,6 +217,26 @@ export class JobQueueScheduling extends Construct {
     // the role's permissions in place.
     schedule.node.addDependency(this.group, this.role);
     return schedule;
+  }
+
+  /**
+   * The `Target.Input` of `job`'s schedule: its envelope as JSON, with {@link source} as the
+   * envelope's `source` (a token string; tokens in `data` become CloudFormation functions).
+   */
+  recurringJobInput(job: RecurringJob): string {
+    const type = recurringJobType(job.job) as string;
+    return Stack.of(this).toJsonString(recurringJobEnvelope(job, type, this.source));
+  }
+
+  /**
+   * {@link recurringJobInput} as the synthesized template holds it, the text whose size
+   * EventBridge Scheduler's Input limit applies to. When `data` holds tokens (resolved only at
+   * deploy), each counts as its placeholder text.
+   */
+  recurringJobInputText(job: RecurringJob): string {
+    const resolved: unknown = Stack.of(this).resolve(this.recurringJobInput(job));
+    if (typeof resolved === 'string') return resolved;
+    return recurringJobBody(job, recurringJobType(job.job) as string, this.source);
   }
 
   /**
