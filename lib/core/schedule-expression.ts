@@ -6,7 +6,12 @@
  *
  * Rules and their sources (EventBridge Scheduler User Guide, "Schedule types"):
  * - cron has six fields; one of day-of-month / day-of-week must be `?`; day-of-week is 1–7 or
- *   SUN–SAT with 1 = Sunday; `L`, `W` and `#` are allowed; year is 1970–2199.
+ *   SUN–SAT with 1 = Sunday; `L`, `W` and `#` are allowed; year is 1970–2199; each field takes
+ *   the wildcards AWS lists for it (day-of-week no `/`).
+ * - Stricter than AWS may be, never looser (what passes here must pass CreateSchedule; the
+ *   expression is sent as written): parts separated by single spaces; ranges from low to high
+ *   (the error names the list a wrap-around meant); a step smaller than its field's number of
+ *   values (see checkCronParts).
  * - rate: a positive whole number and `minute(s)`, `hour(s)` or `day(s)`; a day is 24 hours of
  *   elapsed time, whatever daylight saving does to the wall clock.
  * - at: `yyyy-mm-ddThh:mm:ss`, a wall-clock time in the schedule's time zone.
@@ -38,19 +43,35 @@ const UNIT_MS = { minute: 60_000, hour: 3_600_000, day: 86_400_000 } as const;
 
 const MONTHS = 'JAN|FEB|MAR|APR|MAY|JUN|JUL|AUG|SEP|OCT|NOV|DEC';
 const DAYS = 'SUN|MON|TUE|WED|THU|FRI|SAT';
-/** Per cron field: its name, range and the characters AWS allows in it. */
+/**
+ * Per cron field: its name, range, the wildcards AWS lists for it [schedule-types] and the
+ * characters that allows. Day-of-week takes no `/` (AWS lists `, - * ? L #` only).
+ */
 const CRON_FIELDS = [
-  { name: 'minutes', min: 0, max: 59, pattern: /^[\d,\-*/]+$/ },
-  { name: 'hours', min: 0, max: 23, pattern: /^[\d,\-*/]+$/ },
-  { name: 'day-of-month', min: 1, max: 31, pattern: /^(\?|L|LW|\d{1,2}W|[\d,\-*/]+)$/ },
-  { name: 'month', min: 1, max: 12, pattern: new RegExp(`^([\\d,\\-*/]|${MONTHS})+$`) },
+  { name: 'minutes', min: 0, max: 59, takes: '0-59 and , - * /', pattern: /^[\d,\-*/]+$/ },
+  { name: 'hours', min: 0, max: 23, takes: '0-23 and , - * /', pattern: /^[\d,\-*/]+$/ },
+  {
+    name: 'day-of-month',
+    min: 1,
+    max: 31,
+    takes: '1-31 and , - * ? / L W',
+    pattern: /^(\?|L|LW|\d{1,2}W|[\d,\-*/]+)$/,
+  },
+  {
+    name: 'month',
+    min: 1,
+    max: 12,
+    takes: '1-12 or JAN-DEC and , - * /',
+    pattern: new RegExp(`^([\\d,\\-*/]|${MONTHS})+$`),
+  },
   {
     name: 'day-of-week',
     min: 1,
     max: 7,
-    pattern: new RegExp(`^(\\?|L|[1-7]L|[1-7]#[1-5]|(${DAYS})#[1-5]|([\\d,\\-*/]|${DAYS})+)$`),
+    takes: '1-7 or SUN-SAT and , - * ? L #',
+    pattern: new RegExp(`^(\\?|L|[1-7]L|[1-7]#[1-5]|(${DAYS})#[1-5]|([\\d,\\-*]|${DAYS})+)$`),
   },
-  { name: 'year', min: 1970, max: 2199, pattern: /^[\d,\-*/]+$/ },
+  { name: 'year', min: 1970, max: 2199, takes: '1970-2199 and , - * /', pattern: /^[\d,\-*/]+$/ },
 ] as const;
 
 /**
@@ -62,6 +83,20 @@ const CRON_FIELDS = [
 export function parseScheduleExpression(text: string): ScheduleExpression {
   if (typeof text !== 'string')
     throw new ScheduleExpressionError(`a schedule expression must be a string, got ${typeof text}`);
+  const spaced = singleSpaced(text);
+  if (spaced !== text) {
+    // Checked and sent as written: a spacing AWS might read otherwise is refused, not normalized.
+    let fixed: string;
+    try {
+      parseScheduleExpression(spaced);
+      fixed = `: write ${spaced}`;
+    } catch (error) {
+      fixed = `; spaced so, ${(error as Error).message}`;
+    }
+    throw new ScheduleExpressionError(
+      `${JSON.stringify(text)} is not spaced as in AWS's examples, the form sqs-jobs checks and sends: one space between parts, none after '(' or before ')', nothing around the expression, no tab or line break${fixed}`,
+    );
+  }
   const at = AT.exec(text);
   if (at) {
     const [, y, mo, d, h, mi, s] = at.map(Number) as number[];
@@ -86,10 +121,19 @@ export function parseScheduleExpression(text: string): ScheduleExpression {
   }
   const cron = CRON.exec(text);
   if (cron)
-    return { kind: 'cron', text, fields: checkCronFields(text, (cron[1] as string).trim().split(/\s+/)) };
+    return {
+      kind: 'cron',
+      text,
+      fields: checkCronFields(text, cron[1] === '' ? [] : (cron[1] as string).split(' ')),
+    };
   throw new ScheduleExpressionError(
     `${JSON.stringify(text)} is not a schedule expression: write at(yyyy-mm-ddThh:mm:ss), rate(value minutes|hours|days) or cron(minutes hours day-of-month month day-of-week year)`,
   );
+}
+
+/** `text` with its whitespace as AWS documents expressions: one space between parts, none at the ends or inside the parentheses. */
+function singleSpaced(text: string): string {
+  return text.trim().replace(/\s+/g, ' ').replace(/\( /, '(').replace(/ \)$/, ')');
 }
 
 function checkCronFields(text: string, fields: string[]): string[] {
@@ -102,7 +146,7 @@ function checkCronFields(text: string, fields: string[]): string[] {
     const upper = field.toUpperCase();
     if (!spec.pattern.test(upper))
       throw new ScheduleExpressionError(
-        `${text}: ${spec.name} field ${JSON.stringify(field)} is not allowed there`,
+        `${text}: ${spec.name} field ${JSON.stringify(field)} is not allowed there: the ${spec.name} field takes ${spec.takes} [schedule-types]`,
       );
     checkCronParts(text, spec, upper);
     for (const n of upper.match(/\d+/g) ?? []) {
@@ -138,10 +182,15 @@ const NAME_VALUES: Readonly<Record<string, number>> = Object.fromEntries([
 /**
  * The structure of each comma-separated part of a general field (the special forms `?`, `L`,
  * `W`, `#` are whole fields, matched by the field's pattern): `*`, `v`, `a-b`, each with an
- * optional `/step` [schedule-types: "The / (slash) wildcard specifies increments"]. A step is a
- * positive whole number no larger than the field's range; a range goes from low to high (croner,
- * which evaluates the fields, knows no wrap-around range, so `22-2` is refused rather than
- * guessed: write `22-23,0-2`).
+ * optional `/step` [schedule-types: "The / (slash) wildcard specifies increments"].
+ * - A range goes from low to high. croner, which evaluates the fields, knows no wrap-around range
+ *   and AWS documents none, so `22-2` is refused rather than guessed; the error gives the list
+ *   that means it (`22-23,0-2`, `SAT,SUN`).
+ * - A step is a whole number from 1 to one less than the number of values in the field (minutes
+ *   1–59, hours 1–23, day-of-month 1–30, month 1–11, year 1–229). A step as large as the field
+ *   would fire at its start value only, and EventBridge refuses it: `cron(*\/60 * * * ? *)` is
+ *   "Parameter ScheduleExpression is not valid" (aws/aws-sdk-js#4212; Quartz, whose cron dialect
+ *   EventBridge's is, refuses a minutes increment over 59).
  */
 function checkCronParts(text: string, spec: (typeof CRON_FIELDS)[number], upper: string): void {
   if (!/[,\-/*]/.test(upper) || /^(\?|L|LW|\d{1,2}W|[1-7]L|[1-7]#[1-5]|[A-Z]{3}#[1-5])$/.test(upper)) return;
@@ -156,26 +205,44 @@ function checkCronParts(text: string, spec: (typeof CRON_FIELDS)[number], upper:
         "is not a value, a range (a-b) or '*', each optionally with a step (/n): e.g. 5, 1-5, */15, 0/15",
       );
     const [, base, step] = match as RegExpExecArray;
-    const range = (base as string).split('-');
+    const range = (base as string).split('-') as [string] | [string, string];
     if (range.length === 2) {
       const [from, to] = range.map((v) => NAME_VALUES[v] ?? Number(v)) as [number, number];
       if (from > to)
         fail(
           part,
-          `is a range from ${from} down to ${to}: write ranges from low to high, e.g. ${range[1]}-${range[0]}, or as two parts (${from}-${spec.max},${spec.min}-${to}) to wrap around`,
+          `runs from ${from} down to ${to}: EventBridge cron ranges run from low to high (no wrap-around); ${
+            step === undefined
+              ? `to wrap around write ${wrapAroundList(spec, range)}; for ${range[1]} through ${range[0]} write ${range[1]}-${range[0]}`
+              : `write it as two ranges from low to high, e.g. ${range[0]}-${spec.max}/${step},${spec.min}-${range[1]}/${step} (each counts its steps from its own start)`
+          }`,
         );
     }
     if (step !== undefined) {
       const n = Number(step);
-      const span = spec.max - spec.min + 1;
+      const values = spec.max - spec.min + 1;
       if (n < 1) fail(part, `has step ${n}: a step (/n) is a positive whole number, e.g. */15`);
-      if (n > span)
+      if (n >= values) {
+        const start = range[0] === '*' ? String(spec.min) : range[0];
         fail(
           part,
-          `has step ${n}, larger than the ${spec.name} range ${spec.min}–${spec.max}: write the value itself`,
+          `has step ${n}: a step is at most ${values - 1} in the ${spec.name} field (${spec.min}–${spec.max}, ${values} values); step ${n} would fire at ${start} only, and EventBridge refuses such steps (*/60 in minutes): write ${start}`,
         );
+      }
     }
   }
+}
+
+/**
+ * The list a wrap-around range `from-to` (from > to) means, in the spelling it was given in:
+ * `22-2` → `22-23,0-2`, `FRI-MON` → `FRI-SAT,SUN-MON`, `SAT-SUN` → `SAT,SUN`.
+ */
+function wrapAroundList(spec: (typeof CRON_FIELDS)[number], [from, to]: [string, string]): string {
+  const named = NAME_VALUES[from] !== undefined;
+  const spell = (n: number) =>
+    named ? (spec.name === 'month' ? MONTHS : DAYS).split('|')[n - 1] : String(n);
+  const run = (a: string, b: string) => (a === b ? a : `${a}-${b}`);
+  return `${run(from, spell(spec.max))},${run(spell(spec.min), to)}`;
 }
 
 const CRONER_OPTIONS = { mode: '7-part', alternativeWeekdays: true, domAndDow: false } as const;

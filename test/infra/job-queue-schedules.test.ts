@@ -416,7 +416,7 @@ describe('bad recurring jobs are refused at synth, each saying what to write', (
       `recurringJobs['nightly']: schedule: cron(0 */0 * * ? *): hours field: "*/0" has step 0: a step (/n) is a positive whole number, e.g. */15`,
     ]);
     expect(problems([{ ...base, schedule: 'cron(0 5-1 * * ? *)' }])).toEqual([
-      `recurringJobs['nightly']: schedule: cron(0 5-1 * * ? *): hours field: "5-1" is a range from 5 down to 1: write ranges from low to high, e.g. 1-5, or as two parts (5-23,0-1) to wrap around`,
+      `recurringJobs['nightly']: schedule: cron(0 5-1 * * ? *): hours field: "5-1" runs from 5 down to 1: EventBridge cron ranges run from low to high (no wrap-around); to wrap around write 5-23,0-1; for 1 through 5 write 1-5`,
     ]);
   });
 

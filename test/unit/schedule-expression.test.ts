@@ -129,12 +129,10 @@ describe("every malformed cron gives our error, never the cron library's", () =>
   it.each([
     ['cron(0/0 * * * ? *)', 'minutes field: "0/0" has step 0: a step (/n) is a positive whole number'],
     ['cron(0 */0 * * ? *)', 'hours field: "*/0" has step 0'],
-    [
-      'cron(0 5-1 * * ? *)',
-      'hours field: "5-1" is a range from 5 down to 1: write ranges from low to high, e.g. 1-5',
-    ],
-    ['cron(0 9 ? * FRI-MON *)', 'day-of-week field: "FRI-MON" is a range from 6 down to 2'],
-    ['cron(0/90 * * * ? *)', 'minutes field: "0/90" has step 90, larger than the minutes range 0–59'],
+    ['cron(0 5-1 * * ? *)', 'hours field: "5-1" runs from 5 down to 1'],
+    ['cron(0 9 ? * FRI-MON *)', 'day-of-week field: "FRI-MON" runs from 6 down to 2'],
+    ['cron(0/90 * * * ? *)', 'minutes field: "0/90" has step 90: a step is at most 59 in the minutes field'],
+    ['cron(0 9 ? * 2/2 *)', 'day-of-week field "2/2" is not allowed there: the day-of-week field takes'],
     ['cron(1-2-3 * * * ? *)', 'minutes field: "1-2-3" is not a value, a range (a-b)'],
     ['cron(*/ * * * ? *)', 'minutes field: "*/" is not a value'],
   ])('%s names the field and the rule', (text, message) => {
@@ -197,6 +195,99 @@ describe("every malformed cron gives our error, never the cron library's", () =>
         },
       ),
       { numRuns: 3000 },
+    );
+  });
+});
+
+describe('what EventBridge would refuse at CreateSchedule is refused here, saying what to write', () => {
+  it.each([
+    ['cron(0 0 ? * SAT-SUN *)', 'to wrap around write SAT,SUN; for SUN through SAT write SUN-SAT'],
+    ['cron(0 0 ? * 7-1 *)', 'to wrap around write 7,1; for 1 through 7 write 1-7'],
+    ['cron(0 0 ? * FRI-MON *)', 'to wrap around write FRI-SAT,SUN-MON; for MON through FRI write MON-FRI'],
+    ['cron(0 22-2 * * ? *)', 'to wrap around write 22-23,0-2; for 2 through 22 write 2-22'],
+    ['cron(0 0 * DEC-JAN ? *)', 'to wrap around write DEC,JAN; for JAN through DEC write JAN-DEC'],
+    ['cron(0 22-2/2 * * ? *)', 'write it as two ranges from low to high, e.g. 22-23/2,0-2/2'],
+  ])('a wrap-around range %s names the list that means it', (text, hint) => {
+    expect(() => parseScheduleExpression(text)).toThrow(hint);
+  });
+
+  it('each suggested wrap-around list is itself accepted, and fires on the values the range meant', () => {
+    // SAT,SUN: every Saturday and Sunday (2026-12-05 is a Saturday).
+    expect(iso(nextFirings('cron(0 0 ? * SAT,SUN *)', { after, count: 3 }))).toEqual([
+      '2026-12-05T00:00:00.000Z',
+      '2026-12-06T00:00:00.000Z',
+      '2026-12-12T00:00:00.000Z',
+    ]);
+    for (const text of [
+      'cron(0 0 ? * 7,1 *)',
+      'cron(0 0 ? * FRI-SAT,SUN-MON *)',
+      'cron(0 22-23,0-2 * * ? *)',
+      'cron(0 0 * DEC,JAN ? *)',
+      'cron(0 22-23/2,0-2/2 * * ? *)',
+    ])
+      expect(() => parseScheduleExpression(text)).not.toThrow();
+  });
+
+  it('a step (/n) is accepted exactly from 1 to one less than the number of values of its field, in every field that takes one', () => {
+    const fieldsWithSteps = [
+      { at: 0, values: 60, start: '0', other: ['0', '0', '*', '*', '?', '*'] },
+      { at: 1, values: 24, start: '0', other: ['0', '0', '*', '*', '?', '*'] },
+      { at: 2, values: 31, start: '1', other: ['0', '0', '*', '*', '?', '*'] },
+      { at: 3, values: 12, start: '1', other: ['0', '0', '*', '*', '?', '*'] },
+      { at: 5, values: 230, start: '2026', other: ['0', '0', '*', '*', '?', '*'] },
+    ];
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...fieldsWithSteps),
+        fc.integer({ min: 0, max: 300 }),
+        fc.constantFrom('start', '*', 'range'),
+        (field, step, form) => {
+          const fields = [...field.other];
+          const base = form === 'start' ? field.start : form === '*' ? '*' : `${field.start}-${field.start}`;
+          fields[field.at] = `${base}/${step}`;
+          const text = `cron(${fields.join(' ')})`;
+          if (step >= 1 && step <= field.values - 1) {
+            expect(() => parseScheduleExpression(text)).not.toThrow();
+          } else {
+            expect(() => parseScheduleExpression(text)).toThrow(ScheduleExpressionError);
+            if (step > 0)
+              expect(() => parseScheduleExpression(text)).toThrow(
+                `a step is at most ${field.values - 1} in the`,
+              );
+          }
+        },
+      ),
+      { numRuns: 400 },
+    );
+    // The two of the finding: 0/60 and 0/61 now say the same.
+    for (const text of ['cron(0/60 * * * ? *)', 'cron(0/61 * * * ? *)'])
+      expect(() => parseScheduleExpression(text)).toThrow(
+        /has step 6[01]: a step is at most 59 in the minutes field \(0–59, 60 values\); step 6[01] would fire at 0 only, and EventBridge refuses such steps \(\*\/60 in minutes\): write 0$/,
+      );
+  });
+
+  it('any expression spaced otherwise than with single spaces is refused, naming the single-spaced form, which is accepted', () => {
+    const valid = fc.constantFrom(
+      'cron(0 23 * * ? *)',
+      'cron(0/15 8-17 ? * MON-FRI *)',
+      'rate(5 minutes)',
+      'rate(1 day)',
+      'cron(0 9 ? * 2#1 2027)',
+    );
+    const blank = fc.constantFrom(' ', '  ', '\t', '\n', ' \t');
+    fc.assert(
+      fc.property(valid, blank, fc.nat(), (text, extra, at) => {
+        // Widen one of its spaces, or add blank after '(', before ')' or around the expression.
+        const spots = [...text.matchAll(/ /g)].map((m) => m.index);
+        const where = [text.indexOf('(') + 1, text.length - 1, 0, text.length, ...spots];
+        const spot = where[at % where.length] as number;
+        const spaced = `${text.slice(0, spot)}${extra}${text.slice(spot)}`;
+        expect(() => parseScheduleExpression(text)).not.toThrow();
+        expect(() => parseScheduleExpression(spaced)).toThrow(
+          `is not spaced as in AWS's examples, the form sqs-jobs checks and sends: one space between parts, none after '(' or before ')', nothing around the expression, no tab or line break: write ${text}`,
+        );
+      }),
+      { numRuns: 300 },
     );
   });
 });

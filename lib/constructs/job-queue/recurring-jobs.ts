@@ -40,7 +40,9 @@ export interface RecurringJob {
   /**
    * `cron(minutes hours day-of-month month day-of-week year)` or `rate(value minutes|hours|days)`,
    * EventBridge Scheduler's dialect (six cron fields, one of the day fields `?`, 1 = Sunday)
-   * [schedule-types]. A one-time `at(...)` is refused: send the job with `runAt` from JobClient.
+   * [schedule-types], sent as written: parts separated by single spaces, ranges from low to high
+   * (`SAT,SUN`, not `SAT-SUN`), a step below the field's number of values (`0/59`, not `0/60`).
+   * A one-time `at(...)` is refused: send the job with `runAt` from JobClient.
    */
   readonly schedule: string;
   /**

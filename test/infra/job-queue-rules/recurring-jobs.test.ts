@@ -38,6 +38,22 @@ describe('recurringJobs rule', () => {
     ]);
   });
 
+  it('refuses a schedule EventBridge might read otherwise than we checked it, saying what to write (it is sent as written)', () => {
+    expect(
+      errors(recurringJobsRule, {
+        recurringJobs: [
+          { ...nightly, schedule: 'cron(0  23 ? * MON-FRI *)' },
+          { ...nightly, name: 'weekend', schedule: 'cron(0 8 ? * SAT-SUN *)' },
+          { ...nightly, name: 'hourly', schedule: 'cron(0/60 * * * ? *)' },
+        ],
+      }),
+    ).toEqual([
+      `recurringJobs['nightly']: schedule: "cron(0  23 ? * MON-FRI *)" is not spaced as in AWS's examples, the form sqs-jobs checks and sends: one space between parts, none after '(' or before ')', nothing around the expression, no tab or line break: write cron(0 23 ? * MON-FRI *)`,
+      `recurringJobs['weekend']: schedule: cron(0 8 ? * SAT-SUN *): day-of-week field: "SAT-SUN" runs from 7 down to 1: EventBridge cron ranges run from low to high (no wrap-around); to wrap around write SAT,SUN; for SUN through SAT write SUN-SAT`,
+      `recurringJobs['hourly']: schedule: cron(0/60 * * * ? *): minutes field: "0/60" has step 60: a step is at most 59 in the minutes field (0–59, 60 values); step 60 would fire at 0 only, and EventBridge refuses such steps (*/60 in minutes): write 0`,
+    ]);
+  });
+
   it('refuses a field it does not know, naming it, the known fields and what was likely meant', () => {
     expect(
       errors(recurringJobsRule, {
