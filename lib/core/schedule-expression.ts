@@ -239,8 +239,8 @@ function checkCronParts(text: string, spec: (typeof CRON_FIELDS)[number], upper:
  */
 function wrapAroundList(spec: (typeof CRON_FIELDS)[number], [from, to]: [string, string]): string {
   const named = NAME_VALUES[from] !== undefined;
-  const spell = (n: number) =>
-    named ? (spec.name === 'month' ? MONTHS : DAYS).split('|')[n - 1] : String(n);
+  const spell = (n: number): string =>
+    named ? ((spec.name === 'month' ? MONTHS : DAYS).split('|')[n - 1] as string) : String(n);
   const run = (a: string, b: string) => (a === b ? a : `${a}-${b}`);
   return `${run(from, spell(spec.max))},${run(spell(spec.min), to)}`;
 }
