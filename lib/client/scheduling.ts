@@ -17,6 +17,7 @@ import {
   scheduleGroupEnvName,
   schedulerRoleEnvName,
 } from '../core/queue-urls.ts';
+import { JobClientError } from './job-client-error.ts';
 import { describeValue, isPlainObject, unknownKeyProblems } from './option-keys.ts';
 
 /** The variable naming the idempotency table (the state items of jobs sent for later live there). */
@@ -136,12 +137,20 @@ const QUEUE_ARN = /^arn:aws[a-z-]*:sqs:[a-z0-9-]+:\d{12}:[\w-]{1,80}(\.fifo)?$/;
 const STANDARD_QUEUE_ARN = /^arn:aws[a-z-]*:sqs:[a-z0-9-]+:\d{12}:[\w-]{1,80}$/;
 
 /**
- * Reads the scheduling of every queue from the environment: a queue is included when both its
- * `JOBS_SCHEDULE_GROUP_<NAME>` and `JOBS_SCHEDULER_ROLE_ARN_<NAME>` are set (`<NAME>` back to the
- * logical name as `queueUrlsFromEnv` does: lower-cased, `_` → `-`); the table from
- * `JOBS_IDEMPOTENCY_TABLE`. Empty values are skipped. Pass the result as `JobClient`'s `scheduling`.
+ * Reads the scheduling of every queue from the environment: a queue's
+ * `JOBS_SCHEDULE_GROUP_<NAME>` and `JOBS_SCHEDULER_ROLE_ARN_<NAME>`, and its
+ * `JOBS_SCHEDULE_DLQ_ARN_<NAME>` when set (`<NAME>` back to the logical name as
+ * `queueUrlsFromEnv` does: lower-cased, `_` → `-`); the table from `JOBS_IDEMPOTENCY_TABLE`.
+ * Empty values are skipped. Pass the result as `JobClient`'s `scheduling`.
+ *
+ * A queue with some of its variables but not both the group and the role (a dead-letter queue
+ * without them, a group without its role) is refused, not skipped: `grantScheduleJobs` sets them
+ * together, so a lone one is a misspelled or half-copied name, and skipping it would drop the
+ * dead-letter queue, or the queue's scheduling, without a word.
  *
  * @param env the environment to read. @default process.env
+ * @throws {JobClientError} `InvalidOptions` naming each variable set without its partners, the
+ *   ones missing, and the queues whose variables are complete.
  * @example
  * ```ts
  * import { JobClient, queueUrlsFromEnv, schedulingFromEnv } from 'sqs-jobs/client';
@@ -151,28 +160,50 @@ const STANDARD_QUEUE_ARN = /^arn:aws[a-z-]*:sqs:[a-z0-9-]+:\d{12}:[\w-]{1,80}$/;
 export function schedulingFromEnv(
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): SchedulingOptions {
-  const groups = new Map<string, string>();
-  const roles = new Map<string, string>();
-  const deadLetters = new Map<string, string>();
+  /** Per queue name, per prefix: the variable and its value. */
+  const found = new Map<string, Map<string, { key: string; value: string }>>();
   for (const [key, raw] of Object.entries(env)) {
     const value = raw?.trim();
     if (!value) continue;
-    for (const [prefix, into] of [
-      [SCHEDULE_GROUP_ENV_PREFIX, groups],
-      [SCHEDULER_ROLE_ENV_PREFIX, roles],
-      [SCHEDULE_DLQ_ARN_ENV_PREFIX, deadLetters],
-    ] as const) {
+    for (const prefix of [
+      SCHEDULE_GROUP_ENV_PREFIX,
+      SCHEDULER_ROLE_ENV_PREFIX,
+      SCHEDULE_DLQ_ARN_ENV_PREFIX,
+    ]) {
       if (key.startsWith(prefix) && key.length > prefix.length) {
-        into.set(key.slice(prefix.length).toLowerCase().replaceAll('_', '-'), value);
+        const queue = key.slice(prefix.length).toLowerCase().replaceAll('_', '-');
+        const vars = found.get(queue) ?? new Map<string, { key: string; value: string }>();
+        vars.set(prefix, { key, value });
+        found.set(queue, vars);
       }
     }
   }
   const queues: Record<string, QueueScheduling> = {};
-  for (const [queue, groupName] of groups) {
-    const roleArn = roles.get(queue);
-    const deadLetterQueueArn = deadLetters.get(queue);
-    if (roleArn !== undefined)
-      queues[queue] = { groupName, roleArn, ...(deadLetterQueueArn ? { deadLetterQueueArn } : {}) };
+  const incomplete: [string, Map<string, { key: string; value: string }>][] = [];
+  for (const [queue, vars] of found) {
+    const groupName = vars.get(SCHEDULE_GROUP_ENV_PREFIX)?.value;
+    const roleArn = vars.get(SCHEDULER_ROLE_ENV_PREFIX)?.value;
+    const deadLetterQueueArn = vars.get(SCHEDULE_DLQ_ARN_ENV_PREFIX)?.value;
+    if (groupName === undefined || roleArn === undefined) incomplete.push([queue, vars]);
+    else queues[queue] = { groupName, roleArn, ...(deadLetterQueueArn ? { deadLetterQueueArn } : {}) };
+  }
+  if (incomplete.length > 0) {
+    const complete = Object.keys(queues);
+    const problems = incomplete.map(([queue, vars]) => {
+      const set = [...vars.values()].map((v) => v.key);
+      const missing = [
+        [SCHEDULE_GROUP_ENV_PREFIX, scheduleGroupEnvName(queue)],
+        [SCHEDULER_ROLE_ENV_PREFIX, schedulerRoleEnvName(queue)],
+      ]
+        .filter(([prefix]) => !vars.has(prefix as string))
+        .map(([, name]) => name);
+      return `${set.join(' and ')} ${set.length === 1 ? 'is' : 'are'} set without ${missing.join(' and ')}, so queue "${queue}" has no scheduling and ${set.length === 1 ? 'it' : 'they'} would be ignored: check the queue name in the variable (${complete.length > 0 ? `queues with complete scheduling: ${complete.join(', ')}` : 'no queue has complete scheduling'}); jobQueue.grantScheduleJobs(fn) sets the three together`;
+    });
+    throw new JobClientError(`invalid scheduling environment (schedulingFromEnv): ${problems.join('; ')}`, {
+      code: 'InvalidOptions',
+      senderFault: true,
+      problems: problems.map((message) => ({ index: 0, type: undefined, message })),
+    });
   }
   const table = env[IDEMPOTENCY_TABLE_ENV]?.trim();
   return { queues, ...(table ? { idempotencyTableName: table } : {}) };

@@ -635,13 +635,12 @@ describe('the schedule dead-letter queue', () => {
 });
 
 describe('schedulingFromEnv', () => {
-  it('reads each queue whose group and role are both set, and the table', () => {
+  it('reads each queue whose group and role are both set, and the table (a half-set queue is refused: test/unit/scheduling-env.test.ts)', () => {
     expect(
       schedulingFromEnv({
         JOBS_SCHEDULE_GROUP_BOOKING_HOLDS: 'app-booking-holds',
         JOBS_SCHEDULER_ROLE_ARN_BOOKING_HOLDS: ROLE,
         JOBS_SCHEDULE_DLQ_ARN_BOOKING_HOLDS: HOLDS_DLQ,
-        JOBS_SCHEDULE_GROUP_HALF: 'only-a-group',
         JOBS_IDEMPOTENCY_TABLE: 'jobs-idempotency',
       }),
     ).toEqual({
