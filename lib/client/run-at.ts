@@ -11,6 +11,8 @@
  *   to a FIFO queue), still as a job sent for later, so it can be cancelled until it starts. Like
  *   Sidekiq `perform_at` and BullMQ with a past timestamp; a clock a little behind the caller's
  *   must not make a send fail.
+ * - A leap second (`:60`) is refused, naming the next second to pass: a JavaScript Date cannot
+ *   represent it (ECMAScript time values count no leap seconds).
  * - At most {@link MAX_RUN_AT_DAYS} days ahead: sqs-jobs' own limit (the state item's lifetime,
  *   and a delay of years is more often milliseconds given as seconds than a plan).
  */
@@ -62,11 +64,14 @@ export function runAtMsOf(
   } else if (runAt instanceof Date) {
     runAtMs = runAt.getTime();
     if (Number.isNaN(runAtMs)) return { problem: `${where}.runAt is an invalid Date` };
-  } else if (typeof runAt === 'string' && RFC_3339.test(runAt) && !Number.isNaN(Date.parse(runAt))) {
-    // Date.parse rolls 2027-02-30 over to March 2 and 24:00 to the next day: refuse what is no real time.
-    if (!isRealDateTime(runAt)) {
+  } else if (typeof runAt === 'string' && RFC_3339.test(runAt) && runAt.slice(17, 19) === '60') {
+    return { problem: leapSecondProblem(runAt, where) };
+  } else if (typeof runAt === 'string' && RFC_3339.test(runAt)) {
+    // Date.parse rolls 2027-02-30 over to March 2 and 24:00 to the next day, and gives NaN for
+    // 23:60: refuse what is no real time.
+    if (Number.isNaN(Date.parse(runAt)) || !isRealDateTime(runAt)) {
       return {
-        problem: `${where}.runAt ${JSON.stringify(runAt)} is not a real date and time (check the day of the month and the hour)`,
+        problem: `${where}.runAt ${JSON.stringify(runAt)} is not a real date and time (check the day of the month, the hour and the minute)`,
       };
     }
     runAtMs = Date.parse(runAt);
@@ -97,6 +102,20 @@ export function travelOf(
   if (delaySeconds === 0) return { via: 'delay', delaySeconds: 0 };
   if (!fifo && delaySeconds <= MAX_DELAY_SECONDS) return { via: 'delay', delaySeconds };
   return { via: 'schedule' };
+}
+
+/**
+ * Why a leap second (`23:59:60`, RFC 3339 section 5.7) is refused, and what to pass: JavaScript's
+ * Date, and so the job's `runat`, counts no leap seconds (ECMAScript time values ignore them), so
+ * `:60` cannot be represented; the job runs at the next second instead only if the caller says so,
+ * never silently shifted.
+ */
+function leapSecondProblem(runAt: string, where: string): string {
+  const next = Date.parse(`${runAt.slice(0, 17)}59${runAt.slice(19).replace(/^\.\d+/, '')}`) + 1000;
+  const suggestion = Number.isNaN(next)
+    ? 'the first second of the next minute'
+    : `${new Date(next).toISOString().slice(0, 19)}Z, the next second`;
+  return `${where}.runAt ${JSON.stringify(runAt)} is a leap second (:60), which a JavaScript Date cannot represent (ECMAScript time values count no leap seconds), so no job can be due at it: pass ${suggestion}`;
 }
 
 /** Whether the date and time fields of an RFC 3339 text name a real calendar day and clock time. */

@@ -330,6 +330,16 @@ describe('sending a job for later', () => {
     [{ delayMs: 1e16 }, /options\.delayMs is 10000000000000000 ms, more than 366 days/],
     [{ runAt: '2027-02-30T00:00:00Z' }, /options\.runAt "2027-02-30T00:00:00Z" is not a real date and time/],
     [{ runAt: '2027-01-01T24:00:00Z' }, /is not a real date and time/],
+    [{ runAt: '2027-01-01T23:60:00Z' }, /"2027-01-01T23:60:00Z" is not a real date and time/],
+    // A leap second: said so, with the second to pass, never shifted silently.
+    [
+      { runAt: '2027-06-30T23:59:60Z' },
+      /options\.runAt "2027-06-30T23:59:60Z" is a leap second \(:60\), which a JavaScript Date cannot represent \(ECMAScript time values count no leap seconds\), so no job can be due at it: pass 2027-07-01T00:00:00Z, the next second/,
+    ],
+    [
+      { runAt: '2027-07-01T01:59:60.5+02:00' },
+      /is a leap second \(:60\).*: pass 2027-07-01T00:00:00Z, the next second/,
+    ],
     [{ runAt: new Date(Date.now() + 400 * 24 * HOUR_MS) }, /more than 366 days ahead/],
     [{ delayMs: 1000, runAt: new Date() }, /runAt and options\.delayMs are both given/],
     [{ delayMs: 1000, delaySeconds: 5 }, /delaySeconds cannot go with runAt or delayMs/],
