@@ -120,7 +120,11 @@ function batchContextProblems(value: unknown): string[] {
   for (const count of badCounts) {
     problems.push(`options.batch.${count} must be an integer ≥ 0, got ${describeValue(batch[count])}`);
   }
-  const { total, succeeded, deadLettered } = batch as Record<string, number>;
+  const { total, succeeded, deadLettered } = batch as {
+    total: number;
+    succeeded: number;
+    deadLettered: number;
+  };
   if (badCounts.length === 0 && succeeded + deadLettered > total) {
     problems.push(
       `options.batch.succeeded + deadLettered (${succeeded + deadLettered}) must be at most total (${total}): each child is counted once`,
