@@ -136,3 +136,41 @@ describe('MemoryLimitStore with createWorker', () => {
     expect(await limits.buckets.take(partner, 'tenant-7')).toMatchObject({ granted: false });
   });
 });
+
+describe('MemoryLimitStore options', () => {
+  const request = { name: 'reports.build', key: 'tenant-7', limit: 1, expiresAtMs: 60_000 };
+
+  it('refuses a clock that is not a number of epoch ms (NaN would turn every limit off), naming the option', async () => {
+    expect(() => new MemoryLimitStore({ now: () => Number.NaN })).toThrow(
+      new RangeError(
+        'MemoryLimitStore options.now must return a finite number of epoch milliseconds, got a number (NaN)',
+      ),
+    );
+    expect(() => new MemoryLimitStore({ now: 5 as never })).toThrow(
+      /options\.now must be a function returning epoch milliseconds .*got a number \(5\)/,
+    );
+    // A clock that goes bad later fails where it is read, not with the limit silently off.
+    let ms = 1_000;
+    const limits = new MemoryLimitStore({ now: () => ms });
+    expect((await limits.slots.acquire(request)).status).toBe('acquired');
+    ms = Number.NaN;
+    await expect(limits.slots.acquire(request)).rejects.toThrow(RangeError);
+    ms = 2_000;
+    expect((await limits.slots.acquire(request)).status).toBe('full');
+  });
+
+  it('refuses null options, an unknown key and a negative lease margin, saying what to pass', () => {
+    expect(() => new MemoryLimitStore(null as never)).toThrow(
+      new TypeError(
+        'MemoryLimitStore options must be an object { now?: () => epoch ms, leaseMarginMs?: number ≥ 0 } (or nothing), got null',
+      ),
+    );
+    expect(() => new MemoryLimitStore({ clock: () => 1 } as never)).toThrow(
+      /MemoryLimitStore options\.clock is not an option \(known: .*now/,
+    );
+    expect(() => new MemoryLimitStore({ leaseMarginMs: -1 })).toThrow(
+      /options\.leaseMarginMs must be a finite number of milliseconds ≥ 0, got a number \(-1\)/,
+    );
+    expect(() => new MemoryLimitStore({ now: () => 0, leaseMarginMs: 0 })).not.toThrow();
+  });
+});
