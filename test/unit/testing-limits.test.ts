@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { defineJob } from '../../lib/runtime/job.ts';
 import { defineRateLimit } from '../../lib/runtime/limits/rate-limit.ts';
 import { createWorker } from '../../lib/runtime/worker.ts';
+import { WorkerConfigError } from '../../lib/runtime/worker-errors.ts';
 import {
   jobRecord,
   lambdaContext,
@@ -172,5 +173,28 @@ describe('MemoryLimitStore options', () => {
       /options\.leaseMarginMs must be a finite number of milliseconds ≥ 0, got a number \(-1\)/,
     );
     expect(() => new MemoryLimitStore({ now: () => 0, leaseMarginMs: 0 })).not.toThrow();
+  });
+});
+
+describe('createWorker limits option', () => {
+  const limited = defineJob({
+    type: 'reports.limited',
+    queue: 'reports',
+    schema: z.object({ tenant: z.string() }),
+    concurrency: { key: (data) => data.tenant, limit: 1 },
+    async run() {},
+  });
+
+  it('refuses a limits object that is not a limit store when the worker is made, saying what to pass (no record retried on a TypeError)', () => {
+    const make = (limits: unknown) => () => worker([limited], limits as MemoryLimitStore);
+    expect(make({})).toThrow(WorkerConfigError);
+    expect(make({})).toThrow(
+      'invalid worker configuration: limits must be a limit store: new LimitStore({ tableName }) (sqs-jobs), MemoryLimitStore (sqs-jobs/testing) in a unit test, or false for none; it has no slots.acquire, buckets.take, buckets.throttled. Leave it out to use a LimitStore on JOBS_IDEMPOTENCY_TABLE',
+    );
+    expect(make({ slots: { acquire: async () => ({}) }, buckets: {} })).toThrow(
+      /it has no buckets\.take, buckets\.throttled/,
+    );
+    expect(make(null)).toThrow(/limits must be a limit store: .*; got null/);
+    expect(make(new MemoryLimitStore())).not.toThrow();
   });
 });
