@@ -248,6 +248,7 @@ export async function startBatchWith(
   const policy = spec.onChildDeadLettered ?? 'complete-with-failures';
   const openLimitSeconds = spec.openLimitSeconds ?? DEFAULT_BATCH_OPEN_LIMIT_SECONDS;
   const completion = await completionEnvelope(spec.completion, starter);
+  await checkCompletionEntry(spec.completion, starter, send);
   checked(() => send.checkEnvelope(spec.completion.job.queue, completion));
   const watchdog = watchdogEnvelope(spec.completion.job, starter);
 
@@ -460,18 +461,53 @@ function checked<T>(check: () => T): T {
   }
 }
 
+/**
+ * Checks the completion job as a child is checked (queue known, FIFO partition key, ...), so its
+ * problems name the option the user writes (`completion.options.partitionKey`), not the envelope
+ * field (`partitionkey`) that checking its ready envelope would name.
+ */
+async function checkCompletionEntry(
+  entry: BatchCompletionEntry,
+  starter: BatchStarter,
+  send: BatchSendPort,
+): Promise<void> {
+  const partitionKey = entry.options?.partitionKey ?? starter.partitionKey;
+  try {
+    await send.checkBatch([
+      {
+        job: entry.job,
+        data: entry.data,
+        options: {
+          ...(partitionKey === undefined ? {} : { partitionKey }),
+          ...starter.lineageOf?.('completion'),
+          id: batchCompletionId(starter.batchId),
+        },
+      },
+    ]);
+  } catch (error) {
+    if (!(error instanceof JobClientError) || error.problems.length === 0) throw error;
+    throw invalidBatch(
+      error.problems.map((problem) =>
+        problem.message.startsWith('options.')
+          ? `completion.${problem.message}`
+          : `completion: ${problem.message}`,
+      ),
+    );
+  }
+}
+
 /** The completion job's envelope (SQS body), its data checked against its schema. */
 async function completionEnvelope(entry: BatchCompletionEntry, starter: BatchStarter): Promise<string> {
   const jsonProblems = jsonValueProblems(entry.data);
   if (entry.data === undefined || jsonProblems.length > 0) {
     const list = jsonProblems.map((p) => `${p.path}: ${p.message}`).join('; ');
-    throw invalidBatch([`entry.data must be a JSON value${list ? ` (${list})` : ''}`]);
+    throw invalidBatch([`completion.data must be a JSON value${list ? ` (${list})` : ''}`]);
   }
   const data = jsonFormOf(entry.data);
   const validated = await (entry.job.schema as StandardSchemaV1)['~standard'].validate(data);
   if (validated.issues) {
     const list = validated.issues.map((issue) => issue.message).join('; ');
-    throw invalidBatch([`entry.data fails the schema of ${entry.job.type}: ${list}`]);
+    throw invalidBatch([`completion.data fails the schema of ${entry.job.type}: ${list}`]);
   }
   const partitionKey = entry.options?.partitionKey ?? starter.partitionKey;
   const lineage = starter.lineageOf?.('completion');

@@ -243,6 +243,67 @@ describe('batch entry options at run time', () => {
     expect(dynamodb.calls).toHaveLength(0);
   });
 
+  it('a FIFO completion job without a partition key is refused in the option names a child uses (completion.options.partitionKey)', async () => {
+    const fifoUrls = { work: 'https://sqs.eu-west-1.amazonaws.com/123456789012/work.fifo' };
+    const starter = defineJob({
+      type: 'bills.fifo-starter',
+      queue: 'work',
+      schema: z.object({}),
+      async run(_data, ctx) {
+        ctx.startBatch({
+          children: [{ job: child, data: { n: 1 }, options: { partitionKey: 'user-1' } }],
+          completion: { job: summary, data: { day: 'd' } },
+        });
+      },
+    });
+    const outcome = await runJob(starter, {}, { queueUrls: fifoUrls });
+    expect(outcome.status).toBe('failed');
+    const message = String(outcome.status === 'failed' && (outcome.error as Error).message);
+    expect(message).toContain(
+      'startBatch refused: completion.options.partitionKey is required on FIFO queue "work": it becomes the MessageGroupId',
+    );
+    expect(message).not.toMatch(/partitionkey/);
+    // The same from a producer, before anything is written or sent.
+    const sqs = new CountingSqs();
+    const dynamodb = new FakeDynamoTable();
+    const client = new JobClient({
+      source: '/p',
+      queueUrls: fifoUrls,
+      sqs,
+      dynamodb,
+      batches: { tableName: 'jobs-table' },
+    });
+    const error = await client
+      .startBatch({
+        children: [{ job: child, data: { n: 1 }, options: { partitionKey: 'user-1' } }],
+        completion: { job: summary, data: { day: 'd' } },
+      })
+      .catch((e: unknown) => e);
+    expect((error as JobClientError).code).toBe('InvalidBatch');
+    expect((error as Error).message).toMatch(
+      /completion\.options\.partitionKey is required on FIFO queue "work"/,
+    );
+    expect(sqs.sent).toBe(0);
+    expect(dynamodb.calls).toHaveLength(0);
+    // Given one, the completion is taken.
+    const given = await runJob(
+      defineJob({
+        type: 'bills.fifo-starter-2',
+        queue: 'work',
+        schema: z.object({}),
+        async run(_data, ctx) {
+          ctx.startBatch({
+            children: [{ job: child, data: { n: 1 }, options: { partitionKey: 'user-1' } }],
+            completion: { job: summary, data: { day: 'd' }, options: { partitionKey: 'summary' } },
+          });
+        },
+      }),
+      {},
+      { queueUrls: fifoUrls },
+    );
+    expect(given.status).toBe('completed');
+  });
+
   it('ctx.startBatch: the same refusal, so runJob fails the run as the worker dead-letters it', async () => {
     const later = defineJob({
       type: 'bills.later',
