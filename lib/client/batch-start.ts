@@ -38,6 +38,11 @@ import type { BatchEntry, SendableJob, SendOptions } from './prepare.ts';
 /**
  * One child of a batch: its data is checked against its job's type (`data` does not widen `Data`:
  * it is the job's). Build one with {@link batchChild}, or write it inline in a `startBatch` call.
+ *
+ * A plain `BatchChildEntry` (no type argument: `Data` is `unknown`) checks no data: TypeScript has
+ * no type for "some job with that job's data", so an array annotated `BatchChildEntry[]` accepts
+ * any data for any job. Build such arrays with {@link batchChild} (each entry checked where it is
+ * made), or annotate one job's children as `BatchChildEntry<Data>`.
  */
 export interface BatchChildEntry<Data = unknown> {
   readonly job: SendableJob<Data>;
@@ -45,6 +50,69 @@ export interface BatchChildEntry<Data = unknown> {
   /** `partitionKey` (FIFO queues: required unless the starter has one), `delaySeconds` (standard queues). */
   readonly options?: Pick<SendOptions, 'partitionKey' | 'delaySeconds'>;
 }
+
+/**
+ * The entry a child must be: its own `job` with that job's data (the job's exact type, so a child
+ * of a job whose data is a subtype of another child's job's data is not taken for the other). The
+ * optional `hint` is never set: it is there to be read in the compile error.
+ */
+type ChildOfItsJob<Entry> = Entry extends { readonly job: infer Job }
+  ? Job extends SendableJob<infer Data>
+    ? {
+        readonly hint?: "data must be its own job's data (in .map, build each child with batchChild(job, data): literals widen there)";
+      } & BatchChildEntry<Data> & { readonly job: Job }
+    : BatchChildEntry
+  : BatchChildEntry;
+
+/** Each child paired with its own job's data: distributes over a `.map` array's union of entries. */
+type ChildrenOfTheirJobs<Children extends readonly unknown[]> = {
+  readonly [K in keyof Children]: ChildOfItsJob<Children[K]>;
+};
+
+/** The keys of every member of a union (`keyof` of a union is only the keys all members share). */
+type KeysOfEvery<T> = T extends unknown ? keyof T : never;
+/** `Allowed[Key]` over a union, for the members that have `Key`. */
+type PropertyOf<Allowed, Key> = Allowed extends unknown
+  ? Key extends keyof Allowed
+    ? Allowed[Key]
+    : never
+  : never;
+/** `true` when `Given` (a literal's type) has a key, at any depth, that `Allowed` does not. */
+type ExtraKeys<Given, Allowed> = unknown extends Allowed
+  ? false
+  : Given extends readonly (infer Item)[]
+    ? Allowed extends readonly (infer AllowedItem)[]
+      ? ExtraKeys<Item, AllowedItem>
+      : false
+    : Given extends object
+      ? [Exclude<keyof Given, KeysOfEvery<Allowed>>] extends [never]
+        ? { [Key in keyof Given]-?: ExtraKeys<Given[Key], PropertyOf<Allowed, Key>> }[keyof Given]
+        : true
+      : false;
+/** `true` when an entry has a key its job's data, its options or the entry itself does not take. */
+type EntryExtraKeys<Entry> = Entry extends { readonly job: SendableJob<infer Data> }
+  ?
+      | ([Exclude<keyof Entry, 'job' | 'data' | 'options'>] extends [never] ? false : true)
+      | (Entry extends { readonly data: infer Given } ? ExtraKeys<Given, Data> : false)
+      | (Entry extends { readonly options: infer Given }
+          ? ExtraKeys<Given, NonNullable<BatchChildEntry['options']>>
+          : false)
+  : false;
+
+/**
+ * The type `startBatch`'s `children` must have, `Children` being what was written (inferred as
+ * written, `const`): each child checked against its OWN job, also in an array made with `.map`
+ * that mixes jobs (its element is a union of entries, each member checked on its own), with the
+ * excess-key checks of an object literal kept (a key the job's data or the options do not have).
+ * When something is wrong, the children are checked against the type they should have, so the
+ * error names the child's job's data type.
+ */
+export type CheckedChildren<Children extends readonly unknown[]> =
+  Children extends ChildrenOfTheirJobs<Children>
+    ? true extends EntryExtraKeys<Children[number]>
+      ? ChildrenOfTheirJobs<Children>
+      : Children
+    : ChildrenOfTheirJobs<Children>;
 
 /** The completion job of a batch: runs once, after every child is counted. */
 export interface BatchCompletionEntry<Data = unknown> {
@@ -66,6 +134,15 @@ export interface BatchCompletionEntry<Data = unknown> {
  *   onChildDeadLettered: 'complete-with-failures',
  *   openLimitSeconds: 3600,
  * });
+ * // A job whose data has an enum or literal field: in .map, build each child with batchChild
+ * // (TypeScript widens `'gold'` to string in a callback's object literal; batchChild keeps it):
+ * //   children: users.map((userId) => batchChild(issueInvoice, { userId, day, tier: 'gold' })),
+ *
+ * `Children` is the children as written (inferred by `startBatch`); `CompletionData` the
+ * completion job's data. Annotated without type arguments (`const spec: JobBatchSpec = ...`),
+ * a spec checks no child's data against its job (TypeScript has no type for "each entry with its
+ * own job's data" outside a call): write the spec inline in the `startBatch` call, or build its
+ * entries with `batchChild` / `batchCompletion`, which check each entry where it is made.
  */
 export interface BatchSpec<
   Children extends readonly unknown[] = readonly unknown[],
@@ -78,10 +155,12 @@ export interface BatchSpec<
   readonly id?: string;
   /**
    * The children, 0 to 100,000 (an empty batch sends its completion job at once). Each child's
-   * data is checked against its own job's type (`Children` is inferred per child: an array literal
-   * of different jobs, or an array of one job made with `map`).
+   * data is checked against its own job's type ({@link CheckedChildren}): in an array literal of
+   * different jobs, and in an array made with `.map`, of one job or several. In a `.map` callback
+   * TypeScript widens string literals to `string`, so a job whose data has an enum or literal
+   * field refuses `{ job, data: { kind: 'a' } }` there: build each child with `batchChild(job, data)`.
    */
-  readonly children: { readonly [K in keyof Children]: BatchChildEntry<Children[K]> };
+  readonly children: CheckedChildren<Children>;
   /** The completion job: runs once, after every child is counted (`ctx.batch` reads the batch). */
   readonly completion: BatchCompletionEntry<CompletionData>;
   /**
@@ -169,6 +248,7 @@ export async function startBatchWith(
   const policy = spec.onChildDeadLettered ?? 'complete-with-failures';
   const openLimitSeconds = spec.openLimitSeconds ?? DEFAULT_BATCH_OPEN_LIMIT_SECONDS;
   const completion = await completionEnvelope(spec.completion, starter);
+  await checkCompletionEntry(spec.completion, starter, send);
   checked(() => send.checkEnvelope(spec.completion.job.queue, completion));
   const watchdog = watchdogEnvelope(spec.completion.job, starter);
 
@@ -381,18 +461,53 @@ function checked<T>(check: () => T): T {
   }
 }
 
+/**
+ * Checks the completion job as a child is checked (queue known, FIFO partition key, ...), so its
+ * problems name the option the user writes (`completion.options.partitionKey`), not the envelope
+ * field (`partitionkey`) that checking its ready envelope would name.
+ */
+async function checkCompletionEntry(
+  entry: BatchCompletionEntry,
+  starter: BatchStarter,
+  send: BatchSendPort,
+): Promise<void> {
+  const partitionKey = entry.options?.partitionKey ?? starter.partitionKey;
+  try {
+    await send.checkBatch([
+      {
+        job: entry.job,
+        data: entry.data,
+        options: {
+          ...(partitionKey === undefined ? {} : { partitionKey }),
+          ...starter.lineageOf?.('completion'),
+          id: batchCompletionId(starter.batchId),
+        },
+      },
+    ]);
+  } catch (error) {
+    if (!(error instanceof JobClientError) || error.problems.length === 0) throw error;
+    throw invalidBatch(
+      error.problems.map((problem) =>
+        problem.message.startsWith('options.')
+          ? `completion.${problem.message}`
+          : `completion: ${problem.message}`,
+      ),
+    );
+  }
+}
+
 /** The completion job's envelope (SQS body), its data checked against its schema. */
 async function completionEnvelope(entry: BatchCompletionEntry, starter: BatchStarter): Promise<string> {
   const jsonProblems = jsonValueProblems(entry.data);
   if (entry.data === undefined || jsonProblems.length > 0) {
     const list = jsonProblems.map((p) => `${p.path}: ${p.message}`).join('; ');
-    throw invalidBatch([`entry.data must be a JSON value${list ? ` (${list})` : ''}`]);
+    throw invalidBatch([`completion.data must be a JSON value${list ? ` (${list})` : ''}`]);
   }
   const data = jsonFormOf(entry.data);
   const validated = await (entry.job.schema as StandardSchemaV1)['~standard'].validate(data);
   if (validated.issues) {
     const list = validated.issues.map((issue) => issue.message).join('; ');
-    throw invalidBatch([`entry.data fails the schema of ${entry.job.type}: ${list}`]);
+    throw invalidBatch([`completion.data fails the schema of ${entry.job.type}: ${list}`]);
   }
   const partitionKey = entry.options?.partitionKey ?? starter.partitionKey;
   const lineage = starter.lineageOf?.('completion');

@@ -39,7 +39,7 @@ import {
 import { DynamoIdempotencyStore } from './idempotency/store.ts';
 import { type DeadLetterPolicy, deadLetterPolicyProblem } from './job.ts';
 import { rateLimitConflicts } from './limits/rate-limit.ts';
-import { LimitStore, type LimitStorePort } from './limits/store.ts';
+import { LimitStore, type LimitStorePort, limitStoreProblems } from './limits/store.ts';
 import { type AnyJob, processRecord, type RecordDeps, type RecordOutcome } from './record/index.ts';
 import { loadSqsModule, preloadSqsModule } from './sqs-module.ts';
 import type { SqsSender } from './sqs-port.ts';
@@ -192,7 +192,8 @@ interface WorkerSetup {
  * @returns a Middy-wrapped `(event: SQSEvent, context: Context) => Promise<SQSBatchResponse>`.
  * @throws {WorkerConfigError} at once for mistakes in code: no options, `jobs` not made by
  *   `defineJob`, duplicate job types (former types included), more than one job with `raw`, a bad `maxConcurrency`, `deadlineMarginMs` or
- *   `onDeadLetter`, parking without an idempotency store that keeps parked groups. Mistakes in the environment (a missing queue URL,
+ *   `onDeadLetter`, parking without an idempotency store that keeps parked groups, a `limits` that
+ *   is not a limit store (no `slots.acquire`, `buckets.take`, `buckets.throttled`). Mistakes in the environment (a missing queue URL,
  *   no idempotency table) do not throw here: they are logged on every invocation and every
  *   record of the event is reported failed, so nothing is deleted by accident (`BatchFailed`,
  *   whose JobQueue alarm fires). The same for a job the queue was not built for: a
@@ -455,6 +456,7 @@ function indexJobs(options: WorkerOptions): ReadonlyMap<string, AnyJob> {
   const policyProblem = deadLetterPolicyProblem(options.onDeadLetter, 'onDeadLetter');
   if (policyProblem !== undefined) problems.push(policyProblem);
   problems.push(...parkingProblems(options, parkingJobs(jobs, options.onDeadLetter ?? 'continue')));
+  problems.push(...limitStoreProblems(options.limits));
   if (problems.length > 0) throw new WorkerConfigError(problems);
   return jobs;
 }

@@ -11,6 +11,7 @@
  * failures, sharing between processes, and the items' TTL.
  */
 
+import { describeValue, isPlainObject, unknownKeyProblems } from '../client/option-keys.ts';
 import { limitRecordKey } from '../runtime/idempotency/keys.ts';
 import { IDEMPOTENCY_DEFAULTS } from '../runtime/idempotency/options.ts';
 import { randomToken } from '../runtime/idempotency/record.ts';
@@ -166,9 +167,55 @@ export class MemoryLimitStore implements LimitStorePort {
   readonly slots: MemorySlots;
   readonly buckets: MemoryBuckets;
 
+  /**
+   * @throws {TypeError} when `options` is not an object, has a key other than `now` and
+   *   `leaseMarginMs`, or `now` is not a function.
+   * @throws {RangeError} when `now()` does not return a finite number of epoch milliseconds (a NaN
+   *   clock would turn every limit off: no holder would ever count), or `leaseMarginMs` is not a
+   *   finite number ≥ 0. A clock that returns one later throws the same RangeError where it is read.
+   */
   constructor(options: MemoryLimitStoreOptions = {}) {
-    const now = options.now ?? Date.now;
+    const now = checkedClock(options);
     this.slots = new MemorySlots(now, options.leaseMarginMs ?? IDEMPOTENCY_DEFAULTS.leaseMarginMs);
     this.buckets = new MemoryBuckets(now);
   }
+}
+
+const OPTION_KEYS = ['now', 'leaseMarginMs'] as const;
+
+/** Checks `MemoryLimitStore`'s options; returns the clock, which checks each reading too. */
+function checkedClock(options: unknown): () => number {
+  if (!isPlainObject(options)) {
+    throw new TypeError(
+      `MemoryLimitStore options must be an object { now?: () => epoch ms, leaseMarginMs?: number ≥ 0 } (or nothing), got ${describeValue(options)}`,
+    );
+  }
+  const unknown = unknownKeyProblems(options, OPTION_KEYS, 'MemoryLimitStore options');
+  if (unknown.length > 0) throw new TypeError(unknown.join('; '));
+  const { now = Date.now, leaseMarginMs } = options;
+  if (typeof now !== 'function') {
+    throw new TypeError(
+      `MemoryLimitStore options.now must be a function returning epoch milliseconds (e.g. () => clock.ms), got ${describeValue(now)}`,
+    );
+  }
+  if (
+    leaseMarginMs !== undefined &&
+    !(typeof leaseMarginMs === 'number' && Number.isFinite(leaseMarginMs) && leaseMarginMs >= 0)
+  ) {
+    throw new RangeError(
+      `MemoryLimitStore options.leaseMarginMs must be a finite number of milliseconds ≥ 0, got ${describeValue(leaseMarginMs)}`,
+    );
+  }
+  const clock = (): number => {
+    const ms: unknown = now();
+    // NaN compares false with everything: no holder would count and no bucket would empty.
+    if (typeof ms !== 'number' || !Number.isFinite(ms)) {
+      throw new RangeError(
+        `MemoryLimitStore options.now must return a finite number of epoch milliseconds, got ${describeValue(ms)}`,
+      );
+    }
+    return ms;
+  };
+  clock();
+  return clock;
 }

@@ -50,7 +50,8 @@ const LINEAGE_HINTS: Readonly<Record<string, string>> = {
  * @throws {JobError} listing every problem: an unknown key (with the nearest known one), an
  *   `attempt` that is not an integer ≥ 1 (SQS's `ApproximateReceiveCount` starts at 1), a
  *   `timeoutMs` that is not a number > 0, a `remainingMs` that is not a number ≥ 0, `queueUrls`
- *   that is not an object of strings.
+ *   that is not an object of strings, `completedSteps` that is not an object of step name →
+ *   value, a `batch` that is not a `BatchContext` (`id`, counts, `children()`).
  */
 export function checkRunJobOptions(options: unknown): void {
   if (!isPlainObject(options)) {
@@ -83,5 +84,56 @@ export function checkRunJobOptions(options: unknown): void {
       );
     }
   }
+  const { completedSteps, batch } = options;
+  if (completedSteps !== undefined && !isPlainObject(completedSteps)) {
+    problems.push(
+      `options.completedSteps must be an object of step name → the value its earlier run returned (e.g. { charge: 'ch_1' }), got ${describeValue(completedSteps)}`,
+    );
+  }
+  if (batch !== undefined) problems.push(...batchContextProblems(batch));
   if (problems.length > 0) throw new JobError(`runJob refused its options: ${problems.join('; ')}`);
+}
+
+/** The shape `options.batch` must have: `ctx.batch` of a completion job (a `BatchContext`). */
+const BATCH_SHAPE =
+  '{ id: string, total, succeeded, deadLettered: integers ≥ 0, children(): an async iterable of child outcomes (e.g. async function* () { yield ... }) }';
+
+/**
+ * What is wrong with `options.batch` (it becomes `ctx.batch`): a wrong shape would otherwise fail
+ * inside the job as a TypeError, classified transient, as if the job had a bug that a retry fixes.
+ */
+function batchContextProblems(value: unknown): string[] {
+  const batch = value as Record<string, unknown>;
+  // Any object (a test may pass an instance of its own BatchContext class), not an array.
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return [`options.batch must be ${BATCH_SHAPE}, got ${describeValue(value)}`];
+  }
+  const problems: string[] = [];
+  if (typeof batch.id !== 'string' || batch.id === '') {
+    problems.push(
+      `options.batch.id must be a non-empty string (the batch id), got ${describeValue(batch.id)}`,
+    );
+  }
+  const badCounts = (['total', 'succeeded', 'deadLettered'] as const).filter(
+    (count) => !(Number.isInteger(batch[count]) && (batch[count] as number) >= 0),
+  );
+  for (const count of badCounts) {
+    problems.push(`options.batch.${count} must be an integer ≥ 0, got ${describeValue(batch[count])}`);
+  }
+  const { total, succeeded, deadLettered } = batch as {
+    total: number;
+    succeeded: number;
+    deadLettered: number;
+  };
+  if (badCounts.length === 0 && succeeded + deadLettered > total) {
+    problems.push(
+      `options.batch.succeeded + deadLettered (${succeeded + deadLettered}) must be at most total (${total}): each child is counted once`,
+    );
+  }
+  if (typeof batch.children !== 'function') {
+    problems.push(
+      `options.batch.children must be a function returning an async iterable of child outcomes (e.g. async function* () { yield { index: 0, childId, jobType, status: 'succeeded', result, resultStored: true, reason: undefined, error: undefined } }), got ${describeValue(batch.children)}`,
+    );
+  }
+  return problems;
 }

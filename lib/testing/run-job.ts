@@ -226,7 +226,8 @@ export type JobRunOutcome<Result> = CompletedRun<Result> | FailedRun;
  * ```
  * @throws {JobError} only for bad options: an unknown key (`jobid`: did you mean jobId?), an
  *   `attempt` that is not an integer ≥ 1, a `timeoutMs` ≤ 0, an invalid `jobId`, `source`,
- *   `partitionKey` or lineage field.
+ *   `partitionKey` or lineage field, `completedSteps` that is not an object of step name → value,
+ *   a `batch` that is not a `BatchContext` (`id`, integer counts ≥ 0, a `children` function).
  */
 export async function runJob<Data, Result>(
   job: JobDefinition<Data, Result>,

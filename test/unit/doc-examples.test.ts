@@ -2,12 +2,12 @@
  * The `@example` of each main API (`defineJob`, `createWorker`, `JobClient`, `JobQueue`, the test kit) is code
  * that compiles: its ```ts blocks are written as files of a temporary project inside the repo
  * (importing the package by name, `sqs-jobs`, which tsconfig paths resolve to lib/) and checked
- * by the tsc binary (TypeScript 7 is native: no JS API). A failure names the example.
+ * by the tsc binary (test/factories/type-check.ts). A failure names the example.
  */
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { typeCheck } from '../factories/type-check.ts';
 
 const root = new URL('../../', import.meta.url).pathname;
 
@@ -59,36 +59,22 @@ function examplesOf(source: string, declaration: string): string[] {
 
 describe('the @example of each main API type-checks', () => {
   it('defineJob, createWorker, JobClient, JobQueue and the test kit each have a ```ts @example that tsc accepts', () => {
-    const dir = join(root, `.doc-examples-${process.pid}`);
-    rmSync(dir, { recursive: true, force: true });
-    mkdirSync(dir);
-    try {
-      const files = new Map<string, string>();
-      for (const { name, file, declaration } of DOCUMENTED) {
-        const examples = examplesOf(readFileSync(join(root, file), 'utf8'), declaration);
-        expect(examples.length, `${name} (${file}) has no \`\`\`ts block under @example`).toBeGreaterThan(0);
-        examples.forEach((code, i) => {
-          const example = `${name}-${i + 1}.ts`;
-          files.set(example, `${name} (${file}), example ${i + 1}`);
-          writeFileSync(join(dir, example), `${code}\n`);
-        });
-      }
-      writeFileSync(
-        join(dir, 'tsconfig.json'),
-        JSON.stringify({ extends: '../tsconfig.json', include: ['*.ts'] }),
-      );
-      const tsc = spawnSync(join(root, 'node_modules', '.bin', 'tsc'), ['--noEmit', '-p', dir], {
-        cwd: root,
-        encoding: 'utf8',
+    const files = new Map<string, string>();
+    const sources: Record<string, string> = {};
+    for (const { name, file, declaration } of DOCUMENTED) {
+      const examples = examplesOf(readFileSync(join(root, file), 'utf8'), declaration);
+      expect(examples.length, `${name} (${file}) has no \`\`\`ts block under @example`).toBeGreaterThan(0);
+      examples.forEach((code, i) => {
+        const example = `${name}-${i + 1}.ts`;
+        files.set(example, `${name} (${file}), example ${i + 1}`);
+        sources[example] = code;
       });
-      const output = `${tsc.stdout}${tsc.stderr}`;
-      const failing = [...files].filter(([example]) => output.includes(example)).map(([, what]) => what);
-      expect(
-        { exit: tsc.status, failing },
-        `tsc rejects the examples of ${failing.join(', ') || '(none named)'}:\n${output}`,
-      ).toEqual({ exit: 0, failing: [] });
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
     }
+    const { status, output } = typeCheck(sources, 'doc-examples');
+    const failing = [...files].filter(([example]) => output.includes(example)).map(([, what]) => what);
+    expect(
+      { exit: status, failing },
+      `tsc rejects the examples of ${failing.join(', ') || '(none named)'}:\n${output}`,
+    ).toEqual({ exit: 0, failing: [] });
   }, 120_000);
 });

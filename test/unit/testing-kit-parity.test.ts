@@ -226,4 +226,44 @@ describe('runJob options', () => {
     await expect(runJob(job, {}, { attempt: 0, timeoutMs: 0 })).rejects.toThrow(/attempt.*timeoutMs/);
     expect((await runJob(job, {}, { attempt: 3, timeoutMs: 10 })).status).toBe('completed');
   });
+
+  it('refuses completedSteps that is not name → value and a batch that is not a BatchContext, naming what to pass (not a transient TypeError in the job)', async () => {
+    const summary = defineJob({
+      type: 'kit.batch-reader',
+      queue: 'jobs',
+      schema: z.object({}),
+      async run(_data, ctx) {
+        await ctx.once('read', async () => 1);
+        let seen = 0;
+        for await (const _child of ctx.batch?.children() ?? []) seen += 1;
+        return seen;
+      },
+    });
+    await expect(runJob(summary, {}, { completedSteps: null } as never)).rejects.toThrow(
+      /options\.completedSteps must be an object of step name → the value its earlier run returned .*got null/,
+    );
+    await expect(runJob(summary, {}, { completedSteps: ['read'] } as never)).rejects.toThrow(
+      /options\.completedSteps must be an object.*got an array/,
+    );
+    await expect(runJob(summary, {}, { batch: {} } as never)).rejects.toThrow(
+      /options\.batch\.id must be a non-empty string.*options\.batch\.total must be an integer ≥ 0, got undefined.*options\.batch\.children must be a function returning an async iterable/,
+    );
+    await expect(runJob(summary, {}, { batch: 'b-1' } as never)).rejects.toThrow(
+      /options\.batch must be \{ id: string, total, succeeded, deadLettered: integers ≥ 0, children\(\)/,
+    );
+    const counts = { id: 'b-1', total: 1, succeeded: 1, deadLettered: 1 };
+    await expect(runJob(summary, {}, { batch: { ...counts, children: [] } } as never)).rejects.toThrow(
+      /succeeded \+ deadLettered \(2\) must be at most total \(1\).*options\.batch\.children must be a function.*got an array/,
+    );
+    // The shapes the errors name run.
+    const done = await runJob(
+      summary,
+      {},
+      {
+        completedSteps: { read: 1 },
+        batch: { ...counts, total: 2, children: async function* () {} },
+      },
+    );
+    expect(done.status === 'completed' && done.result).toBe(0);
+  });
 });

@@ -365,7 +365,7 @@ describe('runJob refuses a batch the worker would refuse', () => {
       [
         'completion data',
         () => ({ children: [{ job: child, data: { n: 1 } }], completion: { job: summary, data: {} } }),
-        /entry\.data fails the schema of kit\.bsummary/,
+        /completion\.data fails the schema of kit\.bsummary/,
       ],
       [
         'no completion',

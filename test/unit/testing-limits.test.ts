@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { defineJob } from '../../lib/runtime/job.ts';
 import { defineRateLimit } from '../../lib/runtime/limits/rate-limit.ts';
 import { createWorker } from '../../lib/runtime/worker.ts';
+import { WorkerConfigError } from '../../lib/runtime/worker-errors.ts';
 import {
   jobRecord,
   lambdaContext,
@@ -134,5 +135,66 @@ describe('MemoryLimitStore with createWorker', () => {
     // Empty after the decrease: a token comes at the lowered rate (plus its recovery).
     expect(await limits.buckets.take(partner, 'tenant-7')).toEqual({ granted: true });
     expect(await limits.buckets.take(partner, 'tenant-7')).toMatchObject({ granted: false });
+  });
+});
+
+describe('MemoryLimitStore options', () => {
+  const request = { name: 'reports.build', key: 'tenant-7', limit: 1, expiresAtMs: 60_000 };
+
+  it('refuses a clock that is not a number of epoch ms (NaN would turn every limit off), naming the option', async () => {
+    expect(() => new MemoryLimitStore({ now: () => Number.NaN })).toThrow(
+      new RangeError(
+        'MemoryLimitStore options.now must return a finite number of epoch milliseconds, got a number (NaN)',
+      ),
+    );
+    expect(() => new MemoryLimitStore({ now: 5 as never })).toThrow(
+      /options\.now must be a function returning epoch milliseconds .*got a number \(5\)/,
+    );
+    // A clock that goes bad later fails where it is read, not with the limit silently off.
+    let ms = 1_000;
+    const limits = new MemoryLimitStore({ now: () => ms });
+    expect((await limits.slots.acquire(request)).status).toBe('acquired');
+    ms = Number.NaN;
+    await expect(limits.slots.acquire(request)).rejects.toThrow(RangeError);
+    ms = 2_000;
+    expect((await limits.slots.acquire(request)).status).toBe('full');
+  });
+
+  it('refuses null options, an unknown key and a negative lease margin, saying what to pass', () => {
+    expect(() => new MemoryLimitStore(null as never)).toThrow(
+      new TypeError(
+        'MemoryLimitStore options must be an object { now?: () => epoch ms, leaseMarginMs?: number ≥ 0 } (or nothing), got null',
+      ),
+    );
+    expect(() => new MemoryLimitStore({ clock: () => 1 } as never)).toThrow(
+      /MemoryLimitStore options\.clock is not an option \(known: .*now/,
+    );
+    expect(() => new MemoryLimitStore({ leaseMarginMs: -1 })).toThrow(
+      /options\.leaseMarginMs must be a finite number of milliseconds ≥ 0, got a number \(-1\)/,
+    );
+    expect(() => new MemoryLimitStore({ now: () => 0, leaseMarginMs: 0 })).not.toThrow();
+  });
+});
+
+describe('createWorker limits option', () => {
+  const limited = defineJob({
+    type: 'reports.limited',
+    queue: 'reports',
+    schema: z.object({ tenant: z.string() }),
+    concurrency: { key: (data) => data.tenant, limit: 1 },
+    async run() {},
+  });
+
+  it('refuses a limits object that is not a limit store when the worker is made, saying what to pass (no record retried on a TypeError)', () => {
+    const make = (limits: unknown) => () => worker([limited], limits as MemoryLimitStore);
+    expect(make({})).toThrow(WorkerConfigError);
+    expect(make({})).toThrow(
+      'invalid worker configuration: limits must be a limit store: new LimitStore({ tableName }) (sqs-jobs), MemoryLimitStore (sqs-jobs/testing) in a unit test, or false for none; it has no slots.acquire, buckets.take, buckets.throttled. Leave it out to use a LimitStore on JOBS_IDEMPOTENCY_TABLE',
+    );
+    expect(make({ slots: { acquire: async () => ({}) }, buckets: {} })).toThrow(
+      /it has no buckets\.take, buckets\.throttled/,
+    );
+    expect(make(null)).toThrow(/limits must be a limit store: .*; got null/);
+    expect(make(new MemoryLimitStore())).not.toThrow();
   });
 });

@@ -13,7 +13,11 @@ import { derivedTraceId } from '../../core/envelope.ts';
 import { type ChildSender, childLineageOptions, type ParentIdentity } from '../children.ts';
 import { ChildRejectedError } from '../worker-errors.ts';
 
-/** What `ctx.startBatch` takes: a {@link BatchSpec} without `id` (derived from the job). */
+/**
+ * What `ctx.startBatch` takes: a {@link BatchSpec} without `id` (derived from the job). A variable
+ * annotated `JobBatchSpec` checks no child's data against its job: build its entries with
+ * `batchChild` / `batchCompletion`, or write the spec inline in the call.
+ */
 export type JobBatchSpec<
   Children extends readonly unknown[] = readonly unknown[],
   CompletionData = unknown,

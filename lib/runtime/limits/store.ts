@@ -24,6 +24,32 @@ export interface LimitStorePort {
   readonly buckets: Pick<RateBuckets, 'take' | 'throttled'>;
 }
 
+/**
+ * What is wrong with `createWorker`'s `limits` option; empty when it is absent, `false`, or has
+ * the methods a worker calls. Checked when the worker is made: a store without them would fail
+ * every limited record with a TypeError, retried until the DLQ.
+ */
+export function limitStoreProblems(limits: unknown): string[] {
+  if (limits === undefined || limits === false) return [];
+  const store = limits as {
+    slots?: { acquire?: unknown };
+    buckets?: { take?: unknown; throttled?: unknown };
+  };
+  const missing = [
+    typeof store?.slots?.acquire === 'function' ? undefined : 'slots.acquire',
+    typeof store?.buckets?.take === 'function' ? undefined : 'buckets.take',
+    typeof store?.buckets?.throttled === 'function' ? undefined : 'buckets.throttled',
+  ].filter((name) => name !== undefined);
+  if (typeof limits === 'object' && limits !== null && missing.length === 0) return [];
+  const got =
+    typeof limits !== 'object' || limits === null
+      ? `got ${String(limits)}`
+      : `it has no ${missing.join(', ')}`;
+  return [
+    `limits must be a limit store: new LimitStore({ tableName }) (sqs-jobs), MemoryLimitStore (sqs-jobs/testing) in a unit test, or false for none; ${got}. Leave it out to use a LimitStore on JOBS_IDEMPOTENCY_TABLE`,
+  ];
+}
+
 /** Options of {@link LimitStore}. */
 export interface LimitStoreOptions {
   /** The table (the idempotency table: partition key `pk` String, TTL on `expiresAt`). Required. */
