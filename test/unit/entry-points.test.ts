@@ -370,14 +370,14 @@ describe('entry points', () => {
     }
     // Powertools Metrics is a type only: the worker writes EMF itself unless given a Metrics.
     // Children go through JobSender, not JobClient: a child is never sent for later, so neither
-    // the Scheduler client nor croner is in a worker (issue 21: bundle bytes, cold start).
+    // the Scheduler client nor croner is in a worker (issue 21: bundle bytes, cold start); a
+    // batch's bounded concurrency is lib/runtime/batch.ts's own runners, not p-limit.
     expect([...packages].sort()).toEqual(
       [
         '@aws-lambda-powertools/logger',
         '@aws-sdk/client-dynamodb',
         '@aws-sdk/client-sqs',
         '@middy/core',
-        'p-limit',
       ].sort(),
     );
     // The X-Ray tracer is imported through a name no bundler follows (lib/runtime/tracing.ts), on
