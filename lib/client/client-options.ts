@@ -6,6 +6,7 @@
  * (issue 21: bundle bytes).
  */
 import { SQS_MAX_MESSAGE_BYTES } from '../core/message-size.ts';
+import { producerEntryChecks } from './entry-options.ts';
 import type { JobClientOptions } from './job-client.ts';
 import { JobClientError } from './job-client-error.ts';
 import { checkQueueUrls, DEFAULT_PAYLOAD_WARN_BYTES, invalidOptions, type Settings } from './job-sender.ts';
@@ -115,5 +116,5 @@ export function checkClientOptions(
     }
   }
   if (problems.length > 0) throw invalidOptions(problems);
-  return { source, queueUrls, payloadWarnBytes, maxMessageBytes, retry };
+  return { source, queueUrls, payloadWarnBytes, maxMessageBytes, retry, entryChecks: producerEntryChecks };
 }

@@ -36,6 +36,7 @@ import { type EntryProblem, JobClientError } from './job-client-error.ts';
 import { describeValue, isPlainObject } from './option-keys.ts';
 import {
   type BatchEntry,
+  type EntryChecks,
   type PreparedEntry,
   prepareEntries,
   prepareEnvelopeEntry,
@@ -81,6 +82,8 @@ export interface Settings {
   readonly payloadWarnBytes: number;
   readonly maxMessageBytes: number;
   readonly retry: ClientRetryOptions;
+  /** The checks of an entry's keys, options and time (prepare.ts). @default `SENT_NOW`: a worker's */
+  readonly entryChecks?: EntryChecks;
 }
 
 /**
@@ -423,25 +426,27 @@ export class JobSender {
 
   /**
    * `JobClient.sendBatch` for jobs that go now.
-   * @throws {JobClientError} as {@link prepareBatch}; `MissingScheduling` for an entry with `runAt`
-   *   or `delayMs` (nothing sent): sending for later takes a `JobClient` with `scheduling`.
+   * @throws {JobClientError} `MissingScheduling` for an entry with `runAt` or `delayMs`, checked
+   *   first (nothing sent): sending for later takes a `JobClient` with `scheduling`; else as
+   *   {@link prepareBatch}.
    */
   async sendBatch(entries: ReadonlyArray<BatchEntry>): Promise<BatchResult> {
-    const prepared = await this.prepareBatch(entries);
-    const later = prepared.filter((entry) => entry.runAtMs !== undefined);
-    if (later.length > 0) {
-      throw refusal(
-        later.map((entry) => ({
-          index: entry.index,
-          type: entry.type,
-          message:
-            'runAt/delayMs: a job sent for later needs a JobClient with scheduling (docs/schedules.md)',
-        })),
-        entries.length,
-        'MissingScheduling',
-      );
-    }
-    return this.sendPrepared(prepared);
+    // Before preparing: the default entry checks (a worker's, SENT_NOW) do not read the time options.
+    const later = (Array.isArray(entries) ? entries : []).flatMap((entry, index) => {
+      const options = (entry as Partial<BatchEntry> | undefined)?.options;
+      return options?.runAt === undefined && options?.delayMs === undefined
+        ? []
+        : [
+            {
+              index,
+              type: (entry as Partial<BatchEntry>).job?.type,
+              message:
+                'runAt/delayMs: a job sent for later needs a JobClient with scheduling (docs/schedules.md)',
+            },
+          ];
+    });
+    if (later.length > 0) throw refusal(later, entries.length, 'MissingScheduling');
+    return this.sendPrepared(await this.prepareBatch(entries));
   }
 
   /** Warns about large payloads, then sends per queue; every entry ends in `sent` or `failed`. */
