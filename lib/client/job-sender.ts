@@ -23,6 +23,7 @@ import type { JobLogger } from '../core/logger.ts';
 import { SQS_MAX_BATCH_ENTRIES, SQS_MAX_MESSAGE_BYTES } from '../core/message-size.ts';
 import type { TransientNetworkCode } from '../core/network-errors.ts';
 import { shownValue } from '../core/shown-value.ts';
+import { loadSqsModule } from '../core/sqs-module.ts';
 import type {
   BatchResult,
   CheckedEnvelope,
@@ -46,23 +47,6 @@ import { type ClientRetryOptions, clientRetryDelayMs, DEFAULT_CLIENT_RETRY, slee
 
 /** Default size above which the job data draws a warning: 16 KiB. Payloads should carry ids. */
 export const DEFAULT_PAYLOAD_WARN_BYTES = 16_384;
-
-let sqsModule: Promise<typeof import('@aws-sdk/client-sqs')> | undefined;
-
-/**
- * `@aws-sdk/client-sqs`, imported at the first send (a failed import is tried again on the next).
- * A static import would be hoisted to the top of every bundle that holds the JobClient, the
- * workers' included (they send children through it), and with the SDK left external (as the
- * Lambda runtime provides it) the SDK module would be loaded at every cold start: about 15 ms of
- * CPU and its heap, for workers whose batches mostly send nothing (issue 21).
- */
-function loadSqsModule(): Promise<typeof import('@aws-sdk/client-sqs')> {
-  sqsModule ??= import('@aws-sdk/client-sqs').catch((error: unknown) => {
-    sqsModule = undefined;
-    throw error;
-  });
-  return sqsModule;
-}
 
 const defaultLogger: JobLogger = {
   debug() {},
