@@ -33,6 +33,7 @@ import {
   type WatchdogScheduler,
 } from './batch-start.ts';
 import { BATCH_OPTION_KEYS, batchTable, type JobClientBatchOptions } from './batch-table.ts';
+import { checkClientOptions } from './client-options.ts';
 import { type EntryProblem, JobClientError } from './job-client-error.ts';
 import { JobSender, refusal, singleResult } from './job-sender.ts';
 import { describeValue, isPlainObject, unknownKeyProblems } from './option-keys.ts';
@@ -306,10 +307,13 @@ export class JobClient {
   readonly #scheduleWatchdog: WatchdogScheduler;
 
   constructor(options: JobClientOptions) {
-    this.#sender = new JobSender(options, (checked) => [
-      ...schedulingProblems(checked.scheduling),
-      ...batchesProblems(checked.batches),
-    ]);
+    this.#sender = new JobSender(
+      options,
+      checkClientOptions(options, (checked) => [
+        ...schedulingProblems(checked.scheduling),
+        ...batchesProblems(checked.batches),
+      ]),
+    );
     this.#scheduling = options.scheduling ?? {};
     this.#scheduler = options.scheduler;
     this.#dynamodb = options.dynamodb;

@@ -23,6 +23,7 @@ import type { JobLogger } from '../core/logger.ts';
 import { SQS_MAX_BATCH_ENTRIES, SQS_MAX_MESSAGE_BYTES } from '../core/message-size.ts';
 import type { TransientNetworkCode } from '../core/network-errors.ts';
 import { shownValue } from '../core/shown-value.ts';
+import { loadSqsModule } from '../core/sqs-module.ts';
 import type {
   BatchResult,
   CheckedEnvelope,
@@ -33,9 +34,10 @@ import type {
   SqsBatchSender,
 } from './job-client.ts';
 import { type EntryProblem, JobClientError } from './job-client-error.ts';
-import { describeValue, isPlainObject, unknownKeyProblems } from './option-keys.ts';
+import { describeValue, isPlainObject } from './option-keys.ts';
 import {
   type BatchEntry,
+  type EntryChecks,
   type PreparedEntry,
   prepareEntries,
   prepareEnvelopeEntry,
@@ -45,23 +47,6 @@ import { type ClientRetryOptions, clientRetryDelayMs, DEFAULT_CLIENT_RETRY, slee
 
 /** Default size above which the job data draws a warning: 16 KiB. Payloads should carry ids. */
 export const DEFAULT_PAYLOAD_WARN_BYTES = 16_384;
-
-let sqsModule: Promise<typeof import('@aws-sdk/client-sqs')> | undefined;
-
-/**
- * `@aws-sdk/client-sqs`, imported at the first send (a failed import is tried again on the next).
- * A static import would be hoisted to the top of every bundle that holds the JobClient, the
- * workers' included (they send children through it), and with the SDK left external (as the
- * Lambda runtime provides it) the SDK module would be loaded at every cold start: about 15 ms of
- * CPU and its heap, for workers whose batches mostly send nothing (issue 21).
- */
-function loadSqsModule(): Promise<typeof import('@aws-sdk/client-sqs')> {
-  sqsModule ??= import('@aws-sdk/client-sqs').catch((error: unknown) => {
-    sqsModule = undefined;
-    throw error;
-  });
-  return sqsModule;
-}
 
 const defaultLogger: JobLogger = {
   debug() {},
@@ -81,45 +66,16 @@ export interface Settings {
   readonly payloadWarnBytes: number;
   readonly maxMessageBytes: number;
   readonly retry: ClientRetryOptions;
+  /** The checks of an entry's keys, options and time (prepare.ts). @default `SENT_NOW`: a worker's */
+  readonly entryChecks?: EntryChecks;
 }
-
-/** The keys of {@link JobClientOptions}. */
-const CLIENT_OPTION_KEYS = [
-  'source',
-  'queueUrls',
-  'sqs',
-  'logger',
-  'payloadWarnBytes',
-  'maxMessageBytes',
-  'retry',
-  'scheduling',
-  'scheduler',
-  'dynamodb',
-  'batches',
-  'scheduleBatchWatchdog',
-] as const satisfies readonly (keyof JobClientOptions)[];
-
-/** What to write instead of keys other SDKs and clients take. */
-const CLIENT_OPTION_HINTS: Readonly<Record<string, string>> = {
-  region: 'sqs: new SQSClient({ region }) (or set AWS_REGION)',
-  endpoint: 'sqs: new SQSClient({ endpoint }) (or set AWS_ENDPOINT_URL_SQS)',
-  credentials: 'sqs: new SQSClient({ credentials }) (or AWS_PROFILE)',
-  maxattempts: 'retry: { maxAttempts }',
-  queueurl: 'queueUrls: { <name>: <url> }',
-  queues: 'queueUrls: { <name>: <url> }',
-};
-
-const RETRY_OPTION_KEYS = [
-  'maxAttempts',
-  'baseDelayMs',
-] as const satisfies readonly (keyof ClientRetryOptions)[];
 
 /**
  * The queue URLs of the options, checked: a plain object of logical name → http(s) URL with a
  * queue path and no query or fragment; trailing slashes are dropped (`…/booking.fifo/` is the
  * FIFO queue `…/booking.fifo`), so the URL sent and the FIFO rules see the same queue.
  */
-function checkQueueUrls(queueUrls: unknown, problems: string[]): Record<string, string> {
+export function checkQueueUrls(queueUrls: unknown, problems: string[]): Record<string, string> {
   const example = "e.g. { booking: 'https://sqs.eu-west-1.amazonaws.com/123456789012/booking.fifo' }";
   if (!isPlainObject(queueUrls)) {
     const got = describeValue(queueUrls);
@@ -153,79 +109,38 @@ function checkQueueUrls(queueUrls: unknown, problems: string[]): Record<string, 
   return checked;
 }
 
-function checkOptions(
-  options: JobClientOptions,
-  moreProblems: (options: JobClientOptions) => string[],
-): Settings {
+/** The options {@link JobSender} reads: those a worker gives it (lib/runtime/child-sender.ts). */
+export type SenderOptions = Pick<JobClientOptions, 'source' | 'queueUrls' | 'sqs' | 'logger'>;
+
+/** The error of invalid options, listing every problem. */
+export function invalidOptions(problems: readonly string[]): JobClientError {
+  return new JobClientError(`invalid JobClient options: ${problems.join('; ')}`, {
+    code: 'InvalidOptions',
+    senderFault: true,
+    problems: problems.map((message) => ({ index: 0, type: undefined, message })),
+  });
+}
+
+/**
+ * The settings of a sender built from a worker's options: `source` and `queueUrls` checked (a
+ * worker's come from `createWorker` options or its environment), the rest at their defaults.
+ * `JobClient` checks every option of its own (client-options.ts): those checks and their advice
+ * are a producer's, so they stay out of worker bundles (issue 21: bundle bytes).
+ * @throws {JobClientError} `InvalidOptions`, naming every problem.
+ */
+export function senderSettings(options: SenderOptions): Settings {
   const problems: string[] = [];
-  if (!isPlainObject(options)) {
-    const problem = `expected an object { source, queueUrls, ... }, got ${describeValue(options)}`;
-    throw new JobClientError(`invalid JobClient options: ${problem}`, {
-      code: 'InvalidOptions',
-      senderFault: true,
-      problems: [{ index: 0, type: undefined, message: problem }],
-    });
-  }
-  problems.push(...unknownKeyProblems(options, CLIENT_OPTION_KEYS, '', CLIENT_OPTION_HINTS));
-  const source = options?.source;
+  const { source } = options;
   if (typeof source !== 'string' || source.length === 0) problems.push('source must be a non-empty string');
   const queueUrls = checkQueueUrls(options.queueUrls, problems);
-  problems.push(...moreProblems(options));
-  if (options.retry !== undefined) {
-    if (!isPlainObject(options.retry)) {
-      problems.push(
-        `retry must be an object { maxAttempts, baseDelayMs }, got ${describeValue(options.retry)}`,
-      );
-    } else {
-      problems.push(...unknownKeyProblems(options.retry, RETRY_OPTION_KEYS, 'retry'));
-    }
-  }
-  if (
-    options.logger !== undefined &&
-    (typeof options.logger !== 'object' ||
-      options.logger === null ||
-      typeof options.logger.warn !== 'function')
-  ) {
-    problems.push('logger must have warn(message, extra) and error(message, extra), e.g. console');
-  }
-  const payloadWarnBytes = options?.payloadWarnBytes ?? DEFAULT_PAYLOAD_WARN_BYTES;
-  if (typeof payloadWarnBytes !== 'number' || Number.isNaN(payloadWarnBytes) || payloadWarnBytes < 0) {
-    problems.push(`payloadWarnBytes must be a number >= 0, got ${payloadWarnBytes}`);
-  }
-  const maxMessageBytes = options?.maxMessageBytes ?? SQS_MAX_MESSAGE_BYTES;
-  if (!Number.isInteger(maxMessageBytes) || maxMessageBytes < 1 || maxMessageBytes > SQS_MAX_MESSAGE_BYTES) {
-    problems.push(
-      `maxMessageBytes must be an integer from 1 to ${SQS_MAX_MESSAGE_BYTES} (1 MiB, the SQS limit), got ${maxMessageBytes}`,
-    );
-  }
-  const retry: ClientRetryOptions = {
-    maxAttempts: options?.retry?.maxAttempts ?? DEFAULT_CLIENT_RETRY.maxAttempts,
-    baseDelayMs: options?.retry?.baseDelayMs ?? DEFAULT_CLIENT_RETRY.baseDelayMs,
+  if (problems.length > 0) throw invalidOptions(problems);
+  return {
+    source,
+    queueUrls,
+    payloadWarnBytes: DEFAULT_PAYLOAD_WARN_BYTES,
+    maxMessageBytes: SQS_MAX_MESSAGE_BYTES,
+    retry: DEFAULT_CLIENT_RETRY,
   };
-  if (!Number.isInteger(retry.maxAttempts) || retry.maxAttempts < 1 || retry.maxAttempts > 20) {
-    problems.push(`retry.maxAttempts must be an integer from 1 to 20, got ${retry.maxAttempts}`);
-  }
-  if (!Number.isFinite(retry.baseDelayMs) || retry.baseDelayMs < 0) {
-    problems.push(`retry.baseDelayMs must be a finite number >= 0, got ${retry.baseDelayMs}`);
-  }
-  for (const [key, client] of [
-    ['sqs', 'an SQS client (new SQSClient({}))'],
-    ['scheduler', 'an EventBridge Scheduler client (new SchedulerClient({}))'],
-    ['dynamodb', 'a DynamoDB client (new DynamoDBClient({}))'],
-  ] as const) {
-    const value = options[key] as { send?: unknown } | undefined;
-    if (value !== undefined && typeof value?.send !== 'function') {
-      problems.push(`${key} must be ${client}: an object with send(command), got ${describeValue(value)}`);
-    }
-  }
-  if (problems.length > 0) {
-    throw new JobClientError(`invalid JobClient options: ${problems.join('; ')}`, {
-      code: 'InvalidOptions',
-      senderFault: true,
-      problems: problems.map((message) => ({ index: 0, type: undefined, message })),
-    });
-  }
-  return { source, queueUrls, payloadWarnBytes, maxMessageBytes, retry };
 }
 
 /** The error of entries refused before sending: nothing was sent. */
@@ -395,7 +310,8 @@ export function singleResult({ sent, failed }: BatchResult, type: string): SendR
  * `checkBatch` say what each checks and returns). A job sent for later (`runAt`, `delayMs`) is
  * refused with `MissingScheduling`: that takes a `JobClient`.
  *
- * @throws {JobClientError} `InvalidOptions` from the constructor, listing every bad option.
+ * @throws {JobClientError} `InvalidOptions` from the constructor, listing every bad option
+ *   ({@link senderSettings}).
  */
 export class JobSender {
   readonly settings: Settings;
@@ -403,11 +319,12 @@ export class JobSender {
   #sqs: SqsBatchSender | undefined;
 
   /**
-   * @param options the `JobClient` options; those of sending for later and of batches are not used here.
-   * @param moreProblems problems of further options, listed after `queueUrls`' (`JobClient`: its `scheduling`).
+   * @param options where to send (`source`, `queueUrls`), the SQS client and the logger.
+   * @param settings the checked settings: `JobClient` passes those of all its options
+   *   (client-options.ts); by default {@link senderSettings} of `options`.
    */
-  constructor(options: JobClientOptions, moreProblems: (options: JobClientOptions) => string[] = () => []) {
-    this.settings = checkOptions(options, moreProblems);
+  constructor(options: SenderOptions, settings: Settings = senderSettings(options)) {
+    this.settings = settings;
     this.#logger = options.logger ?? defaultLogger;
     this.#sqs = options.sqs;
   }
@@ -493,25 +410,27 @@ export class JobSender {
 
   /**
    * `JobClient.sendBatch` for jobs that go now.
-   * @throws {JobClientError} as {@link prepareBatch}; `MissingScheduling` for an entry with `runAt`
-   *   or `delayMs` (nothing sent): sending for later takes a `JobClient` with `scheduling`.
+   * @throws {JobClientError} `MissingScheduling` for an entry with `runAt` or `delayMs`, checked
+   *   first (nothing sent): sending for later takes a `JobClient` with `scheduling`; else as
+   *   {@link prepareBatch}.
    */
   async sendBatch(entries: ReadonlyArray<BatchEntry>): Promise<BatchResult> {
-    const prepared = await this.prepareBatch(entries);
-    const later = prepared.filter((entry) => entry.runAtMs !== undefined);
-    if (later.length > 0) {
-      throw refusal(
-        later.map((entry) => ({
-          index: entry.index,
-          type: entry.type,
-          message:
-            'runAt/delayMs: a job sent for later needs a JobClient with scheduling (docs/schedules.md)',
-        })),
-        entries.length,
-        'MissingScheduling',
-      );
-    }
-    return this.sendPrepared(prepared);
+    // Before preparing: the default entry checks (a worker's, SENT_NOW) do not read the time options.
+    const later = (Array.isArray(entries) ? entries : []).flatMap((entry, index) => {
+      const options = (entry as Partial<BatchEntry> | undefined)?.options;
+      return options?.runAt === undefined && options?.delayMs === undefined
+        ? []
+        : [
+            {
+              index,
+              type: (entry as Partial<BatchEntry>).job?.type,
+              message:
+                'runAt/delayMs: a job sent for later needs a JobClient with scheduling (docs/schedules.md)',
+            },
+          ];
+    });
+    if (later.length > 0) throw refusal(later, entries.length, 'MissingScheduling');
+    return this.sendPrepared(await this.prepareBatch(entries));
   }
 
   /** Warns about large payloads, then sends per queue; every entry ends in `sent` or `failed`. */

@@ -28,7 +28,6 @@ import { isFifoQueueUrl, UNKNOWN_QUEUE_ADVICE } from '../core/queue-urls.ts';
 import { newTraceparent } from '../core/trace-context.ts';
 import type { EntryProblem } from './job-client-error.ts';
 import { describeValue, isPlainObject, unknownKeyProblems } from './option-keys.ts';
-import { runAtMsOf } from './run-at.ts';
 
 /** What the client needs of a job definition: a {@link JobDefinition} has it. */
 export interface SendableJob<Data = unknown> {
@@ -116,33 +115,6 @@ export interface ParentLink {
   readonly job?: string;
 }
 
-/** The keys of {@link SendOptions}. */
-const SEND_OPTION_KEYS = [
-  'partitionKey',
-  'id',
-  'delaySeconds',
-  'correlationId',
-  'traceparent',
-  'tracestate',
-  'parent',
-  'awsTraceHeader',
-  'runAt',
-  'delayMs',
-  'batchId',
-] as const satisfies readonly (keyof SendOptions)[];
-
-/** What to write instead of SQS parameter names and other clients' spellings. */
-const SEND_OPTION_HINTS: Readonly<Record<string, string>> = {
-  messagegroupid: 'partitionKey (it becomes the MessageGroupId)',
-  groupid: 'partitionKey (it becomes the MessageGroupId)',
-  messagededuplicationid: 'id (the MessageDeduplicationId is derived from the client source + id)',
-  deduplicationid: 'id (the MessageDeduplicationId is derived from the client source + id)',
-  delay: 'delaySeconds (up to 900 seconds) or delayMs (any length)',
-  runat: 'runAt',
-  eta: 'runAt',
-  at: 'runAt',
-};
-
 /** One entry of `sendBatch`. */
 export interface BatchEntry {
   readonly job: SendableJob<unknown>;
@@ -178,7 +150,32 @@ export interface PrepareSettings {
   readonly source: string;
   readonly queueUrls: Readonly<Record<string, string>>;
   readonly maxMessageBytes: number;
+  /** The checks of what an entry holds besides its job and data. @default {@link SENT_NOW} */
+  readonly entryChecks?: EntryChecks;
 }
+
+/**
+ * The checks of an entry's own keys and options, and when it is due: a producer's
+ * (`producerEntryChecks`, entry-options.ts: every key named, hints, `parent`, `runAt`/`delayMs`)
+ * or {@link SENT_NOW}. Apart so that a worker's bundle holds only what its sends need: a worker
+ * builds its entries itself (a child's options from `ctx.enqueue`'s checked ones, a batch's from
+ * its checked spec) and never sends for later (issue 21: bundle bytes).
+ */
+export interface EntryChecks {
+  /** The entry's options as a send reads them, and the problems of its keys and options (a new list). */
+  shape(entry: BatchEntry): { options: SendOptions; problems: string[] };
+  /** When the job is due (epoch ms; undefined: now), adding the problems of its time options to `problems`. */
+  due(options: SendOptions, problems: string[]): number | undefined;
+}
+
+/**
+ * The checks of entries built by sqs-jobs itself (a worker's children and batches): options as
+ * given, every job sent now (`JobSender.sendBatch` refuses `runAt`/`delayMs` before preparing).
+ */
+export const SENT_NOW: EntryChecks = {
+  shape: (entry) => ({ options: entry.options ?? {}, problems: [] }),
+  due: () => undefined,
+};
 
 /** Result of {@link prepareEntries}: `problems` is empty when every entry is ready. */
 export interface Prepared {
@@ -207,24 +204,6 @@ function isSendableJob(job: unknown): job is SendableJob<unknown> {
     typeof candidate.queue === 'string' &&
     typeof candidate.schema?.['~standard']?.validate === 'function'
   );
-}
-
-/** The keys of {@link ParentLink}. */
-const PARENT_LINK_KEYS = ['id', 'rootId', 'job'] as const satisfies readonly (keyof ParentLink)[];
-
-/** What is wrong with `options.parent` beyond what the envelope check says (its shape). */
-function parentLinkProblems(parent: unknown): string[] {
-  if (!isPlainObject(parent)) {
-    return [`options.parent must be an object { id, rootId, job? }, got ${describeValue(parent)}`];
-  }
-  const problems = unknownKeyProblems(parent, PARENT_LINK_KEYS, 'options.parent');
-  if (parent.id === undefined) problems.push("options.parent.id is missing: the parent job's envelope id");
-  if (parent.rootId === undefined) {
-    problems.push(
-      "options.parent.rootId is missing: the chain root's envelope id (the parent's own id for a root)",
-    );
-  }
-  return problems;
 }
 
 /** Names the envelope field of an EnvelopeError as the caller spelled it. */
@@ -436,13 +415,6 @@ export const MAX_SCHEDULED_MESSAGE_BYTES = 262_144;
 /** The start of EventBridge Scheduler's context attribute keywords (`<aws.scheduler.scheduled-time>`...). */
 const SCHEDULER_KEYWORD = '<aws.scheduler.';
 
-/** The keys of {@link BatchEntry}. */
-const BATCH_ENTRY_KEYS = ['job', 'data', 'options'] as const satisfies readonly (keyof BatchEntry)[];
-
-const BATCH_ENTRY_HINTS: Readonly<Record<string, string>> = Object.fromEntries(
-  SEND_OPTION_KEYS.map((key) => [key.toLowerCase(), `options: { ${key} }`]),
-);
-
 async function prepareOne(
   entry: BatchEntry,
   index: number,
@@ -455,31 +427,13 @@ async function prepareOne(
       problems: ['job must be a job definition (from defineJob) with type, queue and schema'],
     };
   }
-  const problems: string[] = [
-    ...unknownKeyProblems(entry, BATCH_ENTRY_KEYS, 'entry', BATCH_ENTRY_HINTS, 'a key of a sendBatch entry'),
-  ];
-  const given: unknown = entry.options ?? {};
-  if (!isPlainObject(given)) {
-    problems.push(
-      `options must be an object { partitionKey, id, delaySeconds }, got ${describeValue(given)}${typeof given === 'string' ? ' (a partition key goes in { partitionKey })' : ''}`,
-    );
-  } else {
-    problems.push(...unknownKeyProblems(given, SEND_OPTION_KEYS, 'options', SEND_OPTION_HINTS));
-    if (given.parent !== undefined) problems.push(...parentLinkProblems(given.parent));
-  }
-  const options: SendOptions = isPlainObject(given) ? given : {};
+  const checks = settings.entryChecks ?? SENT_NOW;
+  const { options, problems } = checks.shape(entry);
   const { queueUrl, problem: queueProblem } = resolveQueue(job.queue, settings);
   if (queueProblem !== undefined) problems.push(queueProblem);
   const fifo = queueUrl !== undefined && isFifoQueueUrl(queueUrl);
   if (queueUrl !== undefined) problems.push(...optionProblems(options, fifo, job.queue));
-  const due = runAtMsOf(options, Date.now());
-  if (due !== undefined && 'problem' in due) problems.push(due.problem);
-  if (due !== undefined && options.delaySeconds !== undefined) {
-    problems.push(
-      'options.delaySeconds cannot go with runAt or delayMs: give runAt (a time) or delayMs (any delay) alone',
-    );
-  }
-  const runAtMs = due !== undefined && 'runAtMs' in due ? due.runAtMs : undefined;
+  const runAtMs = checks.due(options, problems);
   if (queueUrl !== undefined && !fifo && job.ordered === true) {
     // The worker would dead-letter it (OrderedJobWithoutGroupError): say so at the call site.
     problems.push(

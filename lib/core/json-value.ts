@@ -21,7 +21,7 @@ export function appendPath(path: string, key: string | number): string {
 }
 
 /** A plain object of any realm: prototype `null` or an `Object.prototype`. */
-function isPlainObject(value: object): boolean {
+export function isPlainObject(value: object): boolean {
   const proto = Object.getPrototypeOf(value) as object | null;
   return proto === null || Object.getPrototypeOf(proto) === null;
 }
@@ -33,7 +33,8 @@ function describeInstance(value: object): string {
   return typeof name === 'string' && name !== '' ? `an instance of ${name}` : 'a non-plain object';
 }
 
-function hasToJson(value: object): value is { toJSON: (key: string) => unknown } {
+/** Whether JSON would send what the object's `toJSON()` returns instead of the object. */
+export function hasToJson(value: object): value is { toJSON: (key: string) => unknown } {
   return typeof (value as { toJSON?: unknown }).toJSON === 'function';
 }
 

@@ -4,7 +4,6 @@
  * Everything lives in the call: nothing carries over to the next invocation on a warm instance.
  */
 import type { SQSRecord } from 'aws-lambda';
-import pLimit from 'p-limit';
 import type { RecordOutcome } from './record/index.ts';
 
 /**
@@ -130,6 +129,9 @@ export async function runBatch(
 /**
  * Starts `run` for every item, at most `maxConcurrency` at once. When every item fits (the
  * default on a standard batch below the cap, the usual case) they all start at once without a queue.
+ * Otherwise `maxConcurrency` runners take the items in order, each starting the next as its last
+ * ends: the same order and bound as a `p-limit` queue, in a few lines instead of a dependency in
+ * every worker bundle (issue 21: bundle bytes). `run` must not throw (`BatchSchedule.process`).
  */
 function withinLimit<T>(
   items: readonly T[],
@@ -137,6 +139,12 @@ function withinLimit<T>(
   run: (item: T, index: number) => Promise<unknown>,
 ): Promise<unknown>[] {
   if (items.length <= maxConcurrency) return items.map(run);
-  const limit = pLimit(maxConcurrency);
-  return items.map((item, index) => limit(() => run(item, index)));
+  let next = 0;
+  const runner = async (): Promise<void> => {
+    while (next < items.length) {
+      const index = next++;
+      await run(items[index] as T, index);
+    }
+  };
+  return Array.from({ length: maxConcurrency }, runner);
 }

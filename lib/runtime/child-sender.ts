@@ -4,9 +4,19 @@
  * (`JOBS_QUEUE_URL_<NAME>`, docs/contracts.md). Not the `JobClient` itself: a child is never sent
  * for later, and in a worker bundled into one file the client's scheduled paths (the Scheduler
  * client among them) would be in every bundle and loaded at every cold start (issue 21).
+ *
+ * The sender's modules are imported statically: a worker is bundled into one file without
+ * splitting, where a dynamic `import()` saves nothing (the module is inlined anyway) and costs
+ * bytes: esbuild wraps every module it reaches in a lazy initializer and keeps all of its exports
+ * (2 KB of a minimal worker, issue 21). What is worth deferring is deferred inside: the SQS client
+ * module (job-sender.ts, at the first send) and the sender itself (its options checked at the
+ * first send, below).
  */
+
+import { delayedWatchdogScheduler, startBatchWith } from '../client/batch-start.ts';
+import { batchTable } from '../client/batch-table.ts';
 import { JobClientError } from '../client/job-client-error.ts';
-import type { JobSender } from '../client/job-sender.ts';
+import { JobSender } from '../client/job-sender.ts';
 import { queueUrlEnvName, queueUrlsFromEnv, UNKNOWN_QUEUE_ADVICE } from '../core/queue-urls.ts';
 import type { ChildSender } from './children.ts';
 import type { SqsSender } from './sqs-port.ts';
@@ -35,18 +45,16 @@ export interface ChildSenderOptions {
  * {@link ChildRejectedError}.
  */
 export function createJobClientChildSender(options: ChildSenderOptions): ChildSender {
-  // Loaded at the first send (with the SQS module it needs): most workers' batches send no child.
-  let client: Promise<JobSender> | undefined;
-  const jobClient = (): Promise<JobSender> => {
-    client ??= import('../client/job-sender.ts').then(
-      ({ JobSender }) =>
-        new JobSender({
-          source: options.source,
-          queueUrls: options.queueUrls ?? queueUrlsFromEnv(options.env),
-          sqs: options.sqs,
-          logger: options.logger,
-        }),
-    );
+  // Built at the first send: most workers' batches send no child, and options it refuses
+  // (a malformed queue URL) fail the send that needs them, not the worker.
+  let client: JobSender | undefined;
+  const jobClient = (): JobSender => {
+    client ??= new JobSender({
+      source: options.source,
+      queueUrls: options.queueUrls ?? queueUrlsFromEnv(options.env),
+      sqs: options.sqs,
+      logger: options.logger,
+    });
     return client;
   };
   return {
@@ -54,25 +62,21 @@ export function createJobClientChildSender(options: ChildSenderOptions): ChildSe
     source: options.source,
     async sendBatch(entries) {
       try {
-        return await (await jobClient()).sendBatch(entries);
+        return await jobClient().sendBatch(entries);
       } catch (error) {
         throw rejected(error, options.env.JOBS_QUEUE_NAME);
       }
     },
     async sendEnvelope(queue, body) {
       try {
-        return await (await jobClient()).sendEnvelope(queue, body);
+        return await jobClient().sendEnvelope(queue, body);
       } catch (error) {
         throw rejected(error, options.env.JOBS_QUEUE_NAME);
       }
     },
     async startBatch(spec, starter, tableName) {
       try {
-        const sender = await jobClient();
-        const [{ startBatchWith, delayedWatchdogScheduler }, { batchTable }] = await Promise.all([
-          import('../client/batch-start.ts'),
-          import('../client/batch-table.ts'),
-        ]);
+        const sender = jobClient();
         return await startBatchWith(
           spec,
           starter,

@@ -11,11 +11,12 @@
  * whose CPU share is a fraction of one). A record that fails at the deadline minus the worker's
  * margin, the first of the invocation, would load it then, and a small margin left the function
  * timing out before it answered (issue 22). {@link preloadSqsModule} starts the load in the
- * background ahead of that moment; a batch that ends before never pays for it.
+ * background ahead of that moment; a batch that ends before never pays for it. The loader itself
+ * is lib/core/sqs-module.ts's, shared with the client's sends.
  */
-type SqsModule = typeof import('@aws-sdk/client-sqs');
+import { loadSqsModule, sqsModuleRequested } from '../core/sqs-module.ts';
 
-let loading: Promise<SqsModule> | undefined;
+export { loadSqsModule };
 
 /**
  * Milliseconds before the deadline minus the margin at which the worker starts loading the SQS
@@ -24,15 +25,6 @@ let loading: Promise<SqsModule> | undefined;
  * Node 24, 2026-12-01), so it is ready when the run limits fire.
  */
 export const SQS_PRELOAD_LEAD_MS = 5_000;
-
-/** `@aws-sdk/client-sqs`, imported once per process (a failed import is tried again on the next call). */
-export function loadSqsModule(): Promise<SqsModule> {
-  loading ??= import('@aws-sdk/client-sqs').catch((error: unknown) => {
-    loading = undefined;
-    throw error;
-  });
-  return loading;
-}
 
 const noop = (): void => {};
 
@@ -46,7 +38,7 @@ const noop = (): void => {};
  * @returns cancels the timer when the invocation ends before it fired (a started load goes on).
  */
 export function preloadSqsModule(byMs: number, leadMs: number = SQS_PRELOAD_LEAD_MS): () => void {
-  if (loading !== undefined || !Number.isFinite(byMs)) return noop;
+  if (sqsModuleRequested() || !Number.isFinite(byMs)) return noop;
   const start = (): void => {
     loadSqsModule().catch(noop);
   };

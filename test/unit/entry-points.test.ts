@@ -370,16 +370,27 @@ describe('entry points', () => {
     }
     // Powertools Metrics is a type only: the worker writes EMF itself unless given a Metrics.
     // Children go through JobSender, not JobClient: a child is never sent for later, so neither
-    // the Scheduler client nor croner is in a worker (issue 21: bundle bytes, cold start).
+    // the Scheduler client nor croner is in a worker (issue 21: bundle bytes, cold start); a
+    // batch's bounded concurrency is lib/runtime/batch.ts's own runners, not p-limit.
     expect([...packages].sort()).toEqual(
       [
         '@aws-lambda-powertools/logger',
         '@aws-sdk/client-dynamodb',
         '@aws-sdk/client-sqs',
         '@middy/core',
-        'p-limit',
       ].sort(),
     );
+    // A worker's sends are built by sqs-jobs itself and go now: JobClient's option checks, the
+    // producer's entry checks and the runAt/delayMs rules are not in a worker (issue 21: bytes).
+    expect(files).toContain('lib/client/job-sender.ts');
+    for (const producerOnly of [
+      'lib/client/job-client.ts',
+      'lib/client/client-options.ts',
+      'lib/client/entry-options.ts',
+      'lib/client/run-at.ts',
+    ]) {
+      expect(files).not.toContain(producerOnly);
+    }
     // The X-Ray tracer is imported through a name no bundler follows (lib/runtime/tracing.ts), on
     // the first sampled invocation only, so no worker bundle holds it (issue 21); it is still
     // what the runtime loads then, so the package must install it.

@@ -73,7 +73,7 @@ describe('JobSender', () => {
     expect(sqs.bodies).toEqual([]);
   });
 
-  it('checks its options as JobClient does (InvalidOptions, every problem named)', () => {
+  it('checks the options a worker gives it, source and queueUrls, as JobClient does (InvalidOptions, every problem named)', () => {
     expect(
       () => new JobSender({ source: '', queueUrls: { booking: 'not a url' }, sqs: new AcceptingSqs() }),
     ).toThrow(

@@ -14,7 +14,7 @@
  * (a `Date`, a `Buffer`, a class with `toJSON()`), because what reads back is what `toJSON()`
  * returned, not the object.
  */
-import { appendPath } from '../../core/json-value.ts';
+import { appendPath, hasToJson, isPlainObject } from '../../core/json-value.ts';
 
 /** The first place in a value that would not read back the same: `path` in `value.items[0]` style. */
 export interface UnfaithfulPlace {
@@ -27,12 +27,6 @@ export interface UnfaithfulPlace {
 /** What the kinds of value allowed are, in the words of the messages. */
 const JSON_VALUES = 'objects, arrays, strings, finite numbers, booleans, null';
 
-/** A plain object of any realm: prototype `null` or an `Object.prototype`. */
-function isPlainObject(value: object): boolean {
-  const proto = Object.getPrototypeOf(value) as object | null;
-  return proto === null || Object.getPrototypeOf(proto) === null;
-}
-
 function describeObject(value: object): string {
   if (value instanceof Date) return 'a Date';
   if (value instanceof Map) return 'a Map';
@@ -40,10 +34,6 @@ function describeObject(value: object): string {
   if (isPlainObject(value)) return 'an object';
   const name = (value.constructor as { name?: unknown } | undefined)?.name;
   return typeof name === 'string' && name !== '' ? `an instance of ${name}` : 'a non-plain object';
-}
-
-function hasToJson(value: object): boolean {
-  return typeof (value as { toJSON?: unknown }).toJSON === 'function';
 }
 
 /**

@@ -27,6 +27,7 @@
  */
 import { createHash } from 'node:crypto';
 import { JobError } from '../../core/errors.ts';
+import { utf8Bytes } from '../../core/message-size.ts';
 
 /** Longest job record key kept verbatim, in UTF-8 bytes; beyond it the key part is hashed. Leaves room for step suffixes. */
 export const MAX_VERBATIM_JOB_KEY_BYTES = 1024;
@@ -57,10 +58,6 @@ const HASHED_PART = /^%sha256:[0-9a-f]{64}$/;
 
 function sha256Hex(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
-}
-
-function utf8Bytes(text: string): number {
-  return Buffer.byteLength(text, 'utf8');
 }
 
 function requireText(value: unknown, what: string): asserts value is string {
