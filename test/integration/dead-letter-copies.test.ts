@@ -258,4 +258,43 @@ describe('a redrive of the one dead letter of a job sent twice', () => {
     expect(runs).toEqual([1, 1]);
     expect((await deadLetters(dlq)).map(jobIdOf)).toEqual([envelope.id]);
   });
+
+  it('two DLQ copies of the one dead letter (its send retried after a lost response), redriven together, run the job once', async () => {
+    const { job, runs } = countingJob('orders.label', () => new PermanentError('no shipping address'));
+    const { queue, dlq, handler } = await sentTwice(job, 'o-7');
+    await drain(queue, handler);
+    // What the SDK's retry of a DLQ SendMessage whose response was lost leaves: the same dead
+    // letter (body and evidence) twice.
+    const [deadLetter] = await deadLetters(dlq);
+    await env.emulator.sqs.send(
+      new SendMessageCommand({
+        QueueUrl: dlq.url,
+        MessageBody: deadLetter?.Body,
+        MessageAttributes: deadLetter?.MessageAttributes,
+      }),
+    );
+    await env.emulator.sqs.send(
+      new ChangeMessageVisibilityCommand({
+        QueueUrl: dlq.url,
+        ReceiptHandle: deadLetter?.ReceiptHandle,
+        VisibilityTimeout: 0,
+      }),
+    );
+
+    const redriven = await redriveDeadLetters({
+      sqs: env.emulator.sqs,
+      dlqUrl: dlq.url,
+      targetUrl: queue.url,
+      waitTimeSeconds: 0,
+      emptyReceivesToStop: 1,
+      holdSeconds: 60,
+    });
+    expect(redriven.moved).toHaveLength(2);
+    expect(await drain(queue, handler)).toBeGreaterThanOrEqual(2);
+
+    // It failed again: one run, one dead letter again (the second copy, sent before that run's
+    // dead-lettering began, is absorbed; had the run completed it would be absorbed as completed).
+    expect(runs).toEqual([1, 1]);
+    expect(await deadLetters(dlq)).toHaveLength(1);
+  });
 });
