@@ -10,6 +10,7 @@ import {
   DeleteMessageCommand,
   type Message,
   ReceiveMessageCommand,
+  SendMessageBatchCommand,
   SendMessageCommand,
 } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
@@ -18,6 +19,8 @@ import { createEnvelope, type JobEnvelope } from '../../lib/core/envelope.ts';
 import { PermanentError, TransientError } from '../../lib/core/errors.ts';
 import { redriveDeadLetters } from '../../lib/ops/redrive/run.ts';
 import { defineJob } from '../../lib/runtime/job.ts';
+import type { AnyJob } from '../../lib/runtime/record/index.ts';
+import type { SqsSender } from '../../lib/runtime/sqs-port.ts';
 import type { WorkerHandler } from '../../lib/runtime/worker.ts';
 import type { EmulatedQueue } from '../factories/emulated-sqs.ts';
 import { guardedWorker, useGuardedEmulators } from '../factories/guarded-emulators.ts';
@@ -296,5 +299,81 @@ describe('a redrive of the one dead letter of a job sent twice', () => {
     // dead-lettering began, is absorbed; had the run completed it would be absorbed as completed).
     expect(runs).toEqual([1, 1]);
     expect(await deadLetters(dlq)).toHaveLength(1);
+  });
+});
+
+describe('batch children sent twice (the children send retried after a lost response)', () => {
+  it('dead-letters each failing child once, runs each child once, and counts each once', async () => {
+    const childRuns = new Map<number, number>();
+    const completions: { total: number; succeeded: number; deadLettered: number }[] = [];
+    const child = defineJob({
+      type: 'orders.line',
+      queue: 'orders',
+      schema: z.object({ n: z.number() }),
+      async run({ n }) {
+        childRuns.set(n, (childRuns.get(n) ?? 0) + 1);
+        if (n % 2 === 1) throw new PermanentError(`line ${n} is out of stock`);
+        return n;
+      },
+    });
+    const summary = defineJob({
+      type: 'orders.lines-done',
+      queue: 'orders',
+      schema: z.object({}),
+      async run(_data, ctx) {
+        const batch = ctx.batch;
+        if (batch === undefined) throw new PermanentError('no ctx.batch');
+        completions.push({
+          total: batch.total,
+          succeeded: batch.succeeded,
+          deadLettered: batch.deadLettered,
+        });
+      },
+    });
+    const start = defineJob({
+      type: 'orders.lines',
+      queue: 'orders',
+      schema: z.object({}),
+      async run(_data, ctx) {
+        return ctx.startBatch({
+          children: [0, 1, 2, 3].map((n) => ({ job: child, data: { n } })),
+          completion: { job: summary, data: {} },
+          onChildDeadLettered: 'complete-with-failures',
+          openLimitSeconds: 600,
+        });
+      },
+    });
+    const { queue, dlq } = await env.emulator.createQueuePair('orders', false);
+    // Every SendMessageBatch of the worker (the children) reaches the queue twice: what the SDK's
+    // retry leaves after a response lost once the messages were on the queue.
+    const sqs: SqsSender = {
+      async send(command) {
+        const out = await env.emulator.sqs.send(command as never);
+        if (command instanceof SendMessageBatchCommand) await env.emulator.sqs.send(command);
+        return out;
+      },
+    };
+    const handler = guardedWorker(env, {
+      queueName: 'orders',
+      queue,
+      dlq,
+      jobs: [start, child, summary] as AnyJob[],
+      sqs: sqs as never,
+      env: { JOBS_QUEUE_URL_ORDERS: queue.url },
+    });
+    await env.emulator.send(queue, createEnvelope({ type: start.type, source: '/shop', data: {} }));
+
+    await drain(queue, handler);
+
+    expect(completions).toEqual([{ total: 4, succeeded: 2, deadLettered: 2 }]);
+    expect([...childRuns.entries()].sort()).toEqual([
+      [0, 1],
+      [1, 1],
+      [2, 1],
+      [3, 1],
+    ]);
+    const letters = await deadLetters(dlq);
+    expect(letters).toHaveLength(2);
+    expect(new Set(letters.map(jobIdOf)).size).toBe(2);
   });
 });
