@@ -230,7 +230,7 @@ export class MemoryIdempotencyStore implements IdempotencyGuard, GroupParkStore 
       });
       return 'ok';
     },
-    fail: async (record, error, kind): Promise<LeaseWrite> => {
+    fail: async (record, error, kind, failedAtMs): Promise<LeaseWrite> => {
       if (!this.#holds(record)) return 'fenced';
       const now = this.#now();
       this.#records.set(record.pk, {
@@ -238,8 +238,8 @@ export class MemoryIdempotencyStore implements IdempotencyGuard, GroupParkStore 
         status: failureStatus(kind),
         lastError: truncateUtf8(describeError(error), MAX_ERROR_BYTES),
         lastErrorKind: kind,
-        lastFailureAtMs: now,
-        firstFailureAtMs: record.firstFailureAtMs ?? now,
+        lastFailureAtMs: failedAtMs ?? now,
+        firstFailureAtMs: record.firstFailureAtMs ?? failedAtMs ?? now,
         endedAtMs: now,
         updatedAtMs: now,
         // A permanent failure means the worker dead-lettered the job: a redrive of it must run.

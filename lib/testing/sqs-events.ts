@@ -40,6 +40,13 @@ export interface RecordInput {
   readonly queue?: string;
   /** `ApproximateFirstReceiveTimestamp`, epoch ms. @default now */
   readonly firstReceiveMs?: number;
+  /**
+   * `SentTimestamp`, epoch ms: when SQS accepted the message. The worker reads it to tell a copy of
+   * a dead-lettered job (sent before the dead-lettering: absorbed) from a redrive (sent after:
+   * runs). @default the time the record is built, so a record built after a job was
+   * dead-lettered is a redrive of it
+   */
+  readonly sentAtMs?: number;
 }
 
 let sequence = 0;
@@ -64,7 +71,7 @@ export function sqsRecord(input: RecordInput): SQSRecord {
     body: input.body,
     attributes: {
       ApproximateReceiveCount: String(input.receiveCount ?? 1),
-      SentTimestamp: String(now - 1000),
+      SentTimestamp: String(input.sentAtMs ?? now),
       SenderId: 'AIDAEXAMPLE',
       ApproximateFirstReceiveTimestamp: String(input.firstReceiveMs ?? now),
       ...(input.groupId === undefined ? {} : { MessageGroupId: input.groupId }),
@@ -127,6 +134,8 @@ export interface JobRecordOptions extends JobBodyOptions {
   readonly receiveCount?: number;
   /** `ApproximateFirstReceiveTimestamp`, epoch ms. @default now */
   readonly firstReceiveMs?: number;
+  /** `SentTimestamp`, epoch ms ({@link RecordInput.sentAtMs}). @default the time the record is built */
+  readonly sentAtMs?: number;
 }
 
 /**
@@ -174,7 +183,7 @@ export function jobRecord(
       `jobRecord(${JSON.stringify(type)}): a FIFO record needs a partitionKey (its MessageGroupId); pass { partitionKey } or fifo: false`,
     );
   }
-  const { fifo: _fifo, queue, messageId, receiveCount, firstReceiveMs, ...body } = options;
+  const { fifo: _fifo, queue, messageId, receiveCount, firstReceiveMs, sentAtMs, ...body } = options;
   return sqsRecord({
     body: jobBody(type, data, body),
     queue: queue ?? (fifo ? 'jobs.fifo' : 'jobs'),
@@ -182,6 +191,7 @@ export function jobRecord(
     ...(messageId === undefined ? {} : { messageId }),
     ...(receiveCount === undefined ? {} : { receiveCount }),
     ...(firstReceiveMs === undefined ? {} : { firstReceiveMs }),
+    ...(sentAtMs === undefined ? {} : { sentAtMs }),
   });
 }
 

@@ -114,6 +114,8 @@ export async function completeBatchChild(
  * permanent end; without (a child dead-lettered before its lease), alone, its token from the SQS
  * message id. A child already counted (dead-lettered again after a failed redrive) ends its lease
  * alone.
+ * @param failedAtMs when the dead-lettering began (before the DLQ send), epoch ms: the lease's
+ *   failure time (`Lease.fail`). @default now
  * @returns whether the batch may now be done (the caller then checks it).
  * @throws {IdempotencyStoreError} when DynamoDB fails.
  */
@@ -123,6 +125,7 @@ export async function countDeadLetteredChild(
   lease: Lease | undefined,
   error: unknown,
   reason: string,
+  failedAtMs?: number,
 ): Promise<boolean> {
   const { deps } = run;
   const batchId = envelope.batchid as string;
@@ -131,7 +134,7 @@ export async function countDeadLetteredChild(
     run.logger.error('this dead-lettered job is a child of a batch, but the worker cannot count it', {
       batchId,
     });
-    if (lease) await lease.fail(error, 'permanent');
+    if (lease) await lease.fail(error, 'permanent', failedAtMs);
     return false;
   }
   const batch = await ledger.read(batchId);
@@ -150,10 +153,10 @@ export async function countDeadLetteredChild(
   );
   let written: TogetherWrite | 'ok' | { readonly cancelled: readonly string[] };
   if (lease?.failTogether !== undefined) {
-    written = await lease.failTogether(error, items);
-    if (typeof written === 'object') await lease.fail(error, 'permanent');
+    written = await lease.failTogether(error, items, failedAtMs);
+    if (typeof written === 'object') await lease.fail(error, 'permanent', failedAtMs);
   } else {
-    if (lease) await lease.fail(error, 'permanent');
+    if (lease) await lease.fail(error, 'permanent', failedAtMs);
     const token = createHash('sha256')
       .update(`${run.record.messageId}\ndead-letter\n${JSON.stringify(items)}`)
       .digest('hex')

@@ -25,6 +25,12 @@ export function checkRequest(request: BeginRequest): void {
     problems.push(`onLeaseExpired must be 'rerun' or 'dead-letter', got ${String(request.onLeaseExpired)}`);
   }
   if (typeof request.messageId !== 'string') problems.push('messageId must be a string');
+  if (
+    request.sentAtMs !== undefined &&
+    (typeof request.sentAtMs !== 'number' || !Number.isFinite(request.sentAtMs))
+  ) {
+    problems.push(`sentAtMs must be a finite number (epoch ms) or absent, got ${String(request.sentAtMs)}`);
+  }
   if (problems.length > 0) {
     throw new JobError(
       `invalid idempotency request for ${request.jobType} ${request.key}: ${problems.join('; ')}`,

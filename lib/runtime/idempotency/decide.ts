@@ -67,6 +67,42 @@ export function decide(
       // The same SQS message again (its acknowledgement was lost after the DLQ send) is not a
       // redrive: a redriven message gets a new messageId. Running it would dead-letter it twice.
       if (old.messageId === request.messageId) return { status: 'dead-lettered' };
+      if (isCopyOfDeadLetter(old, request)) return { status: 'dead-lettered', copyOf: old.messageId };
       return { kind: 'redrive', old };
   }
+}
+
+/**
+ * Whether a message of a job whose record is FAILED (dead-lettered), under another `messageId`
+ * than the one dead-lettered, is a copy of the job rather than a redrive of its dead letter.
+ *
+ * Rule: a copy is a message SQS accepted (`SentTimestamp`) before the worker began dead-lettering
+ * the job (the record's `lastFailureAtMs`, written by `lease.fail(error, 'permanent', failedAtMs)`
+ * with the time taken before the DLQ send: the DLQ evidence's `LastFailureAt`). A redrive is sent
+ * after its dead letter exists, so after that time, whichever way it is made:
+ * - SQS's own redrive (`StartMessageMoveTask`, the console's "Start DLQ redrive"): "All redriven
+ *   messages are considered new messages with a new messageID and enqueueTime" (Amazon SQS
+ *   Developer Guide, "Learn how to configure a dead-letter queue redrive",
+ *   sqs-configure-dead-letter-queue-redrive.html); `SentTimestamp` is that enqueue time (the
+ *   retention of a message, counted from its enqueue time, is reset by the move);
+ * - our redrive (lib/ops/redrive/) and any other tool: a SendMessage of the body, whose
+ *   `SentTimestamp` is "the time the message was sent to the queue" (ReceiveMessage API
+ *   reference, `MessageSystemAttributeName`).
+ * Message attributes are not used: our redrive does not keep the evidence, and a tool may keep
+ * none. When in doubt the message runs (never swallow an operator's redrive): no `SentTimestamp`
+ * (a hand-made event), no `lastFailureAtMs`, or the same millisecond. A copy sent after the
+ * dead-lettering began (a producer sending the job again later) runs as a redrive would.
+ *
+ * The two times come from two clocks (SQS's and the worker's, both NTP-synchronised in AWS): a
+ * redrive would be taken for a copy only if it came within the skew of the dead-lettering, and
+ * it cannot come before the DLQ send that follows that time.
+ */
+export function isCopyOfDeadLetter(
+  old: Pick<JobRecord, 'lastFailureAtMs'>,
+  request: Pick<BeginRequest, 'sentAtMs'>,
+): boolean {
+  const { sentAtMs } = request;
+  const deadLetteringAtMs = old.lastFailureAtMs;
+  if (sentAtMs === undefined || deadLetteringAtMs === undefined) return false;
+  return sentAtMs < deadLetteringAtMs;
 }

@@ -22,6 +22,12 @@ export interface BeginRequest {
   /** The SQS messageId, for the record's evidence. */
   readonly messageId: string;
   /**
+   * When SQS accepted this message: its `SentTimestamp` system attribute, epoch ms (SQS's clock).
+   * Tells a copy of a dead-lettered job from a redrive of it (decide.ts, `isCopyOfDeadLetter`):
+   * absent (a hand-made event without it), a message of a dead-lettered job runs as a redrive.
+   */
+  readonly sentAtMs?: number;
+  /**
    * The parent job's record key (the envelope's `parentjob`), written on the record as its link
    * up (`parentJob`) so a job's chain can be walked; absent for a chain's root.
    */
@@ -35,11 +41,14 @@ export type BeginOutcome =
   /** Already done: do not run; acknowledge. `result` is undefined when it was over the size cap. */
   | { readonly status: 'completed'; readonly result: unknown; readonly resultStored: boolean }
   /**
-   * This very message (same SQS `messageId`) was already dead-lettered by an earlier run whose
-   * acknowledgement was lost (a crash or timeout after the DLQ send): acknowledge it without
-   * running or dead-lettering it again. A redrive carries a new `messageId`, so it runs.
+   * The job is already dead-lettered and this message is no redrive of it: acknowledge it without
+   * running or dead-lettering it again. Either this very message (same SQS `messageId`), whose
+   * acknowledgement was lost after the DLQ send (a crash or timeout), or a copy of the job sent
+   * before it was dead-lettered (another `messageId`, same key: a producer that sent again after a
+   * lost response); then `copyOf` is the `messageId` of the message that was dead-lettered.
+   * A redrive carries a new `messageId` and was sent after the dead-lettering, so it runs.
    */
-  | { readonly status: 'dead-lettered' }
+  | { readonly status: 'dead-lettered'; readonly copyOf?: string }
   /** A live lease is held by another run (a concurrent duplicate): retry soon without spending an attempt. */
   | { readonly status: 'busy'; readonly retryAfterMs: number }
   /**
@@ -73,8 +82,12 @@ export interface Lease {
    * Ends the run after a failure. `transient`: the lease is released so a retry can run, and
    * the attempt count and error stay. `permanent`: the record lets a later redrive of the same
    * message run again.
+   * @param failedAtMs when the failure happened, epoch ms, written as `lastFailureAtMs`. The
+   *   worker passes the time it began dead-lettering, before the DLQ send (the DLQ evidence's
+   *   `LastFailureAt`): a message sent before it cannot be a redrive of that dead letter.
+   *   @default now
    */
-  fail(error: unknown, kind: 'transient' | 'permanent'): Promise<LeaseWrite>;
+  fail(error: unknown, kind: 'transient' | 'permanent', failedAtMs?: number): Promise<LeaseWrite>;
   /**
    * Ends the run without counting it as an attempt: the run stopped to wait on a flow-control
    * limit, not because it failed. The next delivery runs with this same attempt number. Optional:
@@ -93,7 +106,11 @@ export interface Lease {
     items: readonly TransactWriteItem[],
   ): Promise<TogetherWrite>;
   /** {@link fail} as `permanent` (the job was dead-lettered), and `items` in the same transaction. */
-  failTogether?(error: unknown, items: readonly TransactWriteItem[]): Promise<TogetherWrite>;
+  failTogether?(
+    error: unknown,
+    items: readonly TransactWriteItem[],
+    failedAtMs?: number,
+  ): Promise<TogetherWrite>;
   /** Runs `fn` once per step under this key; a completed step returns its stored value. */
   once<T>(stepName: string, fn: () => Promise<T>): Promise<T>;
   /** Stable key for external APIs, per job key and step. */

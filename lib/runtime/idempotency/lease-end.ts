@@ -70,22 +70,27 @@ export function failureStatus(kind: 'transient' | 'permanent'): JobRecordStatus 
 
 /**
  * Failure of the lease of `record` at `now` (epoch ms): {@link failureStatus} with the error as
- * evidence (`lastError` cut to {@link MAX_ERROR_BYTES}, failure times).
+ * evidence (`lastError` cut to {@link MAX_ERROR_BYTES}, failure times: `lastFailureAtMs` and, if
+ * unset, `firstFailureAtMs` are `failedAtMs`; `endedAtMs` is `now`).
+ * @param failedAtMs when the failure happened, epoch ms: for a dead-lettered job, the time taken
+ *   before its DLQ send (decide.ts, `isCopyOfDeadLetter`). @default now
  */
 export function failureWrite(
   record: JobRecord,
   error: unknown,
   kind: 'transient' | 'permanent',
   now: number,
+  failedAtMs: number = now,
 ): FencedUpdate {
   const expr = new Expr();
   const nowV = expr.v(N(now));
+  const failedV = failedAtMs === now ? nowV : expr.v(N(failedAtMs));
   const sets = [
     `${expr.n('status')} = ${expr.v(S(failureStatus(kind)))}`,
     `lastError = ${expr.v(S(truncateUtf8(describeError(error), MAX_ERROR_BYTES)))}`,
     `lastErrorKind = ${expr.v(S(kind))}`,
-    `lastFailureAtMs = ${nowV}`,
-    `firstFailureAtMs = if_not_exists(firstFailureAtMs, ${nowV})`,
+    `lastFailureAtMs = ${failedV}`,
+    `firstFailureAtMs = if_not_exists(firstFailureAtMs, ${failedV})`,
     `endedAtMs = ${nowV}`,
   ];
   // A permanent failure means the worker dead-lettered the job: a redrive of it must run.

@@ -12,7 +12,12 @@ import type { JobRecord } from './record.ts';
 /** The store's side of a lease. */
 export interface LeaseOps {
   complete(record: JobRecord, result: unknown, children?: readonly string[]): Promise<LeaseWrite>;
-  fail(record: JobRecord, error: unknown, kind: 'transient' | 'permanent'): Promise<LeaseWrite>;
+  fail(
+    record: JobRecord,
+    error: unknown,
+    kind: 'transient' | 'permanent',
+    failedAtMs?: number,
+  ): Promise<LeaseWrite>;
   completeTogether(
     record: JobRecord,
     result: unknown,
@@ -23,6 +28,7 @@ export interface LeaseOps {
     record: JobRecord,
     error: unknown,
     items: readonly TransactWriteItem[],
+    failedAtMs?: number,
   ): Promise<TogetherWrite>;
   once<T>(record: JobRecord, stepName: string, fn: () => Promise<T>): Promise<T>;
   handBack(record: JobRecord): Promise<LeaseWrite>;
@@ -62,12 +68,14 @@ export class DynamoLease implements Lease {
    * Ends the run after a failure (conditional UpdateItem on this lease's token), writing
    * `lastError` (`Name: message`, at most 2,048 bytes), `lastFailureAtMs`, and
    * `firstFailureAtMs` if unset. `transient` → RELEASED: the next delivery runs with attempt + 1.
-   * `permanent` → FAILED: the next delivery (a redrive) runs as a new cycle, attempt 1.
+   * `permanent` → FAILED: the next delivery (a redrive) runs as a new cycle, attempt 1; a copy of
+   * the job sent before `failedAtMs` is absorbed instead (decide.ts, `isCopyOfDeadLetter`).
+   * @param failedAtMs when the failure happened, epoch ms (`lastFailureAtMs`). @default now
    * @returns `ok`, or `fenced` when another run took the lease over (nothing was written).
    * @throws {IdempotencyStoreError} when DynamoDB fails.
    */
-  fail(error: unknown, kind: 'transient' | 'permanent'): Promise<LeaseWrite> {
-    return this.#ops.fail(this.#record, error, kind);
+  fail(error: unknown, kind: 'transient' | 'permanent', failedAtMs?: number): Promise<LeaseWrite> {
+    return this.#ops.fail(this.#record, error, kind, failedAtMs);
   }
 
   /**
@@ -89,8 +97,12 @@ export class DynamoLease implements Lease {
    * {@link fail} as `permanent` and `items` in one TransactWriteItems, as {@link completeTogether}.
    * @throws {IdempotencyStoreError} when DynamoDB fails.
    */
-  failTogether(error: unknown, items: readonly TransactWriteItem[]): Promise<TogetherWrite> {
-    return this.#ops.failTogether(this.#record, error, items);
+  failTogether(
+    error: unknown,
+    items: readonly TransactWriteItem[],
+    failedAtMs?: number,
+  ): Promise<TogetherWrite> {
+    return this.#ops.failTogether(this.#record, error, items, failedAtMs);
   }
 
   /**

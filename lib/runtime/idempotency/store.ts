@@ -239,10 +239,10 @@ export class DynamoIdempotencyStore implements IdempotencyGuard, GroupParkStore,
   /** What a lease calls back into; private methods bound once. */
   readonly #leaseOps: LeaseOps = {
     complete: (record, result, children) => this.#completeLease(record, result, children),
-    fail: (record, error, kind) => this.#failLease(record, error, kind),
+    fail: (record, error, kind, failedAtMs) => this.#failLease(record, error, kind, failedAtMs),
     completeTogether: (record, result, children, items) =>
       this.#completeTogether(record, result, children, items),
-    failTogether: (record, error, items) => this.#failTogether(record, error, items),
+    failTogether: (record, error, items, failedAtMs) => this.#failTogether(record, error, items, failedAtMs),
     once: (record, stepName, fn) => this.#runOnce(record, stepName, fn),
     handBack: (record) => this.#handBackLease(record),
   };
@@ -308,8 +308,10 @@ export class DynamoIdempotencyStore implements IdempotencyGuard, GroupParkStore,
     record: JobRecord,
     error: unknown,
     items: readonly TransactWriteItem[],
+    failedAtMs: number | undefined,
   ): Promise<TogetherWrite> {
-    const write = failureWrite(record, error, 'permanent', this.#now());
+    const now = this.#now();
+    const write = failureWrite(record, error, 'permanent', now, failedAtMs ?? now);
     return this.#together('fail', record, write, items, 'FAILED');
   }
 
@@ -362,12 +364,17 @@ export class DynamoIdempotencyStore implements IdempotencyGuard, GroupParkStore,
   }
 
   /** Ends a lease after a failure: conditional UpdateItem, fenced by the lease token. */
-  async #failLease(record: JobRecord, error: unknown, kind: 'transient' | 'permanent'): Promise<LeaseWrite> {
+  async #failLease(
+    record: JobRecord,
+    error: unknown,
+    kind: 'transient' | 'permanent',
+    failedAtMs: number | undefined,
+  ): Promise<LeaseWrite> {
     if (kind !== 'transient' && kind !== 'permanent') {
       throw new JobError(`idempotency: fail kind must be 'transient' or 'permanent', got ${String(kind)}`);
     }
     const now = this.#now();
-    const { update, expr, condition } = failureWrite(record, error, kind, now);
+    const { update, expr, condition } = failureWrite(record, error, kind, now, failedAtMs ?? now);
     const written = await this.#table.update(
       kind === 'transient' ? 'release' : 'fail',
       record.pk,

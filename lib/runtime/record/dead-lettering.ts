@@ -101,10 +101,12 @@ export async function deadLetter(run: RecordRun, input: DeadLetterInput): Promis
       await sendCompletionOrHandOff(run, run.envelope?.batchid as string, run.envelope?.type as string, true);
     }
   } else if (batchChild) {
-    const pending = await countInBatch(run, input);
+    const pending = await countInBatch(run, input, nowMs);
     if (pending) return pending;
   } else if (input.lease) {
-    await failLease(run, input.lease, input.error, 'permanent');
+    // Dated `nowMs`, taken before the DLQ send: a copy of this job sent before it is absorbed,
+    // a redrive (sent after the DLQ copy exists) runs (idempotency/decide.ts, isCopyOfDeadLetter).
+    await failLease(run, input.lease, input.error, 'permanent', nowMs);
   }
   await unparkUnderContinue(run, input);
   run.logger.error('job dead-lettered', {
@@ -157,14 +159,19 @@ async function countBeforeSend(
  * dead-lettered), which counts it (lease.ts). Never a second DLQ copy: if even the lease cannot be
  * ended the record is acknowledged uncounted, logged ERROR, and the batch's watchdog names it.
  */
-async function countInBatch(run: RecordRun, input: DeadLetterInput): Promise<RecordOutcome | undefined> {
+async function countInBatch(
+  run: RecordRun,
+  input: DeadLetterInput,
+  failedAtMs: number,
+): Promise<RecordOutcome | undefined> {
   const envelope = run.envelope as JobEnvelope;
   const batchId = envelope.batchid as string;
   let done: boolean;
   try {
-    done = await countDeadLetteredChild(run, envelope, input.lease, input.error, input.reason);
+    done = await countDeadLetteredChild(run, envelope, input.lease, input.error, input.reason, failedAtMs);
   } catch (error) {
-    const ended = input.lease === undefined ? 'failed' : await endPermanently(input.lease, input.error);
+    const ended =
+      input.lease === undefined ? 'failed' : await endPermanently(input.lease, input.error, failedAtMs);
     if (ended === 'ok') {
       return batchPendingRetry(
         run,
@@ -183,10 +190,14 @@ async function countInBatch(run: RecordRun, input: DeadLetterInput): Promise<Rec
   return undefined;
 }
 
-/** Ends a lease as permanent; `failed` when the store did not answer. */
-async function endPermanently(lease: Lease, error: unknown): Promise<'ok' | 'fenced' | 'failed'> {
+/** Ends a lease as permanent, dated `failedAtMs`; `failed` when the store did not answer. */
+async function endPermanently(
+  lease: Lease,
+  error: unknown,
+  failedAtMs: number,
+): Promise<'ok' | 'fenced' | 'failed'> {
   try {
-    return await lease.fail(error, 'permanent');
+    return await lease.fail(error, 'permanent', failedAtMs);
   } catch {
     return 'failed';
   }

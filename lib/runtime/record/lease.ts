@@ -42,6 +42,16 @@ async function batchPending(
 }
 
 /**
+ * The message's `SentTimestamp` (epoch ms, SQS's clock) as the request's `sentAtMs`; nothing when
+ * the record has none (a hand-made event): the guard then takes a message of a dead-lettered job
+ * for a redrive and runs it.
+ */
+function sentAtOf(run: RecordRun): { readonly sentAtMs?: number } {
+  const sentAtMs = Number(run.record.attributes?.SentTimestamp);
+  return Number.isFinite(sentAtMs) && sentAtMs > 0 ? { sentAtMs } : {};
+}
+
+/**
  * Asks the guard; returns the lease to run under, or the record's outcome when it must not run.
  * @param hash the data's payload hash (identify.ts).
  * @param jobTimeoutMs the job's own time limit, in milliseconds.
@@ -70,6 +80,7 @@ export async function beginLease(
         deps.now() + Math.max(0, Math.min(jobTimeoutMs, lambdaBudgetMs)) + deps.deadlineMarginMs,
       onLeaseExpired: job.idempotency?.onLeaseExpired ?? 'rerun',
       messageId: run.record.messageId,
+      ...sentAtOf(run),
       ...(envelope.parentjob === undefined ? {} : { parentJob: envelope.parentjob }),
     });
   } catch (error) {
@@ -101,9 +112,20 @@ export async function beginLease(
     }
     case 'dead-lettered': {
       deps.metrics.add(job.type, 'JobDuplicateAbsorbed');
-      run.logger.info('duplicate delivery absorbed: this message was already dead-lettered', {
-        outcome: 'duplicate',
-      });
+      if (begun.copyOf === undefined) {
+        run.logger.info('duplicate delivery absorbed: this message was already dead-lettered', {
+          outcome: 'duplicate',
+        });
+      } else {
+        // Another message of the same job, sent before it was dead-lettered (a producer that sent
+        // again after a lost response): a second DLQ copy would show one job twice to a DLQ alarm
+        // and to a redrive. A redrive was sent after the dead-lettering, so it is not this.
+        run.logger.info('duplicate delivery absorbed: a copy of a job already dead-lettered', {
+          outcome: 'duplicate',
+          reason: 'copy-of-dead-letter',
+          deadLetteredMessageId: begun.copyOf,
+        });
+      }
       return {
         outcome: (await batchPending(run, job, envelope, 'dead-lettered')) ?? { status: 'duplicate' },
       };

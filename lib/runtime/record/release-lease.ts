@@ -6,15 +6,19 @@ import type { Lease } from '../idempotency/guard.ts';
 import { UNKNOWN_JOB_TYPE } from '../telemetry.ts';
 import type { RecordRun } from './record-run.ts';
 
-/** Records the failure on the lease; a fenced or failed write is logged, never thrown. */
+/**
+ * Records the failure on the lease; a fenced or failed write is logged, never thrown.
+ * @param failedAtMs when the failure happened, epoch ms (`Lease.fail`). @default now
+ */
 export async function failLease(
   run: RecordRun,
   lease: Lease,
   error: unknown,
   kind: 'transient' | 'permanent',
+  failedAtMs?: number,
 ): Promise<void> {
   try {
-    const write = await lease.fail(error, kind);
+    const write = await lease.fail(error, kind, failedAtMs);
     if (write === 'fenced') {
       run.deps.metrics.add(run.jobType ?? UNKNOWN_JOB_TYPE, 'JobLeaseFenced');
       run.logger.warn('lease was taken over by another run before it was released', { kind });
