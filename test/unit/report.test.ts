@@ -216,6 +216,29 @@ describe('buildReport', () => {
     expect(renderReport(report)).toMatch(/WARN {2}dead letters without an injected or deliberate cause/);
   });
 
+  it('counts a second DLQ message of one job as a copy, so the messages are not read as jobs', () => {
+    const failing = (jobKey: string) => ({
+      queue: 'billing',
+      errorName: 'PermanentError',
+      errorReason: 'HTTP 400',
+      jobKey,
+      expectedBecause: 'failing child',
+    });
+    const report = buildReport(
+      facts({
+        deadLetters: [failing('child:a'), failing('child:b'), failing('child:a'), { queue: 'payments' }],
+      }),
+    );
+    expect(report.deadLetters.total).toBe(4);
+    expect(report.deadLetters.copies).toBe(1);
+    expect(renderReport(report)).toContain(
+      'Dead-lettered by cause (4 messages, 3 jobs: 1 a second DLQ message of one job',
+    );
+    expect(renderReport(buildReport(facts({ deadLetters: [failing('child:a')] })))).toContain(
+      'Dead-lettered by cause (1):',
+    );
+  });
+
   it('fails on a per-user order violation', () => {
     const report = buildReport(
       facts({

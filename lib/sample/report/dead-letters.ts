@@ -74,7 +74,8 @@ const shorten = (text: string, max: number): string => {
 
 /**
  * The dead letters of `facts` by cause (most first, then by name), with the counts of those
- * without a deliberate or injected cause and of those without the worker's evidence.
+ * without a deliberate or injected cause, of those without the worker's evidence and of second
+ * copies of one job.
  */
 export function summariseDeadLetters(facts: ReportFacts): RunReport['deadLetters'] {
   const causes = new Map<string, { count: number; expected: number; example?: string }>();
@@ -109,5 +110,7 @@ export function summariseDeadLetters(facts: ReportFacts): RunReport['deadLetters
   const withoutEvidence = facts.deadLetters.filter(
     (dl) => dl.errorName === undefined || dl.errorReason === undefined || dl.attempts === undefined,
   ).length;
-  return { total: facts.deadLetters.length, byCause, unexplained, withoutEvidence };
+  const jobs = facts.deadLetters.flatMap((dl) => (dl.jobKey === undefined ? [] : [dl.jobKey]));
+  const copies = jobs.length - new Set(jobs).size;
+  return { total: facts.deadLetters.length, byCause, unexplained, withoutEvidence, copies };
 }

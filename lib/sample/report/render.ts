@@ -124,7 +124,12 @@ function jobLines(report: RunReport): string[] {
 /** Dead letters by cause, each with an example error and, when known, an example job. */
 function deadLetterLines(report: RunReport): string[] {
   const out: string[] = [];
-  out.push(`Dead-lettered by cause (${report.deadLetters.total}):`);
+  const { total, copies } = report.deadLetters;
+  out.push(
+    copies === 0
+      ? `Dead-lettered by cause (${total}):`
+      : `Dead-lettered by cause (${total} messages, ${total - copies} jobs: ${copies} a second DLQ message of one job, its DLQ send repeated after a lost response):`,
+  );
   if (report.deadLetters.byCause.length === 0) out.push('  none');
   else {
     const rows = table(

@@ -59,6 +59,12 @@ export interface RunReport {
     readonly unexplained: number;
     /** Dead letters without the worker's evidence attributes (no `ErrorName`, `ErrorReason` or `Attempts`). */
     readonly withoutEvidence: number;
+    /**
+     * DLQ messages of a job that already has one in the DLQ (same job): the worker's DLQ send
+     * repeated after its response was lost (a standard DLQ cannot drop the copy). A redrive of both
+     * runs the job once (its idempotency record); they are counted so `total` is not read as jobs.
+     */
+    readonly copies: number;
   };
   readonly duplicatesAbsorbed: number | undefined;
   readonly duplicatesSource: string | undefined;
