@@ -141,22 +141,22 @@ interface SideBySideOptions extends ComparisonOptions, ColdStartOptions {
 }
 
 const FULL: SideBySideOptions = {
-  cpuRounds: 7,
-  warmRecords: 10_000,
-  measuredRecords: 30_000,
+  cpuRounds: 9,
+  warmRecords: 20_000,
+  measuredRecords: 50_000,
   storeBatches: 50,
-  coldRounds: 10,
+  coldRounds: 20,
   heapRounds: 7,
   motoBatches: 30,
   ioBatches: 30,
   wideRounds: 7,
 };
 const SHORT: SideBySideOptions = {
-  cpuRounds: 5,
-  warmRecords: 10_000,
-  measuredRecords: 20_000,
+  cpuRounds: 7,
+  warmRecords: 20_000,
+  measuredRecords: 30_000,
   storeBatches: 20,
-  coldRounds: 5,
+  coldRounds: 15,
   heapRounds: 5,
   motoBatches: 20,
   ioBatches: 10,
