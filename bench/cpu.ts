@@ -6,12 +6,14 @@
  * both run the same hot shared code), which pulls ratios toward 1 and flattered us by 25–50 %.
  *
  * How: bench/cpu-child.ts is bundled once (esbuild, packages left external so both sides load the
- * same node_modules) and run by plain `node` per side and round; a round runs the four sides of
- * bench/sides.ts (ours, Powertools bare, Powertools writing the same outputs, the floor) one
- * after another, the order rotated every round, so a busy moment of the machine falls on a
- * different side each time. Each process warms up untimed, then measures. A row gives the median
- * over rounds of each side with its spread (min–max), and the median of the per-round ratios
- * (each round's figures were taken minutes apart at most) with their spread.
+ * same node_modules) and run by plain `node` per side and round. A process runs a pool of events
+ * over again (see there): a warm-up (the JIT settles; its CPU per record is reported beside the
+ * row's figures), then the measured records. A round runs the four sides of bench/sides.ts (ours,
+ * Powertools bare, Powertools writing the same outputs, the floor) one after another, `ours`
+ * always right between the two Powertools sides ({@link sideOrder}), so every ratio a target reads
+ * compares two processes that ran back to back and a drift of the machine's load weighs on both.
+ * A row gives the median over rounds of each side with its spread (min–max), and the median of
+ * the per-round ratios with their spread (bench/stats.ts).
  *
  * Figures, not assertions: on a loaded machine they are indicative only; the load average is
  * printed with them.
@@ -32,7 +34,7 @@ const outDir = join(root, 'node_modules', '.cache', 'sqs-jobs-bench');
 export interface CpuOptions {
   /** Rounds (fresh processes per side) per row, >= 5. */
   readonly cpuRounds: number;
-  /** Records each process runs untimed before measuring. */
+  /** Records each process runs before measuring (their CPU is reported apart: `oursWarmup`, ...). */
   readonly warmRecords: number;
   /** Records each process measures. */
   readonly measuredRecords: number;
