@@ -395,6 +395,7 @@ export function printComparison(rows: readonly ComparisonRow[], options: Compari
   console.log(
     `\nsqs-jobs vs Powertools (BatchProcessor / SqsFifoPartialProcessorAsync + makeIdempotent on DynamoDB), ` +
       `default settings; CPU: each side in fresh processes, ${options.cpuRounds} rounds alternating, ` +
+      `${options.warmRecords.toLocaleString('en')} records of warm-up then ${options.measuredRecords.toLocaleString('en')} measured, ` +
       `median (min–max); ratio = median of per-round ratios; DynamoDB: ${options.storeBatches * BATCH_SIZE} new records on dynalite`,
   );
   console.table(
