@@ -11,8 +11,10 @@
  * The events are a pool of {@link POOL_RECORDS} records built before the clock starts and run over
  * again in turn (no store: a record run twice costs what a new one does). Building every measured
  * record up front kept tens of megabytes of events alive, and the full garbage collections that
- * marked them fell into one side's window or the other's by chance: a spike of 2–3× in a 5,000-
- * record stretch of one process. A small pool keeps the live heap the side's own, as in Lambda.
+ * marked them fell into one side's window or the other's by chance (one 5,000-record stretch of a
+ * Powertools process read 48 µs per record against 15–20 in the others), and added 4–5 µs per
+ * record to every side, which pulled ratios toward 1. A small pool keeps the live heap the side's
+ * own, as in Lambda (bench/README.md, "Repeatability").
  *
  * `node cpu-child.mjs <side> <mode> <batchSize> <warmRecords> <records>`
  */
