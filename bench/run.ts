@@ -25,7 +25,7 @@
  * emulators' ceiling (bench/local-scaling.ts; heavy, minutes, not in the short mode).
  *
  * `npm run bench -- --cpu`: only the rows of issue 21's targets (CPU per record in fresh processes,
- * bundle, cold start, heap), as one JSON object like `--json`'s (about 4½ minutes of CPU time). With
+ * bundle, cold start, heap), as one JSON object like `--json`'s (about 4¾ minutes of CPU time). With
  * `--case=standard:10` (mode `standard`, `fifo10` or `fifo1`, then the batch size; repeatable) only
  * CPU rows, with `--cold-start` the bundle, cold-start and heap rows (bench/cold-start.ts); either
  * flag alone leaves the other part out.
