@@ -30,6 +30,7 @@ import { build, type Metafile, type Plugin } from 'esbuild';
 import { TRACER_PACKAGE, tracerEntryPath } from '../lib/constructs/job-queue/tracer-bundle.ts';
 import { jobBody, queueUrl, sqsEvent, sqsRecord } from '../test/factories/sqs.ts';
 import { createClient, createTable, startDynalite } from '../test/support/dynalite.ts';
+import { median, roundRatios, spread } from './stats.ts';
 import type { ComparisonRow } from './vs-powertools.ts';
 
 const root = new URL('../', import.meta.url).pathname;
@@ -206,17 +207,8 @@ function runChild(args: readonly string[], env: NodeJS.ProcessEnv): Promise<Chil
   });
 }
 
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[mid] as number)
-    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-}
-const spread = (values: readonly number[]): [number, number] => [Math.min(...values), Math.max(...values)];
-
 function pairedRow(measure: string, unit: string, ours: number[], theirs: number[]): ComparisonRow {
-  const ratios = ours.map((v, i) => v / (theirs[i] as number));
+  const ratios = roundRatios(ours, theirs);
   return {
     measure,
     unit,

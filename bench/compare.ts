@@ -17,9 +17,12 @@ import { pathToFileURL } from 'node:url';
 import { hasIssue21Target } from './targets.ts';
 import type { ComparisonRow } from './vs-powertools.ts';
 
-/** The part of a saved run this reads: `rows` of `--cpu` / `--json`. */
+/** The part of a saved run this reads: `rows` of `--cpu` / `--json`, and the load averages it recorded. */
 export interface SavedRun {
   readonly rows: readonly ComparisonRow[];
+  /** `os.loadavg()` at the start of a `--cpu` run and at the end of any run ([1, 5, 15 min]). */
+  readonly loadavgAtStart?: readonly number[];
+  readonly loadavg?: readonly number[];
 }
 
 /** The ratios a comparison looks at, when the row has them. */
@@ -110,6 +113,23 @@ export function formatComparison(c: RunComparison): string[] {
   return lines;
 }
 
+/**
+ * The 1-minute load averages a run recorded, [min, max]: at its start and end and at the start of
+ * every round of its rows (`loadavgSpread`); undefined when it recorded none. Two runs compared
+ * at very different loads may differ for that alone (bench/README.md, "Repeatability").
+ */
+export function loadRange(run: SavedRun): [number, number] | undefined {
+  const loads = [
+    run.loadavgAtStart?.[0],
+    run.loadavg?.[0],
+    ...run.rows.flatMap((r) => r.loadavgSpread ?? []),
+  ].filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
+  return loads.length === 0 ? undefined : [Math.min(...loads), Math.max(...loads)];
+}
+
+const formatLoad = (range: [number, number] | undefined) =>
+  range === undefined ? 'not recorded' : `${range[0].toFixed(1)}–${range[1].toFixed(1)}`;
+
 /** Reads a saved run: the JSON object `--cpu` / `--json` writes (its last line that is one, if the file holds more). */
 export function readRun(path: string): SavedRun {
   const text = readFileSync(path, 'utf8');
@@ -157,6 +177,9 @@ export function compareMain(argv: readonly string[]): number {
     return 2;
   }
   const comparison = compareRuns(runs[0], runs[1], { all, tolerancePct });
+  process.stdout.write(
+    `load average (1 min) during the runs: first ${formatLoad(loadRange(runs[0]))}, second ${formatLoad(loadRange(runs[1]))}\n`,
+  );
   for (const line of formatComparison(comparison)) process.stdout.write(`${line}\n`);
   return comparison.ok ? 0 : 1;
 }

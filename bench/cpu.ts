@@ -6,12 +6,14 @@
  * both run the same hot shared code), which pulls ratios toward 1 and flattered us by 25–50 %.
  *
  * How: bench/cpu-child.ts is bundled once (esbuild, packages left external so both sides load the
- * same node_modules) and run by plain `node` per side and round; a round runs the four sides of
- * bench/sides.ts (ours, Powertools bare, Powertools writing the same outputs, the floor) one
- * after another, the order rotated every round, so a busy moment of the machine falls on a
- * different side each time. Each process warms up untimed, then measures. A row gives the median
- * over rounds of each side with its spread (min–max), and the median of the per-round ratios
- * (each round's figures were taken minutes apart at most) with their spread.
+ * same node_modules) and run by plain `node` per side and round. A process runs a pool of events
+ * over again (see there): a warm-up (the JIT settles; its CPU per record is reported beside the
+ * row's figures), then the measured records. A round runs the four sides of bench/sides.ts (ours,
+ * Powertools bare, Powertools writing the same outputs, the floor) one after another, `ours`
+ * always right between the two Powertools sides ({@link sideOrder}), so every ratio a target reads
+ * compares two processes that ran back to back and a drift of the machine's load weighs on both.
+ * A row gives the median over rounds of each side with its spread (min–max), and the median of
+ * the per-round ratios with their spread (bench/stats.ts).
  *
  * Figures, not assertions: on a loaded machine they are indicative only; the load average is
  * printed with them.
@@ -22,6 +24,7 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { type Mode, SIDES, type Side } from './sides.ts';
+import { median, roundRatios, spread } from './stats.ts';
 import type { ComparisonRow } from './vs-powertools.ts';
 
 const root = new URL('../', import.meta.url).pathname;
@@ -31,7 +34,7 @@ const outDir = join(root, 'node_modules', '.cache', 'sqs-jobs-bench');
 export interface CpuOptions {
   /** Rounds (fresh processes per side) per row, >= 5. */
   readonly cpuRounds: number;
-  /** Records each process runs untimed before measuring. */
+  /** Records each process runs before measuring (their CPU is reported apart: `oursWarmup`, ...). */
   readonly warmRecords: number;
   /** Records each process measures. */
   readonly measuredRecords: number;
@@ -62,7 +65,10 @@ export const cpuMeasure = (c: CpuCase): string =>
   `CPU per record, ${MODE_LABEL[c.mode]} batch of ${c.batchSize.toLocaleString('en')}, no store`;
 
 interface ChildResult {
+  /** CPU time per record of the measured phase, µs (user + system, the whole process). */
   readonly cpuUsPerRecord: number;
+  /** The same over the warm-up that came before it. */
+  readonly warmCpuUsPerRecord: number;
 }
 
 export async function buildCpuChild(): Promise<string> {
@@ -121,37 +127,39 @@ export function runCpuChild(
   });
 }
 
-export function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[mid] as number)
-    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-}
-
-export const spread = (values: readonly number[]): [number, number] => [
-  Math.min(...values),
-  Math.max(...values),
-];
-
-/** The order of the sides in `round`: rotated every round, reversed every other. */
-function orderOf(round: number): Side[] {
-  const rotated = SIDES.map((_, i) => SIDES[(i + round) % SIDES.length] as Side);
-  return round % 2 === 0 ? rotated : rotated.reverse();
+/**
+ * The order of the four sides in `round`: `ours` always runs right next to both Powertools sides
+ * (between them), so each ratio a target reads compares two processes that ran back to back and
+ * a slow drift of the machine's load weighs on both alike. Four orders in turn: which reference
+ * comes first, and whether the floor opens or closes the round, alternate, so no side always
+ * follows the same one.
+ */
+export function sideOrder(round: number): Side[] {
+  const orders: Side[][] = [
+    ['floor', 'powertools', 'ours', 'powertools-same-outputs'],
+    ['powertools-same-outputs', 'ours', 'powertools', 'floor'],
+    ['floor', 'powertools-same-outputs', 'ours', 'powertools'],
+    ['powertools', 'ours', 'powertools-same-outputs', 'floor'],
+  ];
+  return orders[round % orders.length] as Side[];
 }
 
 async function cpuRow(child: string, c: CpuCase, options: CpuOptions): Promise<ComparisonRow> {
   const us = Object.fromEntries(SIDES.map((side) => [side, [] as number[]])) as Record<Side, number[]>;
+  const warm = Object.fromEntries(SIDES.map((side) => [side, [] as number[]])) as Record<Side, number[]>;
   const loads: number[] = [];
   for (let round = 0; round < options.cpuRounds; round++) {
     loads.push(loadavg()[0] as number);
-    for (const side of orderOf(round)) {
-      us[side].push((await runCpuChild(child, side, c, options)).cpuUsPerRecord);
+    for (const side of sideOrder(round)) {
+      const result = await runCpuChild(child, side, c, options);
+      us[side].push(result.cpuUsPerRecord);
+      warm[side].push(result.warmCpuUsPerRecord);
     }
   }
-  const ratios = (a: Side, b: Side) => us[a].map((v, i) => v / (us[b][i] as number));
+  const ratios = (a: Side, b: Side) => roundRatios(us[a], us[b]);
   const bare = ratios('ours', 'powertools');
   const same = ratios('ours', 'powertools-same-outputs');
+  const warmBare = roundRatios(warm.ours, warm.powertools);
   return {
     measure: cpuMeasure(c),
     unit: 'µs CPU/record',
@@ -169,6 +177,11 @@ async function cpuRow(child: string, c: CpuCase, options: CpuOptions): Promise<C
     floorSpread: spread(us.floor),
     oursOverFloor: median(ratios('ours', 'floor')),
     powertoolsOverFloor: median(ratios('powertools', 'floor')),
+    warmupRecords: options.warmRecords,
+    oursWarmup: median(warm.ours),
+    powertoolsWarmup: median(warm.powertools),
+    ratioWarmup: median(warmBare),
+    ratioWarmupSpread: spread(warmBare),
     rounds: options.cpuRounds,
     loadavgSpread: spread(loads),
   };

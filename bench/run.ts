@@ -25,7 +25,7 @@
  * emulators' ceiling (bench/local-scaling.ts; heavy, minutes, not in the short mode).
  *
  * `npm run bench -- --cpu`: only the rows of issue 21's targets (CPU per record in fresh processes,
- * bundle, cold start, heap), as one JSON object like `--json`'s (about 10 minutes). With
+ * bundle, cold start, heap), as one JSON object like `--json`'s (about 4¾ minutes of CPU time). With
  * `--case=standard:10` (mode `standard`, `fifo10` or `fifo1`, then the batch size; repeatable) only
  * CPU rows, with `--cold-start` the bundle, cold-start and heap rows (bench/cold-start.ts); either
  * flag alone leaves the other part out.
@@ -141,22 +141,22 @@ interface SideBySideOptions extends ComparisonOptions, ColdStartOptions {
 }
 
 const FULL: SideBySideOptions = {
-  cpuRounds: 7,
-  warmRecords: 10_000,
-  measuredRecords: 30_000,
+  cpuRounds: 9,
+  warmRecords: 20_000,
+  measuredRecords: 50_000,
   storeBatches: 50,
-  coldRounds: 10,
+  coldRounds: 40,
   heapRounds: 7,
   motoBatches: 30,
   ioBatches: 30,
   wideRounds: 7,
 };
 const SHORT: SideBySideOptions = {
-  cpuRounds: 5,
-  warmRecords: 10_000,
-  measuredRecords: 20_000,
+  cpuRounds: 7,
+  warmRecords: 20_000,
+  measuredRecords: 30_000,
   storeBatches: 20,
-  coldRounds: 5,
+  coldRounds: 30,
   heapRounds: 5,
   motoBatches: 20,
   ioBatches: 10,

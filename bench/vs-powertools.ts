@@ -21,7 +21,7 @@ import { DynamoIdempotencyStore } from '../lib/runtime/idempotency/store.ts';
 import { defineJob } from '../lib/runtime/job.ts';
 import { lambdaContext } from '../test/factories/sqs.ts';
 import { createClient, createTable, startDynalite } from '../test/support/dynalite.ts';
-import { type CpuOptions, cpuRows, median } from './cpu.ts';
+import { type CpuOptions, cpuRows } from './cpu.ts';
 import {
   compute,
   events,
@@ -33,6 +33,7 @@ import {
   powertoolsHandler,
   schema,
 } from './sides.ts';
+import { median } from './stats.ts';
 
 /** One row of the comparison (the `--json` shape of issue 10). */
 export interface ComparisonRow {
@@ -60,6 +61,16 @@ export interface ComparisonRow {
   /** ours / floor and powertools / floor, medians of the per-round ratios. */
   readonly oursOverFloor?: number;
   readonly powertoolsOverFloor?: number;
+  /**
+   * CPU rows: the warm-up each process ran before its measured records (`warmupRecords` of them,
+   * JIT compilation and all), CPU per record, medians; `ratioWarmup` = median of the per-round
+   * ours / powertools. Reported beside the measured figures; no target reads them.
+   */
+  readonly warmupRecords?: number;
+  readonly oursWarmup?: number;
+  readonly powertoolsWarmup?: number;
+  readonly ratioWarmup?: number;
+  readonly ratioWarmupSpread?: readonly [number, number];
   /** Rounds (fresh processes per side) behind the medians. */
   readonly rounds?: number;
   /** The 1-minute load average at the start of each round, min–max. */
@@ -384,6 +395,7 @@ export function printComparison(rows: readonly ComparisonRow[], options: Compari
   console.log(
     `\nsqs-jobs vs Powertools (BatchProcessor / SqsFifoPartialProcessorAsync + makeIdempotent on DynamoDB), ` +
       `default settings; CPU: each side in fresh processes, ${options.cpuRounds} rounds alternating, ` +
+      `${options.warmRecords.toLocaleString('en')} records of warm-up then ${options.measuredRecords.toLocaleString('en')} measured, ` +
       `median (min–max); ratio = median of per-round ratios; DynamoDB: ${options.storeBatches * BATCH_SIZE} new records on dynalite`,
   );
   console.table(

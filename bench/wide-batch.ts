@@ -17,7 +17,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { lambdaContext } from '../test/factories/sqs.ts';
 import { createClient, createTable, startDynalite } from '../test/support/dynalite.ts';
-import { median, spread } from './cpu.ts';
+import { median, spread } from './stats.ts';
 import {
   type ComparisonRow,
   type SideStores,

@@ -6,7 +6,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { compareMain, compareRuns, formatComparison, readRun } from '../../bench/compare.ts';
+import { compareMain, compareRuns, formatComparison, loadRange, readRun } from '../../bench/compare.ts';
 import { cpuMeasure } from '../../bench/cpu.ts';
 import type { ComparisonRow } from '../../bench/vs-powertools.ts';
 
@@ -111,6 +111,23 @@ describe('compareMain (npm run bench -- --compare a.json b.json)', () => {
     capture();
     expect(compareMain([a, moved])).toBe(1);
     expect(out.join('')).toContain('MOVED');
+  });
+
+  it('prints the load average each run recorded (start, end, every round), or that it recorded none', () => {
+    const loaded = save(
+      'loaded.json',
+      JSON.stringify({
+        loadavgAtStart: [18, 15, 12],
+        loadavg: [25.5, 20, 15],
+        rows: [{ ...row(heap, 1), loadavgSpread: [17.25, 32.3] }],
+      }),
+    );
+    const bare = save('bare.json', run([row(heap, 1)]));
+    expect(loadRange(readRun(loaded))).toEqual([17.25, 32.3]);
+    expect(loadRange(readRun(bare))).toBeUndefined();
+    capture();
+    compareMain([loaded, bare]);
+    expect(out[0]).toBe('load average (1 min) during the runs: first 17.3–32.3, second not recorded\n');
   });
 
   it('reads a run whose file holds other lines before the JSON object (stderr saved with it)', () => {
