@@ -410,6 +410,11 @@ describe('stop', () => {
         .filter(
           (r) => r === 'TCPSocketWrap' || r === 'TCPServerWrap' || r === 'Worker' || r === 'MessagePort',
         ).length;
+    // The file's own runtime and collector are stopped first: their connections open and close
+    // as they work, so a count taken beside them is no baseline (afterAll's stop is then a no-op).
+    collector.abort();
+    await collecting;
+    await rt.stop();
     const baseline = count();
     const other = await startLocalRuntime({ assemblyDir: ASSEMBLY, synthesize: 'never', env: {} });
     await other.sqs.send(
