@@ -35,7 +35,7 @@ describe('local runtime on moto server', () => {
       onInvocation: (r) => reports.push(r),
     });
     // One delivery first, so the worker's first SDK calls (credentials, connections to the
-    // Python server) are not timed against the fixture function's 4 s timeout in the test.
+    // Python server) are not timed against the fixture function's 10 s timeout in the test.
     await rt.sqs.send(
       new SendMessageCommand({
         QueueUrl: rt.queue('work').url,
@@ -100,7 +100,7 @@ describe('local runtime on moto server', () => {
         ],
       }),
     );
-    // The batch whose response is lost stays on the queue for the fixture's 24 s visibility
+    // The batch whose response is lost stays on the queue for the fixture's 60 s visibility
     // timeout; once the runtime has settled it, `a` is made visible at once instead (b already is:
     // the fixture does that for a failure). A record the runtime deleted could not come back.
     const deadline = Date.now() + 20_000;

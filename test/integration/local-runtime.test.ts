@@ -4,8 +4,8 @@
  * emulation driving the fixture bundles. The fixture functions report every record they see to
  * an observations queue, so the tests see each delivery (and redelivery) from the outside.
  *
- * No test races a clock: the fixture's visibility timeouts (24 s, 30 s) and function timeout
- * (4 s) are long enough for a loaded machine; redeliveries are made to happen (the fixture's
+ * No test races a clock: the fixture's visibility timeouts (60 s, 30 s) and function timeout
+ * (10 s) are long enough for a loaded machine; redeliveries are made to happen (the fixture's
  * `retrySoon`, {@link comeBackNow}) rather than waited for; and a test reads its observations only
  * once {@link settled} says every delivery is done and its observation collected.
  */
@@ -101,7 +101,7 @@ async function settled(): Promise<void> {
 
 /**
  * Once the runtime has settled the invocation that first delivered `id` with `outcome`, makes
- * that delivery's record visible again at once: what the queue's 24 s visibility timeout would do
+ * that delivery's record visible again at once: what the queue's 60 s visibility timeout would do
  * later. Only a record the runtime left on the queue can come back (a deleted one cannot).
  */
 async function comeBackNow(id: string, outcome: InvocationReport['outcome']): Promise<void> {
@@ -162,7 +162,7 @@ describe('provisioning from the synthesized template', () => {
       await rt.sqs.send(new GetQueueAttributesCommand({ QueueUrl: work.url, AttributeNames: ['All'] }))
     ).Attributes;
     expect(attrs).toMatchObject({
-      VisibilityTimeout: '24',
+      VisibilityTimeout: '60',
       MessageRetentionPeriod: '3600',
       MaximumMessageSize: '1048576',
     });
@@ -274,12 +274,12 @@ describe('event source mapping emulation', () => {
   it('treats an invocation past the function timeout as a failure of the whole batch', async () => {
     const id = uid('sleepOnce');
     const before = rt.stats().functions.EchoFunctionAABBCCDD?.timeouts ?? 0;
-    await sendWork({ id, action: 'sleepOnce', ms: 5_000 });
+    await sendWork({ id, action: 'sleepOnce', ms: 12_000 });
     await comeBackNow(id, 'timeout');
     await settled();
     const seen = of(id);
     expect(seen.map((o) => o.receiveCount)).toEqual([1, 2]);
-    expect(seen[0]?.remainingMs).toBeLessThanOrEqual(4_000);
+    expect(seen[0]?.remainingMs).toBeLessThanOrEqual(10_000);
     const timedOut = reports.find((r) => r.awsRequestId === seen[0]?.awsRequestId);
     expect(timedOut?.outcome).toBe('timeout');
     const retry = reports.find((r) => r.awsRequestId === seen[1]?.awsRequestId);
@@ -379,7 +379,7 @@ describe('event source mapping emulation', () => {
     expect(await rt.queueDepth(dlq)).toMatchObject({ visible: 0, oldestMessageAgeMs: 0 });
     const [slow, poison] = [uid('sleep'), uid('throw')];
     const sentAfterMs = Date.now();
-    // In flight for 1.5 s at least (the function's Timeout is 4 s): the probe below sees it.
+    // In flight for 1.5 s at least (the function's Timeout is 10 s): the probe below sees it.
     await sendWork({ id: slow, action: 'sleep', ms: 1_500 });
     const inFlight = await until(async () => {
       const d = await rt.queueDepth('work');
