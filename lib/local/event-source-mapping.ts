@@ -96,6 +96,11 @@ export interface InvocationReport {
   /** Message ids of the batch, in event order. */
   readonly messageIds: readonly string[];
   /**
+   * Receipt handles of the batch, in event order: with ChangeMessageVisibility (`VisibilityTimeout`
+   * 0) a record left on the queue comes back at once instead of after the visibility timeout.
+   */
+  readonly receiptHandles: readonly string[];
+  /**
    * `success` all deleted; `partial` some reported failed; `error` thrown / crashed / failed to
    * load; `timeout`; `malformed` response; `lost` response dropped by the fault hook.
    */
@@ -302,6 +307,7 @@ export class EventSourceMappingPoller {
         queueUrl: options.queue.url,
         awsRequestId,
         messageIds: ids,
+        receiptHandles: messages.map((m) => m.ReceiptHandle ?? ''),
         durationMs: outcome.durationMs,
         coldStart: outcome.coldStart,
       };

@@ -4,9 +4,14 @@
  * timeout or a crash. Each environment is a worker thread (function-host-thread.ts) with its
  * own `process.env`, so two functions never share environment variables or module state.
  *
- * Timeouts: the init phase (loading the module) has Lambda's 10 s limit; an invocation gets the
- * function's `Timeout`. When it runs out the thread is terminated and the outcome is `timeout`;
- * whatever the handler did until then stays done, as on Lambda.
+ * Timeouts: an invocation gets the function's `Timeout`. When it runs out the thread is terminated
+ * and the outcome is `timeout`; whatever the handler did until then stays done, as on Lambda. The
+ * init phase (loading the module) has Lambda's limits (Lambda Developer Guide, "Understanding the
+ * Lambda execution environment lifecycle", Init phase): on demand 10 s, after which Lambda retries
+ * the init at the first invocation with the function's `Timeout` (here the init goes on, and the
+ * invocation's `Timeout` counts from the end of the 10 s); with `prewarm` (provisioned
+ * concurrency) 130 s or the `Timeout`, whichever is higher. A loaded machine can take more than
+ * 10 s to load a bundle: failing the invocation then would fail batches that run on Lambda.
  */
 import { randomUUID } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
@@ -19,6 +24,11 @@ import type {
 
 /** Lambda's limit for the init phase of an on-demand function, in milliseconds. */
 export const INIT_TIMEOUT_MS = 10_000;
+/**
+ * Lambda's floor for the init limit of provisioned concurrency (the limit is this or the
+ * function's `Timeout`, whichever is higher), in milliseconds.
+ */
+export const PROVISIONED_INIT_TIMEOUT_MS = 130_000;
 
 /** A function as the host runs it. */
 export interface HostedFunction {
@@ -54,7 +64,10 @@ export interface FunctionHostOptions {
   readonly maxEnvironments: number;
   /** Receives the function's output lines; without it they are dropped. */
   readonly onLog?: (line: FunctionLogLine) => void;
-  /** Init phase limit in milliseconds. @default INIT_TIMEOUT_MS */
+  /**
+   * On-demand init phase limit in milliseconds, before the init is retried within the first
+   * invocation's `Timeout` (see the top of this file); not used with `prewarm`. @default INIT_TIMEOUT_MS
+   */
   readonly initTimeoutMs?: number;
   /**
    * Keep `maxEnvironments` environments initialised, like provisioned concurrency: {@link
@@ -107,6 +120,11 @@ class ExecutionEnvironment {
   dead = false;
   /** Whether init finished (the module is loaded); an invocation that has to wait for it is a cold start. */
   initialised = false;
+  /**
+   * On demand, when the init phase ran past its limit: the time (epoch ms) it did so, from which
+   * the first invocation's `Timeout` counts (Lambda retries the init within that invocation).
+   */
+  initOverranAtMs: number | undefined;
   private readonly worker: Worker;
   private nextId = 1;
   private pending: { id: number; settle: (m: ThreadMessage | ThreadError) => void } | undefined;
@@ -147,14 +165,29 @@ class ExecutionEnvironment {
         for (const line of lines) options.onLog({ functionLogicalId: fn.logicalId, stream, line });
       });
     }
-    const initTimeoutMs = options.initTimeoutMs ?? INIT_TIMEOUT_MS;
+    const timeoutMs = fn.timeoutSeconds * 1000;
+    const onDemandLimitMs = options.initTimeoutMs ?? INIT_TIMEOUT_MS;
+    // On demand: the init limit, then its retry within the first invocation's Timeout.
+    const initLimitMs = options.prewarm
+      ? Math.max(PROVISIONED_INIT_TIMEOUT_MS, timeoutMs)
+      : onDemandLimitMs + timeoutMs;
+    const overrunTimer = options.prewarm
+      ? undefined
+      : setTimeout(() => {
+          this.initOverranAtMs = Date.now();
+        }, onDemandLimitMs);
     const initTimer = setTimeout(() => {
       this.fail({
         errorType: 'Runtime.InitTimeout',
-        errorMessage: `init phase exceeded ${initTimeoutMs} ms`,
+        errorMessage: options.prewarm
+          ? `init phase exceeded ${initLimitMs} ms (provisioned concurrency: 130 s or the function timeout, whichever is higher)`
+          : `init phase exceeded ${onDemandLimitMs} ms, and its retry the function timeout (${timeoutMs} ms)`,
       });
-    }, initTimeoutMs);
-    this.ready.finally(() => clearTimeout(initTimer));
+    }, initLimitMs);
+    this.ready.finally(() => {
+      clearTimeout(initTimer);
+      clearTimeout(overrunTimer);
+    });
     this.worker.on('message', (message: ThreadMessage) => {
       if (message.type === 'ready') {
         this.initialised = true;
@@ -289,8 +322,12 @@ export class FunctionHost {
     try {
       const initError = await env.ready;
       if (initError) return { kind: 'error', error: initError, durationMs: Date.now() - started, coldStart };
-      const timeoutMs = this.fn.timeoutSeconds * 1000;
+      // After an init that ran past its on-demand limit, the Timeout counts from that moment:
+      // Lambda runs the retried init within the first invocation's Timeout.
       const invokeStarted = Date.now();
+      const overranAt = coldStart ? env.initOverranAtMs : undefined;
+      const timeoutMs =
+        this.fn.timeoutSeconds * 1000 - (overranAt === undefined ? 0 : invokeStarted - overranAt);
       let timer: NodeJS.Timeout | undefined;
       const timedOut = new Promise<'timeout'>((resolve) => {
         timer = setTimeout(() => resolve('timeout'), timeoutMs);

@@ -5,8 +5,14 @@
  * `moto_server` is not on the PATH.
  */
 import { fileURLToPath } from 'node:url';
-import { ReceiveMessageCommand, SendMessageBatchCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import {
+  ChangeMessageVisibilityCommand,
+  ReceiveMessageCommand,
+  SendMessageBatchCommand,
+  SendMessageCommand,
+} from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { InvocationReport } from '../../lib/local/event-source-mapping.ts';
 import { type LocalRuntime, startLocalRuntime } from '../../lib/local/runtime.ts';
 import { type MotoServer, startMotoServer } from '../factories/moto-server.ts';
 
@@ -15,6 +21,7 @@ const ASSEMBLY = fileURLToPath(new URL('../fixtures/local/assembly', import.meta
 describe('local runtime on moto server', () => {
   let moto: MotoServer | undefined;
   let rt: LocalRuntime;
+  const reports: InvocationReport[] = [];
 
   beforeAll(async () => {
     moto = await startMotoServer();
@@ -25,9 +32,10 @@ describe('local runtime on moto server', () => {
       env: { SQS_JOBS_ENDPOINT_URL: endpoint },
       receiveWaitTimeSeconds: 1,
       prewarm: true,
+      onInvocation: (r) => reports.push(r),
     });
     // One delivery first, so the worker's first SDK calls (credentials, connections to the
-    // Python server) are not timed against the fixture function's 1 s timeout in the test.
+    // Python server) are not timed against the fixture function's 10 s timeout in the test.
     await rt.sqs.send(
       new SendMessageCommand({
         QueueUrl: rt.queue('work').url,
@@ -38,9 +46,16 @@ describe('local runtime on moto server', () => {
     await drainObservations();
   });
 
-  /** Receives every observation the fixture function reported, as `id#receiveCount`. */
-  async function drainObservations(): Promise<string[]> {
-    const seen: string[] = [];
+  /** What the fixture function reports for each record it handles. */
+  interface Observation {
+    readonly id: string;
+    readonly receiveCount: number;
+    readonly record: { readonly receiptHandle: string };
+  }
+
+  /** Receives every observation the fixture function reported since the last call. */
+  async function drainObservationRecords(): Promise<Observation[]> {
+    const seen: Observation[] = [];
     for (;;) {
       const out = await rt.sqs.send(
         new ReceiveMessageCommand({
@@ -49,11 +64,13 @@ describe('local runtime on moto server', () => {
         }),
       );
       if (!out.Messages?.length) return seen;
-      for (const m of out.Messages) {
-        const o = JSON.parse(m.Body ?? '{}') as { id: string; receiveCount: number };
-        seen.push(`${o.id}#${o.receiveCount}`);
-      }
+      for (const m of out.Messages) seen.push(JSON.parse(m.Body ?? '{}') as Observation);
     }
+  }
+
+  /** Receives every observation the fixture function reported, as `id#receiveCount`. */
+  async function drainObservations(): Promise<string[]> {
+    return (await drainObservationRecords()).map((o) => `${o.id}#${o.receiveCount}`);
   }
 
   afterAll(async () => {
@@ -83,8 +100,25 @@ describe('local runtime on moto server', () => {
         ],
       }),
     );
+    // The batch whose response is lost stays on the queue for the fixture's 60 s visibility
+    // timeout; once the runtime has settled it, `a` is made visible at once instead (b already is:
+    // the fixture does that for a failure). A record the runtime deleted could not come back.
+    const deadline = Date.now() + 20_000;
+    while (!reports.some((r) => r.outcome === 'lost')) {
+      if (Date.now() > deadline) throw new Error('timed out waiting for the lost invocation');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const first = await drainObservationRecords();
+    const a = first.find((o) => o.id === 'a' && o.receiveCount === 1);
+    await rt.sqs.send(
+      new ChangeMessageVisibilityCommand({
+        QueueUrl: rt.queue('work').url,
+        ReceiptHandle: a?.record.receiptHandle,
+        VisibilityTimeout: 0,
+      }),
+    );
     await rt.waitUntilDrained({ timeoutMs: 20_000 });
-    const seen = await drainObservations();
+    const seen = [...first.map((o) => `${o.id}#${o.receiveCount}`), ...(await drainObservations())];
     // First delivery: a succeeds, b reports a failure, and the response is lost: nothing is
     // deleted. Second delivery: both succeed (b fails on its first receive only) and are deleted.
     expect(seen.sort()).toEqual(['a#1', 'a#2', 'b#1', 'b#2']);

@@ -22,12 +22,22 @@ const fn = (overrides: Partial<HostedFunction> = {}): HostedFunction => ({
 });
 
 const hosts: FunctionHost[] = [];
-function host(options: { fn?: HostedFunction; env?: Record<string, string>; maxEnvironments?: number } = {}) {
+function host(
+  options: {
+    fn?: HostedFunction;
+    env?: Record<string, string>;
+    maxEnvironments?: number;
+    initTimeoutMs?: number;
+    prewarm?: boolean;
+  } = {},
+) {
   const h = new FunctionHost({
     fn: options.fn ?? fn(),
     env: options.env ?? { FIXTURE_VALUE: 'one' },
     projectRoot: ROOT,
     maxEnvironments: options.maxEnvironments ?? 1,
+    ...(options.initTimeoutMs === undefined ? {} : { initTimeoutMs: options.initTimeoutMs }),
+    ...(options.prewarm === undefined ? {} : { prewarm: options.prewarm }),
   });
   hosts.push(h);
   return h;
@@ -94,6 +104,45 @@ describe('FunctionHost', () => {
       payload: { invocations: 1 },
     });
     expect(h.environmentsCreated).toBe(2);
+  });
+
+  // Lambda Developer Guide, "Understanding the Lambda execution environment lifecycle", Init phase.
+  // The on-demand limit is 300 ms here instead of 10 s; the init lasts 1 s (more on a loaded machine).
+  it('retries an on-demand init past its limit within the first invocation, whose timeout counts from the limit', async () => {
+    const h = host({ fn: fn({ timeoutSeconds: 10 }), env: { FIXTURE_INIT_MS: '1000' }, initTimeoutMs: 300 });
+    const first = await h.invoke({});
+    expect(first).toMatchObject({ kind: 'success', coldStart: true });
+    // The 700 ms (at least) of init past the limit came out of the invocation's 10 s.
+    const remaining = first.kind === 'success' ? (first.payload as { remainingMs: number }).remainingMs : 0;
+    expect(remaining).toBeLessThanOrEqual(9_300);
+    expect(await h.invoke({})).toMatchObject({
+      kind: 'success',
+      coldStart: false,
+      payload: { invocations: 2 },
+    });
+    expect(h.environmentsCreated).toBe(1);
+  });
+
+  it('fails the invocation with Runtime.InitTimeout when the retried init outlasts the function timeout too', async () => {
+    const h = host({ fn: fn({ timeoutSeconds: 1 }), env: { FIXTURE_INIT_MS: '3000' }, initTimeoutMs: 300 });
+    expect(await h.invoke({})).toMatchObject({
+      kind: 'error',
+      coldStart: true,
+      error: {
+        errorType: 'Runtime.InitTimeout',
+        errorMessage: 'init phase exceeded 300 ms, and its retry the function timeout (1000 ms)',
+      },
+    });
+  });
+
+  it('gives prewarmed environments the provisioned-concurrency init limit (130 s), not the on-demand one', async () => {
+    const h = host({ env: { FIXTURE_INIT_MS: '1000' }, initTimeoutMs: 300, prewarm: true });
+    await h.warmUp();
+    expect(await h.invoke({})).toMatchObject({
+      kind: 'success',
+      coldStart: false,
+      payload: { invocations: 1 },
+    });
   });
 
   it('replaces an environment that crashed after answering', async () => {

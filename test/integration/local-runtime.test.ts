@@ -3,10 +3,17 @@
  * and tables created from the template on the embedded emulators, and the event source mapping
  * emulation driving the fixture bundles. The fixture functions report every record they see to
  * an observations queue, so the tests see each delivery (and redelivery) from the outside.
+ *
+ * No test races a clock: the fixture's visibility timeouts (60 s, 30 s) and function timeout
+ * (10 s) are long enough for a loaded machine; redeliveries are made to happen (the fixture's
+ * `retrySoon`, {@link comeBackNow}) rather than waited for; and a test reads its observations only
+ * once {@link settled} says every delivery is done and its observation collected.
  */
 import { fileURLToPath } from 'node:url';
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import {
+  ChangeMessageVisibilityCommand,
+  DeleteMessageBatchCommand,
   GetQueueAttributesCommand,
   type MessageAttributeValue,
   ReceiveMessageCommand,
@@ -50,7 +57,18 @@ async function collect(): Promise<void> {
         new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }),
         { abortSignal: collector.signal },
       );
-      for (const m of out.Messages ?? []) observations.push(JSON.parse(m.Body ?? '{}') as Observation);
+      const messages = out.Messages ?? [];
+      for (const m of messages) observations.push(JSON.parse(m.Body ?? '{}') as Observation);
+      // Deleted once recorded: an empty observations queue means every observation sent is in
+      // `observations` (settled() waits for that), and none comes back after its visibility timeout.
+      if (messages.length > 0) {
+        await rt.sqs.send(
+          new DeleteMessageBatchCommand({
+            QueueUrl: url,
+            Entries: messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle })),
+          }),
+        );
+      }
     } catch {
       // aborted at the end of the file
     }
@@ -73,6 +91,36 @@ async function until<T>(
   }
 }
 
+/**
+ * Waits until every delivery is settled (the fixture's queues empty, no batch in progress) and
+ * every observation the functions sent is collected (the observations queue empty too).
+ */
+async function settled(): Promise<void> {
+  // A bound, not a wait: at load 30 on 2 cores a retry on a fresh environment took over 30 s.
+  await rt.waitUntilDrained({ queues: ['work', 'ordered', 'ObservationsE1E2E3E4'], timeoutMs: 90_000 });
+}
+
+/**
+ * Once the runtime has settled the invocation that first delivered `id` with `outcome`, makes
+ * that delivery's record visible again at once: what the queue's 60 s visibility timeout would do
+ * later. Only a record the runtime left on the queue can come back (a deleted one cannot).
+ */
+async function comeBackNow(id: string, outcome: InvocationReport['outcome']): Promise<void> {
+  const first = await until(() => of(id).find((o) => o.receiveCount === 1), `the first delivery of ${id}`);
+  await until(
+    () => reports.find((r) => r.awsRequestId === first.awsRequestId && r.outcome === outcome),
+    `the ${outcome} invocation of ${id}`,
+    30_000,
+  );
+  await rt.sqs.send(
+    new ChangeMessageVisibilityCommand({
+      QueueUrl: rt.queue('work').url,
+      ReceiptHandle: first.record.receiptHandle,
+      VisibilityTimeout: 0,
+    }),
+  );
+}
+
 /** Sends jobs to the fixture's standard queue in one SendMessageBatch (so they are received together). */
 async function sendWork(...bodies: Record<string, unknown>[]): Promise<void> {
   const out = await rt.sqs.send(
@@ -91,7 +139,7 @@ beforeAll(async () => {
     synthesize: 'never',
     env: {},
     receiveWaitTimeSeconds: 2,
-    // Init phases would otherwise run against the 2 s visibility timeout on a loaded machine.
+    // Execution environments initialised before polling, as in the other tests of the runtime.
     prewarm: true,
     onInvocation: (r) => reports.push(r),
   });
@@ -115,7 +163,7 @@ describe('provisioning from the synthesized template', () => {
       await rt.sqs.send(new GetQueueAttributesCommand({ QueueUrl: work.url, AttributeNames: ['All'] }))
     ).Attributes;
     expect(attrs).toMatchObject({
-      VisibilityTimeout: '2',
+      VisibilityTimeout: '60',
       MessageRetentionPeriod: '3600',
       MaximumMessageSize: '1048576',
     });
@@ -132,7 +180,7 @@ describe('provisioning from the synthesized template', () => {
     expect(orderedAttrs).toMatchObject({
       FifoQueue: 'true',
       ContentBasedDeduplication: 'true',
-      VisibilityTimeout: '5',
+      VisibilityTimeout: '30',
     });
     expect(rt.queue('OrderedDlq4E5F6A7B').name).toMatch(/\.fifo$/);
     expect(rt.queues.map((q) => q.logicalId)).not.toContain('ProdOnlyQueueDEADBEEF');
@@ -175,12 +223,13 @@ describe('provisioning from the synthesized template', () => {
   });
 });
 
-describe('event source mapping emulation', () => {
+// Bounds for a loaded machine (settled() may take 90 s there); the tests end as soon as they can.
+describe('event source mapping emulation', { timeout: 180_000 }, () => {
   it('deletes the records of a successful batch', async () => {
     const before = rt.stats().functions.EchoFunctionAABBCCDD?.recordsDeleted ?? 0;
     const ids = [uid('ok'), uid('ok'), uid('ok')];
     await sendWork(...ids.map((id) => ({ id, action: 'ok' })));
-    await rt.waitUntilDrained({ timeoutMs: 10_000 });
+    await settled();
     for (const id of ids) expect(of(id).map((o) => o.receiveCount)).toEqual([1]);
     expect((rt.stats().functions.EchoFunctionAABBCCDD?.recordsDeleted ?? 0) - before).toBe(3);
   });
@@ -188,7 +237,7 @@ describe('event source mapping emulation', () => {
   it('leaves the records named in batchItemFailures on the queue and deletes the others', async () => {
     const [a, failing, b] = [uid('ok'), uid('failOnce'), uid('ok')];
     await sendWork({ id: a, action: 'ok' }, { id: failing, action: 'failOnce' }, { id: b, action: 'ok' });
-    await rt.waitUntilDrained({ timeoutMs: 10_000 });
+    await settled();
     expect(of(failing).map((o) => o.receiveCount)).toEqual([1, 2]);
     expect(of(a).map((o) => o.receiveCount)).toEqual([1]);
     expect(of(b).map((o) => o.receiveCount)).toEqual([1]);
@@ -197,7 +246,7 @@ describe('event source mapping emulation', () => {
   it('fails the whole batch when the function throws, and every record of it comes back', async () => {
     const [ok, throwing] = [uid('ok'), uid('throwOnce')];
     await sendWork({ id: ok, action: 'ok' }, { id: throwing, action: 'throwOnce' });
-    await rt.waitUntilDrained({ timeoutMs: 10_000 });
+    await settled();
     const first = of(throwing).find((o) => o.receiveCount === 1);
     expect(of(throwing).map((o) => o.receiveCount)).toEqual([1, 2]);
     const report = reports.find((r) => r.awsRequestId === first?.awsRequestId);
@@ -219,7 +268,7 @@ describe('event source mapping emulation', () => {
     const id = uid('malformedOnce');
     const before = rt.stats().totals.malformedResponses;
     await sendWork({ id, action: 'malformedOnce' });
-    await rt.waitUntilDrained({ timeoutMs: 10_000 });
+    await settled();
     expect(of(id).map((o) => o.receiveCount)).toEqual([1, 2]);
     expect(rt.stats().totals.malformedResponses - before).toBe(1);
   });
@@ -227,11 +276,12 @@ describe('event source mapping emulation', () => {
   it('treats an invocation past the function timeout as a failure of the whole batch', async () => {
     const id = uid('sleepOnce');
     const before = rt.stats().functions.EchoFunctionAABBCCDD?.timeouts ?? 0;
-    await sendWork({ id, action: 'sleepOnce', ms: 3_000 });
-    await rt.waitUntilDrained({ timeoutMs: 10_000 });
+    await sendWork({ id, action: 'sleepOnce', ms: 12_000 });
+    await comeBackNow(id, 'timeout');
+    await settled();
     const seen = of(id);
     expect(seen.map((o) => o.receiveCount)).toEqual([1, 2]);
-    expect(seen[0]?.remainingMs).toBeLessThanOrEqual(1_000);
+    expect(seen[0]?.remainingMs).toBeLessThanOrEqual(10_000);
     const timedOut = reports.find((r) => r.awsRequestId === seen[0]?.awsRequestId);
     expect(timedOut?.outcome).toBe('timeout');
     const retry = reports.find((r) => r.awsRequestId === seen[1]?.awsRequestId);
@@ -244,7 +294,8 @@ describe('event source mapping emulation', () => {
     const before = rt.stats().functions.EchoFunctionAABBCCDD?.lostResponses ?? 0;
     rt.loseNextResponses('work', 1);
     await sendWork({ id, action: 'ok' });
-    await rt.waitUntilDrained({ timeoutMs: 10_000 });
+    await comeBackNow(id, 'lost');
+    await settled();
     // The side effect (the observation) happened twice: the first run was not acknowledged.
     expect(of(id).map((o) => o.receiveCount)).toEqual([1, 2]);
     expect((rt.stats().functions.EchoFunctionAABBCCDD?.lostResponses ?? 0) - before).toBe(1);
@@ -260,7 +311,7 @@ describe('event source mapping emulation', () => {
         MessageGroupId: 'g',
       }),
     );
-    await rt.waitUntilDrained({ timeoutMs: 10_000 });
+    await settled();
     const [echo, ordered] = [of(w)[0], of(o)[0]];
     expect(echo).toMatchObject({ fn: 'FixtureStack-EchoFunctionAABBCCDD', value: 'echo', leak: null });
     expect(ordered).toMatchObject({
@@ -294,7 +345,7 @@ describe('event source mapping emulation', () => {
         );
       }
     }
-    await rt.waitUntilDrained({ timeoutMs: 10_000 });
+    await settled();
     for (const group of groups) {
       const seen = observations
         .filter((o) => o.group === group && ids[group]?.includes(o.id))
@@ -329,20 +380,27 @@ describe('event source mapping emulation', () => {
     const dlq = rt.queue('work').deadLetterQueue?.url ?? '';
     expect(await rt.queueDepth(dlq)).toMatchObject({ visible: 0, oldestMessageAgeMs: 0 });
     const [slow, poison] = [uid('sleep'), uid('throw')];
-    await sendWork({ id: slow, action: 'sleep', ms: 600 });
+    const sentAfterMs = Date.now();
+    // In flight for 1.5 s at least (the function's Timeout is 10 s): the probe below sees it.
+    await sendWork({ id: slow, action: 'sleep', ms: 1_500 });
     const inFlight = await until(async () => {
       const d = await rt.queueDepth('work');
       return d.notVisible > 0 && (d.oldestMessageAgeMs ?? 0) > 0 ? d : undefined;
     }, 'the slow message in flight');
-    expect(inFlight.oldestMessageAgeMs).toBeLessThan(5_000);
+    // The age is the slow message's, counted from its send (not an older message's).
+    expect(inFlight.oldestMessageAgeMs).toBeLessThanOrEqual(Date.now() - sentAfterMs);
     await sendWork({ id: poison, action: 'throw' });
-    const depth = await until(async () => {
-      const d = await rt.queueDepth(dlq);
-      return d.visible === 1 ? d : undefined;
-    }, 'the poison message in the DLQ');
+    const depth = await until(
+      async () => {
+        const d = await rt.queueDepth(dlq);
+        return d.visible === 1 ? d : undefined;
+      },
+      'the poison message in the DLQ',
+      30_000,
+    );
     expect(depth.oldestMessageAgeMs).toBeGreaterThanOrEqual(0);
+    await settled();
     expect(of(poison).map((o) => o.receiveCount)).toEqual([1, 2]);
-    await rt.waitUntilDrained({ timeoutMs: 10_000 });
   });
 });
 
@@ -354,6 +412,11 @@ describe('stop', () => {
         .filter(
           (r) => r === 'TCPSocketWrap' || r === 'TCPServerWrap' || r === 'Worker' || r === 'MessagePort',
         ).length;
+    // The file's own runtime and collector are stopped first: their connections open and close
+    // as they work, so a count taken beside them is no baseline (afterAll's stop is then a no-op).
+    collector.abort();
+    await collecting;
+    await rt.stop();
     const baseline = count();
     const other = await startLocalRuntime({ assemblyDir: ASSEMBLY, synthesize: 'never', env: {} });
     await other.sqs.send(
@@ -362,10 +425,11 @@ describe('stop', () => {
         MessageBody: JSON.stringify({ id: 'x', action: 'ok' }),
       }),
     );
-    await other.waitUntilDrained({ timeoutMs: 10_000 });
+    // Without prewarm: the first invocation waits for an init phase, slow on a loaded machine.
+    await other.waitUntilDrained({ timeoutMs: 30_000 });
     expect(count()).toBeGreaterThan(baseline);
     await other.stop();
     await other.stop();
-    await until(() => count() <= baseline, 'handles to close', 2_000);
+    await until(() => count() <= baseline, 'handles to close');
   });
 });

@@ -19,8 +19,13 @@ describe('booking chain on the local runtime with faults switched on', () => {
       malformed: 0,
       // Transient faults only, so every job completes: 30% of API calls fail and are retried.
       faults: { throttle: 0.12, unavailable: 0.12, timeout: 0.06, slow: 0.05 },
-      externalTimeoutMs: 1_000,
-      timeoutSeconds: 90,
+      // The default client timeout (5 s; the `timeout` fault hangs 6 s): a 1 s one was outlasted
+      // by fault-free calls on a loaded machine, a job failed five times and was dead-lettered.
+      externalTimeoutMs: 5_000,
+      // Deadlines, not waits: the run ends as soon as the queues are empty. On a loaded 2-core
+      // machine the boot alone (20 prewarmed environments, each loading a 5.6 MB bundle) can take
+      // two minutes, and at load 30 the run itself took more than 150 s.
+      timeoutSeconds: 240,
       pollIntervalMs: 250,
     });
     const { report, workload } = result;
@@ -51,5 +56,5 @@ describe('booking chain on the local runtime with faults switched on', () => {
     expect(workload.snapshot.bookings.every((b) => b.status === 'INVOICED' && b.paymentId && b.emailId)).toBe(
       true,
     );
-  }, 180_000);
+  }, 420_000);
 });

@@ -1,8 +1,9 @@
 /**
  * Through the local runtime: an invocation that dies after its side effect and before its
- * acknowledgement (the local runtime's lost-response fault) is delivered again after the
- * visibility timeout, and the idempotency store absorbs the repeat: one side effect.
+ * acknowledgement (the local runtime's lost-response fault) is delivered again, and the
+ * idempotency store absorbs the repeat: one side effect.
  */
+import { ChangeMessageVisibilityCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JobClient } from '../../lib/client/job-client.ts';
 import type { InvocationReport } from '../../lib/local/event-source-mapping.ts';
@@ -15,11 +16,11 @@ let stack: SampleStack;
 const invocations: InvocationReport[] = [];
 
 beforeAll(async () => {
-  // A 5 s visibility timeout (deployed: 180 s) so the lost batch comes back within the test; the
-  // assertions follow the invocations, so a slow machine only makes the test take longer.
+  // The deployed visibility timeout (180 s): no run, however slow the machine, outlives it and is
+  // delivered twice. The test makes the lost batch visible itself once the runtime settled it.
+  // The default client timeout (5 s): a 1 s one can be outlasted by the payment call on a loaded
+  // machine, and the retry would reach the payment API a second time.
   stack = await startSampleStack({
-    visibilityTimeoutSeconds: 5,
-    externalTimeoutMs: 1_000,
     onInvocation: (report) => invocations.push(report),
   });
 }, 120_000);
@@ -60,9 +61,16 @@ describe('lost response on the local runtime', () => {
     expect(lost?.outcome).toBe('lost');
     expect(lost?.failedMessageIds).toEqual([sent.messageId]);
     expect((await repository.getBooking('u-lost', 'b-lost')).paymentId).toMatch(/^pay_/);
+    // What the visibility timeout does 180 s later: only a message left on the queue comes back.
+    await runtime.sqs.send(
+      new ChangeMessageVisibilityCommand({
+        QueueUrl: runtime.queue('payments').url,
+        ReceiptHandle: lost?.receiptHandles[0],
+        VisibilityTimeout: 0,
+      }),
+    );
 
-    // Second delivery of the same message, after its visibility timeout: absorbed by the
-    // idempotency store, then deleted.
+    // Second delivery of the same message: absorbed by the idempotency store, then deleted.
     const [, again] = await waitFor(ofMessage, (reports) => reports.length >= 2);
     expect(again?.outcome).toBe('success');
     await runtime.waitUntilDrained({ queues: ['payments'], timeoutMs: 30_000 });

@@ -93,9 +93,11 @@ export interface LocalRuntimeOptions {
   /**
    * Initialise every function's execution environments (one per possible concurrent invocation)
    * before polling starts, and replace one discarded after a timeout or crash at once, like
-   * provisioned concurrency: invocations then rarely wait for an init phase. Without it an
+   * provisioned concurrency: invocations then rarely wait for an init phase, whose limit is
+   * provisioned concurrency's (130 s or the function timeout, whichever is higher). Without it an
    * environment starts on the invocation that needs it, as on-demand Lambda does (its init time
-   * then runs against the queue's visibility timeout). @default false
+   * then runs against the queue's visibility timeout; an init past 10 s goes on within the
+   * invocation's timeout, see function-host.ts). @default false
    */
   readonly prewarm?: boolean;
   /**
