@@ -170,12 +170,12 @@ export class DefaultLogger {
    * of the CPU: one string, what stays the same for the invocation serialized once (issue 21:
    * through Powertools one such line cost about 20 µs, a third of the worker's CPU at a batch of
    * 10). `extra`'s keys are none of the line's base keys nor integers (which JSON objects put
-   * first). Outside the plain case (indented output, a `TZ` zone, invocations kept apart) it is
-   * {@link info}. Throws what {@link info} throws.
+   * first). Outside the plain case (indented output, a `TZ` zone) it is {@link info}. Throws
+   * what {@link info} throws.
    */
   summary(message: string, extra: Readonly<Record<string, LineValue>>): void {
     const tz = process.env.TZ?.trim();
-    if (this.#dev || (tz !== undefined && tz !== '' && !tz.includes('UTC')) || isInvocationScoped()) {
+    if (this.#dev || (tz !== undefined && tz !== '' && !tz.includes('UTC'))) {
       this.info(message, extra);
       return;
     }
@@ -326,10 +326,6 @@ function scopedStore(): InvokeStore | undefined {
   const store = invokeStore();
   if (store === undefined) throw new Error('InvokeStore is not available');
   return store.hasContext() ? store : undefined;
-}
-
-function isInvocationScoped(): boolean {
-  return (process.env.AWS_LAMBDA_MAX_CONCURRENCY?.trim() ?? '') !== '';
 }
 
 /** A value kept per invocation when invocations share the process, else one for all (Powertools' `InvocationScoped`). */
