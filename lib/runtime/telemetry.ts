@@ -357,7 +357,7 @@ export class BatchMetrics {
 export type WorkerLogger = JobLogger;
 
 /** The level methods of a Powertools Logger, or of the worker's default logger that writes as it does. */
-export type LevelLogger =
+type LevelLogger =
   | Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>
   | Pick<DefaultLogger, 'debug' | 'info' | 'warn' | 'error'>;
 
