@@ -120,14 +120,18 @@ async function run(driver: () => Driven | Promise<Driven>, scenario: Scenario): 
       return written;
     }
     for (const step of scenario.steps) {
-      if (step.kind === 'invoke') {
-        await driven.begin(step.event, { ...lambdaContext(), ...step.context } as Context);
-      } else if (step.kind === 'summary') {
-        driven.summary(step.extra);
-      } else if (step.extra === undefined) {
-        driven.logger[step.level](step.message);
-      } else {
-        driven.logger[step.level](step.message, step.extra as Record<string, unknown>);
+      try {
+        if (step.kind === 'invoke') {
+          await driven.begin(step.event, { ...lambdaContext(), ...step.context } as Context);
+        } else if (step.kind === 'summary') {
+          driven.summary(step.extra);
+        } else if (step.extra === undefined) {
+          driven.logger[step.level](step.message);
+        } else {
+          driven.logger[step.level](step.message, step.extra as Record<string, unknown>);
+        }
+      } catch (error) {
+        written.push(`thrown by ${step.kind}: ${String(error)}`);
       }
     }
     written.push(`random draws: ${draw}`);
@@ -529,6 +533,26 @@ describe('the default logger', () => {
     } finally {
       lambda.InvokeStore = before;
     }
+  });
+
+  it('throws as Powertools throws with AWS_LAMBDA_MAX_CONCURRENCY but no invoke store (outside Lambda)', async () => {
+    const holder = globalThis as { awslambda?: Record<string, unknown> };
+    expect(holder.awslambda?.InvokeStore).toBeUndefined();
+    const written = await expectSameOutput({
+      env: { AWS_LAMBDA_MAX_CONCURRENCY: '4' },
+      now: 0,
+      draws: [],
+      steps: [
+        { kind: 'invoke', event: {}, context: {} },
+        { kind: 'log', level: 'info', message: 'lost' },
+        { kind: 'summary', extra: { records: 1 } },
+      ],
+    });
+    expect(written).toEqual([
+      'thrown by invoke: Error: InvokeStore is not available',
+      'thrown by summary: Error: InvokeStore is not available',
+      'random draws: 0',
+    ]);
   });
 
   it('throws as Powertools throws when built with a sample rate or log-event setting it refuses', async () => {
