@@ -1,14 +1,17 @@
 /**
- * Logs and metrics of the worker: Powertools Logger (structured JSON) and CloudWatch Embedded
- * Metric Format, written by the worker's own {@link DirectEmf} or through a given Powertools Metrics. Metric names, units and dimension sets are fixed by
- * docs/contracts.md ("Metrics").
+ * Logs and metrics of the worker: structured JSON lines (the worker's own default logger,
+ * default-logger.ts, or a given Powertools Logger) and CloudWatch Embedded Metric Format, written
+ * by the worker's own {@link DirectEmf} or through a given Powertools Metrics. Metric names,
+ * units and dimension sets are fixed by docs/contracts.md ("Metrics").
  */
-import { Logger } from '@aws-lambda-powertools/logger';
+// Types only: neither Powertools package is loaded (or bundled) unless the user passes one.
+import type { Logger } from '@aws-lambda-powertools/logger';
 // Types only: the default worker writes EMF itself (DirectEmf), so the Powertools Metrics package
 // is loaded (and bundled) only by code that passes a Metrics to createWorker.
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import type { MetricUnit } from '@aws-lambda-powertools/metrics/types';
 import type { JobLogger } from '../core/logger.ts';
+import type { DefaultLogger } from './default-logger.ts';
 
 /** The CloudWatch units the worker writes, as Powertools' `MetricUnit` names them. */
 const UNIT = { Count: 'Count', Milliseconds: 'Milliseconds' } as const satisfies Record<
@@ -92,13 +95,6 @@ export function publishBatchFailed(metrics: Metrics | DirectEmf, queueName: stri
  * its own at 100 and clears the dimensions with it, which would strip the next values).
  */
 const VALUES_PER_BLOB = 50;
-
-/** Builds the default Powertools Logger of a worker (service `POWERTOOLS_SERVICE_NAME`, else `sqs-jobs-<queue>`). */
-export function createDefaultLogger(queueName: string | undefined): Logger {
-  return new Logger({
-    serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? `sqs-jobs-${queueName ?? 'worker'}`,
-  });
-}
 
 /** A CloudWatch unit as Powertools names it. */
 type EmfUnit = `${MetricUnit}`;
@@ -360,9 +356,14 @@ export class BatchMetrics {
 /** Minimal logger surface the worker writes to (see {@link fromPowertools}). */
 export type WorkerLogger = JobLogger;
 
+/** The level methods of a Powertools Logger, or of the worker's default logger that writes as it does. */
+type LevelLogger =
+  | Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>
+  | Pick<DefaultLogger, 'debug' | 'info' | 'warn' | 'error'>;
+
 /**
- * Adapts a Powertools Logger to {@link WorkerLogger}: its methods take the extra attributes as a
- * rest parameter, so an absent `extra` must not be passed on as `undefined`.
+ * Adapts a Powertools Logger (or the default logger) to {@link WorkerLogger}: its methods take the
+ * extra attributes as a rest parameter, so an absent `extra` must not be passed on as `undefined`.
  *
  * A log call never throws: when the extra attributes cannot be written (an error whose `stack`
  * getter throws, a value too deep for `JSON.stringify`), the line is written with `logFailed`
@@ -370,7 +371,9 @@ export type WorkerLogger = JobLogger;
  * after a dead letter was sent would report the record failed, and every later delivery would
  * send it to the DLQ once more (issue 22).
  */
-export function fromPowertools(logger: Logger): WorkerLogger {
+export function fromPowertools(levelLogger: LevelLogger): WorkerLogger {
+  // Both take (message, extra?) as the worker calls them.
+  const logger = levelLogger as Pick<DefaultLogger, 'debug' | 'info' | 'warn' | 'error'>;
   const call =
     (level: 'debug' | 'info' | 'warn' | 'error') => (message: string, extra?: Record<string, unknown>) => {
       try {

@@ -14,8 +14,9 @@
  * and the per-invocation wiring of the record pipeline (lib/runtime/record/) read as one story.
  */
 
-import { type Logger, LogLevelThreshold } from '@aws-lambda-powertools/logger';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+// Types only: the default logger is the worker's own (default-logger.ts), and a given Logger is
+// driven through its methods, so no worker bundle holds the Powertools Logger (issue 21).
+import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import middy, { type MiddlewareObj } from '@middy/core';
@@ -28,7 +29,7 @@ import { createJobClientChildSender } from './child-sender.ts';
 import type { ChildSender } from './children.ts';
 import { groupParkingProblems, queueLimitProblems, readWorkerConfig, type WorkerConfig } from './config.ts';
 import { createDefaultIdempotencyGuard } from './default-guard.ts';
-import { DefaultLogLine } from './default-log-line.ts';
+import { DefaultLogger, LOG_LEVEL_THRESHOLD } from './default-logger.ts';
 import { BatchParking } from './group-park.ts';
 import {
   type GroupParkStore,
@@ -40,12 +41,12 @@ import { DynamoIdempotencyStore } from './idempotency/store.ts';
 import { type DeadLetterPolicy, deadLetterPolicyProblem } from './job.ts';
 import { rateLimitConflicts } from './limits/rate-limit.ts';
 import { LimitStore, type LimitStorePort, limitStoreProblems } from './limits/store.ts';
+import { defaultLoggerContext, powertoolsLoggerContext } from './logger-context.ts';
 import { type AnyJob, processRecord, type RecordDeps, type RecordOutcome } from './record/index.ts';
 import { loadSqsModule, preloadSqsModule } from './sqs-module.ts';
 import type { SqsSender } from './sqs-port.ts';
 import {
   BatchMetrics,
-  createDefaultLogger,
   DirectEmf,
   fromPowertools,
   publishBatchFailed,
@@ -137,7 +138,12 @@ export interface WorkerOptions {
    * (docs/contracts.md, "Logs"). @default env `JOBS_LOG_EACH_RECORD` is `true`, else false
    */
   readonly logEachRecord?: boolean;
-  /** Powertools Logger. @default a Logger with service `POWERTOOLS_SERVICE_NAME` or `sqs-jobs-<queue>` */
+  /**
+   * Powertools Logger, given each invocation's Lambda context (as its `injectLambdaContext` with
+   * `resetKeys`). @default the worker's own logger, writing what a Powertools Logger with service
+   * `POWERTOOLS_SERVICE_NAME` or `sqs-jobs-<queue>` writes, byte for byte, honouring the same
+   * environment (lib/runtime/default-logger.ts), without the Powertools Logger in the bundle
+   */
   readonly logger?: Logger;
   /**
    * Powertools Metrics. The worker sets `Queue` as its default dimension; give it no other
@@ -212,12 +218,11 @@ export function createWorker(options: WorkerOptions): WorkerHandler {
   const defaultDeadLetterPolicy: DeadLetterPolicy = options.onDeadLetter ?? 'continue';
   const parks = parkingJobs(jobs, defaultDeadLetterPolicy);
   const env = options.env ?? process.env;
-  const powertoolsLogger = options.logger ?? createDefaultLogger(options.queueName ?? env.JOBS_QUEUE_NAME);
-  const logger = fromPowertools(powertoolsLogger);
-  // The summary line of the default Logger, written as it writes it at a fraction of the CPU
-  // (default-log-line.ts); a given Logger writes its own.
-  const summaryLine =
-    options.logger === undefined ? DefaultLogLine.forDefaultLogger(powertoolsLogger) : undefined;
+  // Without a given Logger, the worker's own: what Powertools' Logger wrote, byte for byte.
+  const defaultLogger =
+    options.logger === undefined ? new DefaultLogger(defaultServiceName(options, env)) : undefined;
+  const levelLogger = options.logger ?? (defaultLogger as DefaultLogger);
+  const logger = fromPowertools(levelLogger);
   // Without a given Metrics, the worker's own EMF writer (the same blobs as Powertools, a fraction
   // of the CPU, and the Powertools Metrics package neither loaded nor built); a given one is used as is.
   const metrics = options.metrics ?? new DirectEmf(env);
@@ -238,7 +243,6 @@ export function createWorker(options: WorkerOptions): WorkerHandler {
     : (nonEmpty(options.queueName) ?? nonEmpty(env.JOBS_QUEUE_NAME) ?? UNKNOWN_QUEUE);
 
   const handleBatch = async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
-    summaryLine?.begin(context);
     if (!setup.ok) throw setup.error;
     const { config } = setup.value;
     const records = event.Records;
@@ -283,7 +287,7 @@ export function createWorker(options: WorkerOptions): WorkerHandler {
       // Read per invocation: the level may change (debug sampling, setLogLevel).
       completedLogLevel: logEachRecord
         ? 'info'
-        : powertoolsLogger.level <= LogLevelThreshold.DEBUG
+        : levelLogger.level <= (LOG_LEVEL_THRESHOLD.DEBUG as number)
           ? 'debug'
           : undefined,
     };
@@ -299,7 +303,7 @@ export function createWorker(options: WorkerOptions): WorkerHandler {
         .filter((_record, index) => outcomes[index]?.status === 'retry')
         .map((record) => ({ itemIdentifier: record.messageId }));
       const summary = { outcome: 'batch', ...countOutcomes(outcomes), durationMs: now() - startedAt };
-      if (summaryLine) summaryLine.info('batch processed', summary);
+      if (defaultLogger) logSummary(defaultLogger, summary);
       else logger.info('batch processed', summary);
       return { batchItemFailures };
     } finally {
@@ -314,8 +318,30 @@ export function createWorker(options: WorkerOptions): WorkerHandler {
   };
 
   return middy(handleBatch)
-    .use(injectLambdaContext(powertoolsLogger, { resetKeys: true }))
+    .use(defaultLogger ? defaultLoggerContext(defaultLogger) : powertoolsLoggerContext(levelLogger as Logger))
     .use(failWholeBatchOnError(logger, metrics, queueName));
+}
+
+/** The default logger's service: `POWERTOOLS_SERVICE_NAME`, else `sqs-jobs-<queue>`. */
+function defaultServiceName(
+  options: WorkerOptions,
+  env: Readonly<Record<string, string | undefined>>,
+): string {
+  return (
+    process.env.POWERTOOLS_SERVICE_NAME ?? `sqs-jobs-${options.queueName ?? env.JOBS_QUEUE_NAME ?? 'worker'}`
+  );
+}
+
+/** The batch summary through the default logger's one-string line; never throws (as `fromPowertools`). */
+function logSummary(
+  logger: DefaultLogger,
+  summary: ReturnType<typeof countOutcomes> & { outcome: string; durationMs: number },
+): void {
+  try {
+    logger.summary('batch processed', summary);
+  } catch {
+    // A record's outcome never depends on a log line.
+  }
 }
 
 /** The summary of one batch: records, then how many ended each way. */

@@ -368,17 +368,13 @@ describe('entry points', () => {
     ]) {
       expect(packages).not.toContain(forbidden);
     }
-    // Powertools Metrics is a type only: the worker writes EMF itself unless given a Metrics.
+    // Powertools Metrics and Logger are types only: the worker writes EMF and its log lines itself
+    // (lib/runtime/default-logger.ts) unless given a Metrics or a Logger.
     // Children go through JobSender, not JobClient: a child is never sent for later, so neither
     // the Scheduler client nor croner is in a worker (issue 21: bundle bytes, cold start); a
     // batch's bounded concurrency is lib/runtime/batch.ts's own runners, not p-limit.
     expect([...packages].sort()).toEqual(
-      [
-        '@aws-lambda-powertools/logger',
-        '@aws-sdk/client-dynamodb',
-        '@aws-sdk/client-sqs',
-        '@middy/core',
-      ].sort(),
+      ['@aws-sdk/client-dynamodb', '@aws-sdk/client-sqs', '@middy/core'].sort(),
     );
     // A worker's sends are built by sqs-jobs itself and go now: JobClient's option checks, the
     // producer's entry checks and the runAt/delayMs rules are not in a worker (issue 21: bytes).

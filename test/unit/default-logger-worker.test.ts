@@ -1,18 +1,19 @@
 /**
- * The worker's default Logger writes its batch summary line itself (lib/runtime/default-log-line.ts,
- * issue 21): the output must be what the Powertools Logger writes, byte for byte. Each case runs
- * the same batches through two workers, one on its default Logger (the direct line) and one
- * given a Logger built the same way (`createDefaultLogger`: every line through Powertools), and
- * compares all they wrote to stdout and stderr: log lines, EMF blobs, in order. The clock is
- * fixed, so timestamps and durations match.
+ * The worker's default logger (lib/runtime/default-logger.ts, issue 21) writes its batch summary
+ * line as one string: the output must be what the Powertools Logger writes, byte for byte. Each
+ * case runs the same batches through two workers, one on its default logger and one given a
+ * Powertools Logger built as the worker built its default before (`new Logger({ serviceName })`:
+ * every line through Powertools), and compares all they wrote to stdout and stderr: log lines,
+ * EMF blobs, in order. The clock is fixed, so timestamps and durations match.
+ * test/unit/default-logger.test.ts compares every other line the default logger writes.
  */
+import { Logger } from '@aws-lambda-powertools/logger';
 import type { SQSEvent } from 'aws-lambda';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { TransientError } from '../../lib/core/errors.ts';
-import { DefaultLogLine } from '../../lib/runtime/default-log-line.ts';
+import { DefaultLogger } from '../../lib/runtime/default-logger.ts';
 import { defineJob } from '../../lib/runtime/job.ts';
-import { createDefaultLogger } from '../../lib/runtime/telemetry.ts';
 import { createWorker, type WorkerHandler } from '../../lib/runtime/worker.ts';
 import { FakeSqs } from '../factories/fake-sqs.ts';
 import { jobBody, lambdaContext, queueUrl, sqsEvent, sqsRecord } from '../factories/sqs.ts';
@@ -29,7 +30,12 @@ const job = defineJob({
   },
 });
 
-function worker(logger: ReturnType<typeof createDefaultLogger> | undefined): WorkerHandler {
+/** A Powertools Logger as the worker built its default one before it had its own. */
+function powertoolsLogger(): Logger {
+  return new Logger({ serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'sqs-jobs-orders' });
+}
+
+function worker(logger: Logger | undefined): WorkerHandler {
   return createWorker({
     jobs: [job],
     queueName: 'orders',
@@ -84,8 +90,8 @@ async function bothWays(
   for (const [key, value] of Object.entries(env)) vi.stubEnv(key, value);
   // Both built under the same environment (the Logger reads it when built), each its own Logger.
   const direct = worker(undefined);
-  const viaPowertools = worker(createDefaultLogger('orders'));
-  const written = vi.spyOn(DefaultLogLine.prototype, 'info');
+  const viaPowertools = worker(powertoolsLogger());
+  const written = vi.spyOn(DefaultLogger.prototype, 'summary');
   const directOutput = await output(direct, contexts);
   // The direct line was used (not the Logger, which would make the comparison empty), once per batch.
   expect(written).toHaveBeenCalledTimes(2);
@@ -101,7 +107,7 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-describe("the default Logger's summary line, written directly", () => {
+describe("the default logger's summary line, written as one string", () => {
   const quiet = {
     POWERTOOLS_DEV: undefined,
     TZ: undefined,
@@ -133,6 +139,8 @@ describe("the default Logger's summary line, written directly", () => {
     ['log level WARN: no summary line either way', { POWERTOOLS_LOG_LEVEL: 'WARN' }],
     ['log level DEBUG', { POWERTOOLS_LOG_LEVEL: 'DEBUG' }],
     ['a trace header that is a bare root', { _X_AMZN_TRACE_ID: '1-5759e988-bd862e3fe1be46a994272793' }],
+    ['another time zone (the general line)', { TZ: 'Europe/Paris' }],
+    ['an empty service name', { POWERTOOLS_SERVICE_NAME: '' }],
   ])('is the Powertools line byte for byte: %s', async (_name, env) => {
     vi.useFakeTimers({ toFake: ['Date'], now: NOW });
     const { direct, powertools } = await bothWays({ ...quiet, ...env });
@@ -149,27 +157,17 @@ describe("the default Logger's summary line, written directly", () => {
     expect(direct).toBe(powertools);
   });
 
-  it('is not used where the Logger writes otherwise: POWERTOOLS_DEV, another time zone, persistent keys, invocations at once', () => {
-    vi.stubEnv('POWERTOOLS_DEV', 'true');
-    expect(DefaultLogLine.forDefaultLogger(createDefaultLogger('orders'))).toBeUndefined();
-    vi.stubEnv('POWERTOOLS_DEV', undefined);
-    vi.stubEnv('AWS_LAMBDA_MAX_CONCURRENCY', '4');
-    expect(DefaultLogLine.forDefaultLogger(createDefaultLogger('orders'))).toBeUndefined();
-    vi.stubEnv('AWS_LAMBDA_MAX_CONCURRENCY', undefined);
-    vi.stubEnv('TZ', 'Europe/Paris');
-    expect(DefaultLogLine.forDefaultLogger(createDefaultLogger('orders'))).toBeUndefined();
-    vi.stubEnv('TZ', undefined);
-    const keyed = createDefaultLogger('orders');
-    keyed.appendPersistentKeys({ tenant: 'a' });
-    expect(DefaultLogLine.forDefaultLogger(keyed)).toBeUndefined();
-    expect(DefaultLogLine.forDefaultLogger(createDefaultLogger('orders'))).toBeInstanceOf(DefaultLogLine);
-  });
-
   it('never throws when the line cannot be written', () => {
-    const line = DefaultLogLine.forDefaultLogger(createDefaultLogger('orders'), () => {
+    const logger = new DefaultLogger('sqs-jobs-orders');
+    logger.begin({}, lambdaContext());
+    const write = vi.spyOn(process.stdout, 'write').mockImplementation(() => {
       throw new Error('EPIPE');
     });
-    line?.begin(lambdaContext());
-    expect(() => line?.info('batch processed', { records: 1 })).not.toThrow();
+    try {
+      expect(() => logger.summary('batch processed', { records: 1 })).not.toThrow();
+      expect(write).toHaveBeenCalledTimes(1);
+    } finally {
+      write.mockRestore();
+    }
   });
 });
