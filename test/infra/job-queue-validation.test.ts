@@ -112,11 +112,10 @@ describe('JobQueue refuses unsafe settings at synth', () => {
       'batchSize',
       /needs a maxBatchingWindow of at least 1 second/,
     );
-    expectOneProblem(
-      refusal({ batchSize: 50, maxBatchingWindow: Duration.millis(500) }),
-      'batchSize',
-      /needs a maxBatchingWindow of at least 1 second/,
-    );
+    expect(refusal({ batchSize: 50, maxBatchingWindow: Duration.millis(500) }).problems).toEqual([
+      'maxBatchingWindow: 0.5 s must be a whole number of seconds (CloudFormation takes seconds)',
+      expect.stringMatching(/^batchSize: .*needs a maxBatchingWindow of at least 1 second/),
+    ]);
   });
 
   it('a batching window on a FIFO queue', () => {
@@ -455,7 +454,17 @@ describe('JobQueue refuses settings AWS would refuse or that could never work, a
     expectOneProblem(
       refusal({ ageOfOldestMessageAlarmThreshold: Duration.seconds(0) }),
       'ageOfOldestMessageAlarmThreshold',
-      /0 seconds must be a whole number of seconds, at least 1: .*fires whenever the queue holds any message/,
+      /0 s must be a whole number of seconds, at least 1: .*fires whenever the queue holds any message/,
+    );
+  });
+});
+
+describe('JobQueue names the duration prop CDK would not name', () => {
+  it('a fraction of a second: refused as the prop, not as CDK\'s "cannot be converted" error', () => {
+    expectOneProblem(
+      refusal({ maxBatchingWindow: Duration.millis(1500), batchSize: 10 }),
+      'maxBatchingWindow',
+      /1\.5 s must be a whole number of seconds/,
     );
   });
 });

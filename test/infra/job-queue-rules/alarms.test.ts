@@ -14,7 +14,7 @@ describe('alarms rule', () => {
   it('refuses a threshold that fires whenever the queue holds a message: 0, or below a second', () => {
     for (const threshold of [Duration.seconds(0), Duration.millis(500), Duration.millis(1500)]) {
       expect(errors(alarmsRule, { ageOfOldestMessageAlarmThreshold: threshold })).toEqual([
-        `ageOfOldestMessageAlarmThreshold: ${threshold.toHumanString()} must be a whole number of seconds, at least 1: ApproximateAgeOfOldestMessage is counted in seconds, and at 0 the alarm fires whenever the queue holds any message; give how long a job may wait before someone should look (default 15 minutes) [sqs-available-cloudwatch-metrics]`,
+        `ageOfOldestMessageAlarmThreshold: ${threshold.toSeconds({ integral: false })} s must be a whole number of seconds, at least 1: ApproximateAgeOfOldestMessage is counted in seconds, and at 0 the alarm fires whenever the queue holds any message; give how long a job may wait before someone should look (default 15 minutes) [sqs-available-cloudwatch-metrics]`,
       ]);
     }
   });

@@ -20,7 +20,7 @@ export const alarmsRule: JobQueueRule = ({ props }) => {
   if (!Number.isInteger(threshold) || threshold < 1) {
     return [
       error(
-        `ageOfOldestMessageAlarmThreshold: ${shown} must be a whole number of seconds, at least 1: ApproximateAgeOfOldestMessage is counted in seconds, and at 0 the alarm fires whenever the queue holds any message; give how long a job may wait before someone should look (default ${JOB_QUEUE_DEFAULTS.ageOfOldestMessageAlarmThreshold.toHumanString()}) ${PAGE}`,
+        `ageOfOldestMessageAlarmThreshold: ${threshold} s must be a whole number of seconds, at least 1: ApproximateAgeOfOldestMessage is counted in seconds, and at 0 the alarm fires whenever the queue holds any message; give how long a job may wait before someone should look (default ${JOB_QUEUE_DEFAULTS.ageOfOldestMessageAlarmThreshold.toHumanString()}) ${PAGE}`,
       ),
     ];
   }

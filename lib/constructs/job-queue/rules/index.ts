@@ -11,6 +11,7 @@ import { bundlingRule } from './bundling.ts';
 import { concurrencyRule } from './concurrency.ts';
 import { deadLetterRule } from './dead-letter.ts';
 import { deadLetterRetentionRule } from './dead-letter-retention.ts';
+import { durationsRule } from './durations.ts';
 import { enqueueTargetsRule } from './enqueue-targets.ts';
 import { entryRule } from './entry.ts';
 import { environmentRule } from './environment.ts';
@@ -38,6 +39,7 @@ export const JOB_QUEUE_RULES: readonly JobQueueRule[] = [
   deadLetterRule,
   deadLetterRetentionRule,
   redriveRule,
+  durationsRule,
   timeoutsRule,
   memoryRule,
   batchingRule,
