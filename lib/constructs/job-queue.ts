@@ -173,8 +173,13 @@ export type { JobQueueScheduleAlarms } from './job-queue/scheduling.ts';
  *     [services-sqs-parameters]; `maxConcurrency` outside 2–1000 or above `reservedConcurrency`
  *     [services-sqs-scaling]; `visibilityTimeout` below 6 × the function timeout plus the
  *     batching window or above 12 hours [services-sqs-configure]; the message size outside
- *     1 KiB–1 MiB [quotas-messages]; high-throughput FIFO settings inconsistent or set on a
- *     standard queue [high-throughput-fifo]; an invalid enqueue target name.
+ *     1 KiB–1 MiB or not whole [quotas-messages]; high-throughput FIFO settings inconsistent or set on a
+ *     standard queue [high-throughput-fifo]; an invalid enqueue target name;
+ *   - `functionTimeout`, `maxBatchingWindow`, `visibilityTimeout` or `retentionPeriod` not whole
+ *     seconds; `functionTimeout` below 1 second; `retentionPeriod` outside 60 seconds – 14 days;
+ *   - `memorySizeMb` not a whole number of MB from 128 to 10,240 [configuration-memory];
+ *     `ageOfOldestMessageAlarmThreshold` below 1 second, not whole seconds, or not below
+ *     `retentionPeriod`; `environment` naming a variable the construct sets (docs/contracts.md).
  */
 export class JobQueue extends Construct {
   /** Logical name (`props.name`). */

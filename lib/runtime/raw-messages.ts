@@ -155,16 +155,47 @@ interface RawParts {
   readonly wrapperAttributes?: Readonly<Record<string, string>>;
 }
 
-/** Whether a parsed body is an sqs-jobs envelope (bad or good): it names a `specversion`. */
-export function looksLikeEnvelope(parsed: unknown): boolean {
-  return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) && 'specversion' in parsed;
+/** The job types a worker runs (its jobs map, or any set of types). */
+export interface WorkerJobTypes {
+  has(type: string): boolean;
+}
+
+/**
+ * Whether a parsed body is an sqs-jobs envelope of this worker (good or broken), so that its own
+ * envelope error stands, rather than a raw message for the raw job. The rule: a JSON object with
+ * a `specversion` key and a string `type` that names one of this worker's jobs (`jobTypes`).
+ * Everything else is a raw message: a body without `specversion`, and one that carries
+ * `specversion` without naming a job of this worker (a producer's own schema version such as
+ * `{ orderId, specversion: 'v2' }`, or a CloudEvent from another system, `type:
+ * 'com.example.order.created'`).
+ *
+ * Why `type`: it is the one attribute an sqs-jobs producer always sets to a job of the worker it
+ * sends to, so a broken envelope from our own producer (a bad `time`, a missing `data`) still
+ * dead-letters as an EnvelopeError, whereas a foreign payload has no reason to name our job types.
+ * What the rule cannot tell apart (docs/migrate-from-powertools.md, "Raw messages"):
+ * - a foreign payload whose `type` happens to equal a job type of this worker is taken as a
+ *   broken envelope (EnvelopeError evidence names the field; rename the job or the field);
+ * - an sqs-jobs envelope whose `type` names no job of this worker (sent to the wrong queue, or
+ *   without a `type`) is handed to the raw job like any foreign CloudEvent: the raw job's schema
+ *   and identity then decide (RawMessageError or JobDataInvalidError evidence when they refuse).
+ * CloudEvents 1.0 names `specversion`, `id`, `source` and `type` as required of every event, so
+ * any producer's event may carry them (https://github.com/cloudevents/spec, spec.md, "Required
+ * Attributes").
+ */
+export function isOwnEnvelope(parsed: unknown, jobTypes: WorkerJobTypes): boolean {
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return false;
+  if (!('specversion' in parsed)) return false;
+  const { type } = parsed as { type?: unknown };
+  return typeof type === 'string' && jobTypes.has(type);
 }
 
 /**
  * Reads a record as a raw message of `jobType` and returns the envelope the pipeline runs it as.
  * Pure: the same record gives the same envelope (or error) on every delivery.
- * @returns undefined when the body is an sqs-jobs envelope after all (it names a `specversion`):
- *   its own envelope error stands.
+ * @param jobTypes the worker's job types: they tell an envelope of this worker from a raw message
+ *   ({@link isOwnEnvelope}).
+ * @returns undefined when the body is an sqs-jobs envelope of this worker after all
+ *   ({@link isOwnEnvelope}): its own envelope error stands.
  * @throws {RawMessageError} (permanent) naming what is missing or wrong: the body is not JSON, is
  *   not the shape `from` says, or has no identity where `id` says.
  */
@@ -172,6 +203,7 @@ export function readRawMessage(
   record: SQSRecord,
   jobType: string,
   raw: RawMessageOptions,
+  jobTypes: WorkerJobTypes,
 ): JobEnvelope | undefined {
   let parsed: unknown;
   try {
@@ -179,7 +211,7 @@ export function readRawMessage(
   } catch (error) {
     throw new RawMessageError(jobType, 'body', `is not JSON (${(error as Error).message})`);
   }
-  if (looksLikeEnvelope(parsed)) return undefined;
+  if (isOwnEnvelope(parsed, jobTypes)) return undefined;
   const parts = partsOf(parsed, jobType, raw.from);
   return {
     specversion: SPEC_VERSION,

@@ -112,11 +112,10 @@ describe('JobQueue refuses unsafe settings at synth', () => {
       'batchSize',
       /needs a maxBatchingWindow of at least 1 second/,
     );
-    expectOneProblem(
-      refusal({ batchSize: 50, maxBatchingWindow: Duration.millis(500) }),
-      'batchSize',
-      /needs a maxBatchingWindow of at least 1 second/,
-    );
+    expect(refusal({ batchSize: 50, maxBatchingWindow: Duration.millis(500) }).problems).toEqual([
+      'maxBatchingWindow: 0.5 s must be a whole number of seconds (CloudFormation takes seconds)',
+      expect.stringMatching(/^batchSize: .*needs a maxBatchingWindow of at least 1 second/),
+    ]);
   });
 
   it('a batching window on a FIFO queue', () => {
@@ -429,5 +428,43 @@ describe('JobQueue refuses what JavaScript callers and copy-paste get wrong, one
       .getStackArtifact(stack.artifactId)
       .messages.filter((m) => m.level === 'warning');
     expect(warned).toEqual([]);
+  });
+});
+
+describe('JobQueue refuses settings AWS would refuse or that could never work, at synth', () => {
+  it('a memory size outside 128–10,240 MB or not whole: one line, the AWS page cited', () => {
+    expectOneProblem(
+      refusal({ memorySizeMb: 20_000 }),
+      'memorySizeMb',
+      /20000 must be a whole number of MB from 128 to 10,240.*\[configuration-memory\]/,
+    );
+    expectOneProblem(refusal({ memorySizeMb: 1000.5 }), 'memorySizeMb', /1000\.5 must be a whole number/);
+  });
+
+  it('environment variables the construct sets: each named with what to set instead', () => {
+    const e = refusal({ environment: { JOBS_QUEUE_URL: 'x', POWERTOOLS_SERVICE_NAME: 'y' } });
+    expect(e.problems).toEqual([
+      "environment: JOBS_QUEUE_URL is set by the construct and cannot be overridden; it is this queue's URL",
+      'environment: POWERTOOLS_SERVICE_NAME is set by the construct and cannot be overridden; it is `sqs-jobs-<name>`: choose the `name` prop',
+    ]);
+    expect(e.message).toContain(' at ValidationTest/Queue has 2 unsafe settings:');
+  });
+
+  it('an age-of-oldest-message alarm threshold of 0, which fires whenever the queue holds a message', () => {
+    expectOneProblem(
+      refusal({ ageOfOldestMessageAlarmThreshold: Duration.seconds(0) }),
+      'ageOfOldestMessageAlarmThreshold',
+      /0 s must be a whole number of seconds, at least 1: .*fires whenever the queue holds any message/,
+    );
+  });
+});
+
+describe('JobQueue names the duration prop CDK would not name', () => {
+  it('a fraction of a second: refused as the prop, not as CDK\'s "cannot be converted" error', () => {
+    expectOneProblem(
+      refusal({ maxBatchingWindow: Duration.millis(1500), batchSize: 10 }),
+      'maxBatchingWindow',
+      /1\.5 s must be a whole number of seconds/,
+    );
   });
 });

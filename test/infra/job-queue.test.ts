@@ -19,6 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { AlarmTopic } from '../../lib/constructs/alarm-topic.ts';
 import { IdempotencyTable } from '../../lib/constructs/idempotency-table.ts';
+import { checkJobQueue } from '../../lib/constructs/job-queue/rules/index.ts';
 import { JobQueue } from '../../lib/constructs/job-queue.ts';
 import { defineJob } from '../../lib/runtime/job.ts';
 import type { SqsSender } from '../../lib/runtime/sqs-port.ts';
@@ -32,6 +33,7 @@ import {
   roleStatements,
   tempOutdir,
 } from './helpers.ts';
+import { VALID as VALID_RULE_PROPS } from './job-queue-rules/helpers.ts';
 
 const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const FIXTURE_ENTRY = 'test/fixtures/worker-handler.ts';
@@ -88,7 +90,7 @@ describe('JobQueue: FIFO queue with table, topic and enqueue targets', () => {
         idempotencyTable: table.table,
         alarmTopic: topic.topic,
         enqueueTargets: { 'mail-out': other },
-        environment: { APP_TABLE: 'domain', JOBS_QUEUE_NAME: 'cannot-override' },
+        environment: { APP_TABLE: 'domain' },
       });
       booking.addEnqueueTarget('booking', booking.queue);
     }, outdir);
@@ -163,7 +165,7 @@ describe('JobQueue: FIFO queue with table, topic and enqueue targets', () => {
     s.template.hasResourceProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
   });
 
-  it('gives the worker the environment of docs/contracts.md; extras cannot override it', () => {
+  it('gives the worker the environment of docs/contracts.md, and refuses an extra naming any variable of it', () => {
     const fn = s.json.Resources[logicalId(booking.worker)]!.Properties;
     const env = (fn.Environment as { Variables: Record<string, unknown> }).Variables;
     const code = fn.Code as { S3Key: string };
@@ -182,6 +184,15 @@ describe('JobQueue: FIFO queue with table, topic and enqueue targets', () => {
       POWERTOOLS_METRICS_NAMESPACE: 'SqsJobs',
       APP_TABLE: 'domain',
     });
+    // Every variable the construct set is reserved: giving it in `environment` is refused at synth.
+    for (const name of Object.keys(env).filter((n) => n !== 'APP_TABLE')) {
+      const { errors } = checkJobQueue({ ...VALID_RULE_PROPS, environment: { [name]: 'mine' } });
+      expect(errors).toEqual([
+        expect.stringMatching(
+          new RegExp(`^environment: ${name} is set by the construct and cannot be overridden; `),
+        ),
+      ]);
+    }
     expect(booking.enqueueTargets).toEqual(['mail-out', 'booking']);
   });
 
@@ -611,7 +622,6 @@ describe('JobQueue passes what it was built for to the worker (JOBS_MAX_ATTEMPTS
         jobs: [capture],
         idempotencyTable: false,
         alarmTopic: false,
-        environment: { JOBS_MAX_ATTEMPTS: '99', JOBS_JOB_TIMEOUT_SECONDS: '900' },
       });
       raised = new JobQueue(stack, 'Refunds', {
         name: 'refunds',
@@ -634,7 +644,7 @@ describe('JobQueue passes what it was built for to the worker (JOBS_MAX_ATTEMPTS
       }
     ).Variables;
 
-  it("sets the queue's maxAttempts and job time limit, derived from jobs or given; extras cannot override them", () => {
+  it("sets the queue's maxAttempts and job time limit, derived from jobs or given", () => {
     expect(envOf(fromJobs)).toMatchObject({ JOBS_MAX_ATTEMPTS: '8', JOBS_JOB_TIMEOUT_SECONDS: '30' });
     expect(fromJobs.maxReceiveCount).toBe(13);
     expect(envOf(raised)).toMatchObject({ JOBS_MAX_ATTEMPTS: '12', JOBS_JOB_TIMEOUT_SECONDS: '45.5' });

@@ -7,6 +7,7 @@
  * - services-sqs-scaling: https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-scaling.html
  * - sqs-dead-letter-queues: https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-dead-letter-queues.html
  * - quotas-messages: https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/quotas-messages.html
+ * - configuration-memory: https://docs.aws.amazon.com/lambda/latest/dg/configuration-memory.html
  */
 import { Duration } from 'aws-cdk-lib';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -92,7 +93,35 @@ export const LIMITS = {
   /** `MessageRetentionPeriod` when a queue does not set it: 4 days; the maximum is 14 days [quotas-messages]. */
   sqsDefaultRetentionSeconds: 345_600,
   maxRetentionSeconds: 1_209_600,
+  /** Lambda function memory: 128–10,240 MB in 1-MB steps [configuration-memory]. */
+  minMemorySizeMb: 128,
+  maxMemorySizeMb: 10_240,
 } as const;
+
+/**
+ * Worker environment variables the construct sets itself (lib/constructs/job-queue.ts), each
+ * with what to do instead of setting it in `environment`: the construct's value would win.
+ */
+export const RESERVED_WORKER_ENVIRONMENT: Readonly<Record<string, string>> = {
+  JOBS_QUEUE_NAME: 'it is the `name` prop',
+  JOBS_QUEUE_URL: "it is this queue's URL",
+  JOBS_DLQ_URL: 'give the `deadLetterQueue` prop',
+  JOBS_MAX_ATTEMPTS: "give the `maxAttempts` prop (or the jobs' retry.maxAttempts)",
+  JOBS_JOB_TIMEOUT_SECONDS: "give the `jobTimeoutSeconds` prop (or the jobs' timeoutSeconds)",
+  JOBS_HANDLER_VERSION: 'give the `handlerVersion` prop',
+  JOBS_GROUP_PARKING: 'give the `onDeadLetter` prop',
+  JOBS_IDEMPOTENCY_TABLE: 'give the `idempotencyTable` prop',
+  POWERTOOLS_SERVICE_NAME: 'it is `sqs-jobs-<name>`: choose the `name` prop',
+  POWERTOOLS_METRICS_NAMESPACE: `it is ${JOBS_METRICS_NAMESPACE}, the namespace the alarms and dashboard read`,
+};
+
+/** Prefixes of worker environment variables the construct sets per queue, and what to use instead. */
+export const RESERVED_WORKER_ENVIRONMENT_PREFIXES: Readonly<Record<string, string>> = {
+  JOBS_QUEUE_URL_: 'use the `enqueueTargets` prop or `addEnqueueTarget`, which also grant the send',
+  JOBS_SCHEDULE_GROUP_: "use the scheduling queue's `grantScheduleJobs(worker)`",
+  JOBS_SCHEDULER_ROLE_ARN_: "use the scheduling queue's `grantScheduleJobs(worker)`",
+  JOBS_SCHEDULE_DLQ_ARN_: "use the scheduling queue's `grantScheduleJobs(worker)`",
+};
 
 /**
  * Logical queue names: lowercase letters, digits and `-`, starting with a letter, at most 40

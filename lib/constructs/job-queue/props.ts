@@ -124,7 +124,8 @@ export interface JobQueueProps {
   readonly functionTimeout?: Duration;
 
   /**
-   * Lambda memory size in MiB (also scales CPU).
+   * Lambda memory size in MB (also scales CPU): a whole number from 128 to 10,240, refused at
+   * synth otherwise [configuration-memory].
    * @default 512
    */
   readonly memorySizeMb?: number;
@@ -173,7 +174,7 @@ export interface JobQueueProps {
   readonly visibilityTimeout?: Duration;
 
   /**
-   * `MaximumMessageSize` of the queue and its DLQ, in bytes, 1,024–1,048,576. Set explicitly:
+   * `MaximumMessageSize` of the queue and its DLQ, a whole number of bytes, 1,024–1,048,576. Set explicitly:
    * some tools still default it to 256 KiB [quotas-messages].
    * @default 1,048,576 (1 MiB)
    */
@@ -213,7 +214,9 @@ export interface JobQueueProps {
   readonly deadLetterQueue?: sqs.IQueue;
 
   /**
-   * Alarm when the oldest message of the main queue is older than this.
+   * Alarm when the oldest message of the main queue is older than this: whole seconds, at least 1
+   * second (at 0 the alarm fires whenever the queue holds a message) and below `retentionPeriod`
+   * (no message gets older); refused at synth otherwise [sqs-available-cloudwatch-metrics].
    * @default 15 minutes
    */
   readonly ageOfOldestMessageAlarmThreshold?: Duration;
@@ -299,8 +302,10 @@ export interface JobQueueProps {
   readonly recurringJobs?: readonly RecurringJob[];
 
   /**
-   * Extra environment variables of the worker. They cannot override the `JOBS_*` and
-   * `POWERTOOLS_*` variables set by the construct.
+   * Extra environment variables of the worker. They cannot override the variables the construct
+   * sets (docs/contracts.md, "Worker environment": `JOBS_QUEUE_URL`, `JOBS_QUEUE_URL_<NAME>`,
+   * `POWERTOOLS_SERVICE_NAME`, ...; `NODE_OPTIONS` with `sourceMaps: true`): naming one is refused
+   * at synth, each with the prop that sets it (`handlerVersion`, `enqueueTargets`, `name`, ...).
    * @default - none
    */
   readonly environment?: Readonly<Record<string, string>>;

@@ -112,6 +112,11 @@ async function pipeline(run: RecordRun): Promise<RecordOutcome> {
   let rawMessage = false;
   try {
     envelope = parseEnvelope(record.body);
+    // A valid CloudEvent naming none of this worker's jobs is a foreign event: the raw job's
+    // (raw-messages.ts, isOwnEnvelope); without a raw job it is an unknown type (step 2).
+    if (deps.rawJob !== undefined && !deps.jobs.has(envelope.type)) {
+      throw new UnknownJobTypeError(envelope.type, [...deps.jobs.keys()]);
+    }
   } catch (error) {
     const raw = deps.rawJob === undefined ? undefined : readRaw(run, deps.rawJob);
     if (raw === undefined) {
@@ -244,14 +249,14 @@ async function leaseAndRun(
 /**
  * A body that is not an envelope, read as the raw job's message: its envelope, or its dead letter
  * when the message cannot be read (the job's type goes into the evidence); undefined when the body
- * is an envelope after all (it names a `specversion`), whose own error then stands.
+ * is an envelope of this worker after all (raw-messages.ts, isOwnEnvelope), whose own error stands.
  */
 function readRaw(
   run: RecordRun,
   job: AnyJob,
 ): { envelope: JobEnvelope } | { failure: Promise<RecordOutcome> } | undefined {
   try {
-    const envelope = rawEnvelopeOf(run.record, job);
+    const envelope = rawEnvelopeOf(run.record, job, run.deps.jobs);
     return envelope === undefined ? undefined : { envelope };
   } catch (error) {
     run.jobType = job.type;

@@ -17,4 +17,12 @@ describe('message-size rule', () => {
       ]);
     }
   });
+
+  it('refuses a size that is not a whole number of bytes', () => {
+    for (const size of [2000.5, Number.NaN]) {
+      expect(errors(messageSizeRule, { maxMessageSizeBytes: size })).toEqual([
+        `maxMessageSizeBytes: ${size} must be a whole number of bytes [quotas-messages]`,
+      ]);
+    }
+  });
 });

@@ -5,16 +5,20 @@
 import type { JobQueueProps } from '../props.ts';
 import { type JobQueueSettings, resolveSettings } from '../settings.ts';
 import { alarmTopicRule } from './alarm-topic.ts';
+import { alarmsRule } from './alarms.ts';
 import { batchingRule } from './batching.ts';
 import { bundlingRule } from './bundling.ts';
 import { concurrencyRule } from './concurrency.ts';
 import { deadLetterRule } from './dead-letter.ts';
 import { deadLetterRetentionRule } from './dead-letter-retention.ts';
+import { durationsRule } from './durations.ts';
 import { enqueueTargetsRule } from './enqueue-targets.ts';
 import { entryRule } from './entry.ts';
+import { environmentRule } from './environment.ts';
 import { fifoRule } from './fifo.ts';
 import { idempotencyRule } from './idempotency.ts';
 import { jobsRule } from './jobs.ts';
+import { memoryRule } from './memory.ts';
 import { messageSizeRule } from './message-size.ts';
 import { orderedRule } from './ordered.ts';
 import { parkRule } from './park.ts';
@@ -35,7 +39,9 @@ export const JOB_QUEUE_RULES: readonly JobQueueRule[] = [
   deadLetterRule,
   deadLetterRetentionRule,
   redriveRule,
+  durationsRule,
   timeoutsRule,
+  memoryRule,
   batchingRule,
   concurrencyRule,
   visibilityRule,
@@ -46,6 +52,8 @@ export const JOB_QUEUE_RULES: readonly JobQueueRule[] = [
   idempotencyRule,
   parkRule,
   alarmTopicRule,
+  alarmsRule,
+  environmentRule,
   recurringJobsRule,
   tracingRule,
   entryRule,

@@ -8,6 +8,13 @@ import { isKnownNumber } from '../values.ts';
 import { error, type JobQueueRule } from './types.ts';
 
 export const messageSizeRule: JobQueueRule = ({ settings: s }) => {
+  if (isKnownNumber(s.maxMessageSizeBytes) && !Number.isInteger(s.maxMessageSizeBytes)) {
+    return [
+      error(
+        `maxMessageSizeBytes: ${s.maxMessageSizeBytes} must be a whole number of bytes [quotas-messages]`,
+      ),
+    ];
+  }
   if (
     isKnownNumber(s.maxMessageSizeBytes) &&
     (s.maxMessageSizeBytes < LIMITS.minMessageSizeBytes || s.maxMessageSizeBytes > LIMITS.maxMessageSizeBytes)
