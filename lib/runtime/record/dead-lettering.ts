@@ -7,11 +7,10 @@ import type { MessageAttributeValue } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
 import { backoffDelaySeconds, DEFAULT_RETRY_POLICY, type RetryPolicy } from '../../core/backoff.ts';
 import type { JobEnvelope } from '../../core/envelope.ts';
-import { countDeadLetteredChild, sendCompletionOrHandOff } from '../batches/count.ts';
 import { type DeadLetterEvidence, sendToDeadLetterQueue } from '../dead-letter.ts';
+import type { BatchesFeature } from '../features/feature.ts';
 import { PayloadMismatchError } from '../idempotency/errors.ts';
 import type { Lease } from '../idempotency/guard.ts';
-import { identityAttributeOf } from '../raw-messages.ts';
 import { UNKNOWN_JOB_TYPE } from '../telemetry.ts';
 import type { AnyJob } from './deps.ts';
 import { failureOf } from './failed-jobs.ts';
@@ -76,7 +75,7 @@ export async function deadLetter(run: RecordRun, input: DeadLetterInput): Promis
       dlqUrl: deps.config.dlqUrl,
       record,
       evidence,
-      carried: carriedAttributes(record, identityAttributeOf(deps.rawJob?.raw)),
+      carried: carriedAttributes(record, deps.features.rawMessages?.identityAttributeOf(deps.rawJob?.raw)),
     });
   } catch (sendError) {
     if (input.lease && !input.keepLeaseOnSendFailure)
@@ -98,7 +97,12 @@ export async function deadLetter(run: RecordRun, input: DeadLetterInput): Promis
   deps.metrics.deadLettered(input.job?.type ?? UNKNOWN_JOB_TYPE, failureOf(run, 'dead-lettered'));
   if (countedFirst !== undefined) {
     if (countedFirst.done) {
-      await sendCompletionOrHandOff(run, run.envelope?.batchid as string, run.envelope?.type as string, true);
+      await batchesOf(run).sendCompletionOrHandOff(
+        run,
+        run.envelope?.batchid as string,
+        run.envelope?.type as string,
+        true,
+      );
     }
   } else if (batchChild) {
     const pending = await countInBatch(run, input);
@@ -116,13 +120,20 @@ export async function deadLetter(run: RecordRun, input: DeadLetterInput): Promis
   return { status: 'dead-lettered' };
 }
 
+/** The batches feature of a record that {@link isBatchChild} found counted (so the feature is there). */
+function batchesOf(run: RecordRun): BatchesFeature {
+  return run.deps.features.batches as BatchesFeature;
+}
+
 /**
  * Whether the record is a batch child whose dead letter counts in its batch. Not a message that
  * only carries a child's id with other data (PayloadMismatchError): the child with that id counts
  * itself, and counting this one could count it failed before it ran.
  */
 function isBatchChild(run: RecordRun, input: DeadLetterInput): boolean {
-  if (run.envelope?.batchid === undefined || input.job === undefined) return false;
+  // Without batches a batch child is dead-lettered uncounted (missing-feature.ts): its redrive counts it.
+  if (run.envelope?.batchid === undefined || input.job === undefined || !run.deps.features.batches)
+    return false;
   return !(input.error instanceof PayloadMismatchError);
 }
 
@@ -137,7 +148,9 @@ async function countBeforeSend(
 ): Promise<{ readonly done: boolean } | RecordOutcome> {
   const envelope = run.envelope as JobEnvelope;
   try {
-    return { done: await countDeadLetteredChild(run, envelope, undefined, input.error, input.reason) };
+    return {
+      done: await batchesOf(run).countDeadLetteredChild(run, envelope, undefined, input.error, input.reason),
+    };
   } catch (error) {
     return batchPendingRetry(
       run,
@@ -162,7 +175,7 @@ async function countInBatch(run: RecordRun, input: DeadLetterInput): Promise<Rec
   const batchId = envelope.batchid as string;
   let done: boolean;
   try {
-    done = await countDeadLetteredChild(run, envelope, input.lease, input.error, input.reason);
+    done = await batchesOf(run).countDeadLetteredChild(run, envelope, input.lease, input.error, input.reason);
   } catch (error) {
     const ended = input.lease === undefined ? 'failed' : await endPermanently(input.lease, input.error);
     if (ended === 'ok') {
@@ -179,7 +192,7 @@ async function countInBatch(run: RecordRun, input: DeadLetterInput): Promise<Rec
     );
     return undefined;
   }
-  if (done) await sendCompletionOrHandOff(run, batchId, envelope.type, true);
+  if (done) await batchesOf(run).sendCompletionOrHandOff(run, batchId, envelope.type, true);
   return undefined;
 }
 

@@ -6,14 +6,12 @@
  */
 import { backoffDelaySeconds } from '../../core/backoff.ts';
 import type { JobEnvelope } from '../../core/envelope.ts';
-import { afterDuplicateChild } from '../batches/count.ts';
 import type { IdempotencyGuard, Lease } from '../idempotency/guard.ts';
 import { identityTypeOf } from '../job.ts';
 import { LeaseExpiredError } from '../worker-errors.ts';
 import { deadLetter } from './dead-lettering.ts';
 import type { AnyJob } from './deps.ts';
 import { type RecordOutcome, retry } from './outcome.ts';
-import { unparkAfterCompletion } from './parked-group.ts';
 import type { RecordRun } from './record-run.ts';
 import { storeUnavailable } from './store-unavailable.ts';
 
@@ -27,8 +25,10 @@ async function batchPending(
   envelope: JobEnvelope,
   status: 'completed' | 'dead-lettered',
 ): Promise<RecordOutcome | undefined> {
-  if (envelope.batchid === undefined) return undefined;
-  const error = await afterDuplicateChild(run, envelope, status);
+  const batches = run.deps.features.batches;
+  // Without batches a batch child never reaches its lease (index.ts).
+  if (envelope.batchid === undefined || batches === undefined) return undefined;
+  const error = await batches.afterDuplicateChild(run, envelope, status);
   if (error === undefined) return undefined;
   const delaySeconds = backoffDelaySeconds(run.receiveCount, job.retry, 0, run.deps.random);
   run.logger.error("batch child's count or its batch's completion job still pending: retried", {
@@ -97,7 +97,12 @@ export async function beginLease(
       });
       const pending = await batchPending(run, job, envelope, 'completed');
       if (pending) return { outcome: pending };
-      return { outcome: (await unparkAfterCompletion(run, job)) ?? { status: 'duplicate' } };
+      const parking = deps.features.groupParking;
+      return {
+        outcome: (parking ? await parking.unparkAfterCompletion(run, job) : undefined) ?? {
+          status: 'duplicate',
+        },
+      };
     }
     case 'dead-lettered': {
       deps.metrics.add(job.type, 'JobDuplicateAbsorbed');

@@ -4,20 +4,15 @@
  * steps goes to the failure stage (failed.ts); a failed completion write does not (see below).
  */
 import { backoffDelaySeconds } from '../../core/backoff.ts';
-import { batchKey } from '../../core/batch.ts';
 import type { JobEnvelope } from '../../core/envelope.ts';
-import { type BatchContext, BatchNotFoundError, batchContextOf } from '../batches/context.ts';
-import { completeBatchChild, completeBatchCompletion, sendCompletionOrHandOff } from '../batches/count.ts';
-import { startRequestedBatches } from '../batches/start.ts';
-import { childRecordKeys, sendChildren } from '../children.ts';
+import type { BatchContext } from '../batches/context.ts';
+import type { LimitsFeature } from '../features/feature.ts';
 import type { Lease } from '../idempotency/guard.ts';
 import type { JobContext } from '../job.ts';
 import { LimitWait } from '../limits/errors.ts';
 import type { AnyJob } from './deps.ts';
 import { failed } from './failed.ts';
-import { waitForLimit } from './limit-wait.ts';
 import { COMPLETED, type RecordOutcome, retry } from './outcome.ts';
-import { unparkAfterCompletion } from './parked-group.ts';
 import type { RecordRun } from './record-run.ts';
 import { RunContext } from './run-context.ts';
 import { warnIfNotStored } from './stored-values.ts';
@@ -40,17 +35,16 @@ export async function runJob(
   lambdaBudgetMs: number,
 ): Promise<RecordOutcome> {
   const { deps } = run;
+  const { batches, children } = deps.features;
   const attempt = lease?.attempt ?? run.receiveCount;
   const partitionKey = envelope.partitionkey ?? run.record.attributes?.MessageGroupId;
   run.startAttempt(attempt);
   // A batch's completion job reads its batch (counts) before it runs: `ctx.batch`.
   const completesBatch = envelope.completesbatch;
   let batch: BatchContext | undefined;
-  if (completesBatch !== undefined && deps.batchLedger !== undefined) {
+  if (completesBatch !== undefined && deps.batchLedger !== undefined && batches !== undefined) {
     try {
-      const record = await deps.batchLedger.read(completesBatch);
-      if (record === undefined) throw new BatchNotFoundError(completesBatch, deps.batchLedger.tableName);
-      batch = batchContextOf(record, deps.batchLedger);
+      batch = await batches.readBatch(deps.batchLedger, completesBatch);
     } catch (error) {
       return failed(run, job, error, lease, undefined);
     }
@@ -64,8 +58,8 @@ export async function runJob(
   try {
     result = await limit.race(startRun(job, data, ctx));
   } catch (error) {
-    if (error instanceof LimitWait && limit.reason === undefined)
-      return afterLimitWait(run, job, lease, error);
+    if (error instanceof LimitWait && limit.reason === undefined && deps.features.limits)
+      return afterLimitWait(run, job, lease, error, deps.features.limits.waitForLimit);
     // When the limit fired, its JobTimeoutError says more than the AbortError the job rethrew.
     const failure = limit.reason ?? error;
     return failed(run, job, failure, lease, deps.now() - startedAt);
@@ -74,22 +68,29 @@ export async function runJob(
   }
 
   let sentChildren = 0;
-  const children = ctx.children;
+  const enqueued = ctx.children;
   let childLinks: string[] | undefined;
-  if (children !== undefined && children.entries.length > 0) {
+  // ctx.enqueue collects children only with the children feature (run-context.ts).
+  if (enqueued !== undefined && enqueued.entries.length > 0 && children !== undefined) {
     try {
       const sender = deps.childSender();
-      sentChildren = await sendChildren(sender, children.entries);
+      sentChildren = await children.sendChildren(sender, enqueued.entries);
       // The parent's record links its children (the chain walk down), when their source is known.
-      if (lease && sender.source !== undefined) childLinks = childRecordKeys(children.entries, sender.source);
+      if (lease && sender.source !== undefined)
+        childLinks = children.childRecordKeys(enqueued.entries, sender.source);
     } catch (error) {
       return failed(run, job, error, lease, deps.now() - startedAt);
     }
   }
   // The batches the run started (ctx.startBatch), after its children; requestBatch saw the ledger.
-  if (ctx.batches !== undefined && ctx.batches.length > 0 && deps.batchLedger !== undefined) {
+  if (
+    ctx.batches !== undefined &&
+    ctx.batches.length > 0 &&
+    deps.batchLedger !== undefined &&
+    batches !== undefined
+  ) {
     try {
-      await startRequestedBatches(
+      await batches.startRequestedBatches(
         deps.childSender(),
         ctx.batches,
         ctx.parentIdentity,
@@ -98,7 +99,8 @@ export async function runJob(
       );
       deps.metrics.add(job.type, 'BatchStarted', ctx.batches.length);
       // The starting job's record links its batches too (`sqs-jobs job` shows their progress).
-      if (lease) childLinks = [...(childLinks ?? []), ...ctx.batches.map((b) => batchKey(b.batchId))];
+      if (lease)
+        childLinks = [...(childLinks ?? []), ...ctx.batches.map((b) => batches.batchRecordKey(b.batchId))];
     } catch (error) {
       return failed(run, job, error, lease, deps.now() - startedAt);
     }
@@ -110,10 +112,11 @@ export async function runJob(
     const batchId = envelope.batchid;
     let counted = false;
     try {
-      const write = await (batchId !== undefined
-        ? completeBatchChild(run, lease, envelope, result, childLinks)
-        : completesBatch !== undefined
-          ? completeBatchCompletion(run, lease, completesBatch, job.type, result, childLinks)
+      // Without batches, a batch child or completion job never reaches its run (index.ts).
+      const write = await (batchId !== undefined && batches !== undefined
+        ? batches.completeBatchChild(run, lease, envelope, result, childLinks)
+        : completesBatch !== undefined && batches !== undefined
+          ? batches.completeBatchCompletion(run, lease, completesBatch, job.type, result, childLinks)
           : childLinks === undefined
             ? lease.complete(result)
             : lease.complete(result, childLinks));
@@ -124,10 +127,10 @@ export async function runJob(
         );
       }
       counted = write === 'ok';
-      if (batchId !== undefined && counted) {
+      if (batchId !== undefined && counted && batches !== undefined) {
         // A completion job this record cannot send is handed off (WARN, the watchdog sends it);
         // one it could send on its redelivery (a duplicate then) is retried.
-        const pending = await sendCompletionOrHandOff(run, batchId, job.type, false);
+        const pending = await batches.sendCompletionOrHandOff(run, batchId, job.type, false);
         if (pending !== undefined) throw pending;
       }
     } catch (error) {
@@ -164,8 +167,8 @@ export async function runJob(
     });
   }
   // Only the blocker of a parked group has anything to unpark: no await for the others.
-  if (run.blocker === undefined) return COMPLETED;
-  return (await unparkAfterCompletion(run, job)) ?? COMPLETED;
+  if (run.blocker === undefined || deps.features.groupParking === undefined) return COMPLETED;
+  return (await deps.features.groupParking.unparkAfterCompletion(run, job)) ?? COMPLETED;
 }
 
 /**
@@ -177,6 +180,7 @@ async function afterLimitWait(
   job: AnyJob,
   lease: Lease | undefined,
   wait: LimitWait,
+  waitForLimit: LimitsFeature['waitForLimit'],
 ): Promise<RecordOutcome> {
   if (lease) {
     try {
