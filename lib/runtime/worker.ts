@@ -34,6 +34,7 @@ import {
   featureSetOf,
   MissingFeatureError,
   missingFeatureProblems,
+  storeForFeatures,
   type WorkerFeature,
 } from './features/feature.ts';
 import {
@@ -582,7 +583,8 @@ function resolveSetup(
     guard =
       options.idempotency === false
         ? undefined
-        : (options.idempotency ?? createDefaultIdempotencyGuard(config.idempotencyTable));
+        : (options.idempotency ??
+          createDefaultIdempotencyGuard(config.idempotencyTable, storeForFeatures(features)));
   } catch (error) {
     if (error instanceof WorkerConfigError) return { ok: false, error };
     throw error;

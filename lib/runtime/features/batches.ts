@@ -16,12 +16,13 @@ import {
 } from '../batches/count.ts';
 import { requestBatch, startRequestedBatches } from '../batches/start.ts';
 import { watchBatch } from '../batches/watchdog.ts';
-import { DynamoIdempotencyStore } from '../idempotency/store.ts';
+import { createDynamoIdempotencyStore, DynamoIdempotencyStore } from '../idempotency/store.ts';
 import type { BatchesFeature } from './feature.ts';
 
 /** Batches: `import { batches, children } from 'sqs-jobs/worker'`, then `features: [children, batches]`. */
 export const batches: BatchesFeature = {
   name: 'batches',
+  createStore: createDynamoIdempotencyStore,
   // Batches are counted in the DynamoDB store's table (its transactions): a guard without it has none.
   ledgerOf: (guard) => (guard instanceof DynamoIdempotencyStore ? guard.batchLedger() : undefined),
   readBatch: async (ledger, batchId) => {

@@ -55,8 +55,16 @@ export interface ChildrenFeature {
   readonly childRecordKeys: typeof childRecordKeys;
 }
 
+/**
+ * A feature that keeps state in the idempotency table: the default guard it needs (the DynamoDB
+ * store with parked groups, jobs sent for later and batches, idempotency/store.ts).
+ */
+interface KeepsStateInTable {
+  readonly createStore: (tableName: string) => IdempotencyGuard;
+}
+
 /** Batches (fan-out and fan-in, lib/runtime/batches/): counting children, the completion job, `ctx.batch`, the watchdog. */
-export interface BatchesFeature {
+export interface BatchesFeature extends KeepsStateInTable {
   readonly name: 'batches';
   /** Where the guard keeps batches (the DynamoDB store's table); undefined: a guard without them. */
   readonly ledgerOf: (guard: IdempotencyGuard | undefined) => BatchLedger | undefined;
@@ -86,7 +94,7 @@ export interface LimitsFeature {
 }
 
 /** FIFO groups parked after a dead letter (`onDeadLetter: 'park'`). */
-export interface GroupParkingFeature {
+export interface GroupParkingFeature extends KeepsStateInTable {
   readonly name: 'groupParking';
   /** The parking of one invocation (reads each group's park once). */
   readonly parkingFor: (
@@ -102,7 +110,7 @@ export interface GroupParkingFeature {
 }
 
 /** Jobs sent for later (`runAt`, `delaySeconds` beyond SQS's): not early, not cancelled, not superseded. */
-export interface ScheduledJobsFeature {
+export interface ScheduledJobsFeature extends KeepsStateInTable {
   readonly name: 'scheduledJobs';
   readonly checkScheduled: typeof checkScheduled;
 }
@@ -134,6 +142,11 @@ export interface FeatureSet {
 }
 
 export type FeatureName = WorkerFeature['name'];
+
+/** The default guard's store for the worker's features; undefined: the core store (no feature keeps state in the table). */
+export function storeForFeatures(set: FeatureSet): ((tableName: string) => IdempotencyGuard) | undefined {
+  return (set.batches ?? set.groupParking ?? set.scheduledJobs)?.createStore;
+}
 
 const FEATURE_NAMES: readonly FeatureName[] = [
   'children',

@@ -5,12 +5,14 @@
  * `createWorker` (WorkerConfigError naming the import).
  */
 import { BatchParking, jobIdentityPks, parkingGroupOf } from '../group-park.ts';
+import { createDynamoIdempotencyStore } from '../idempotency/store.ts';
 import { checkParkedGroup, unparkAfterCompletion } from '../record/parked-group.ts';
 import type { GroupParkingFeature } from './feature.ts';
 
 /** Group parking: `import { groupParking } from 'sqs-jobs/worker'`, then `features: [groupParking]`. */
 export const groupParking: GroupParkingFeature = {
   name: 'groupParking',
+  createStore: createDynamoIdempotencyStore,
   parkingFor: (store, queueName, defaultPolicy) => new BatchParking(store, queueName, defaultPolicy),
   parkingGroupOf,
   jobIdentityPks,
