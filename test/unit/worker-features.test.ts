@@ -15,6 +15,7 @@ import { children } from '../../lib/runtime/features/children.ts';
 import { groupParking } from '../../lib/runtime/features/group-parking.ts';
 import { limits } from '../../lib/runtime/features/limits.ts';
 import { rawMessages } from '../../lib/runtime/features/raw-messages.ts';
+import { scheduledJobs } from '../../lib/runtime/features/scheduled-jobs.ts';
 import type { ScheduledStart, ScheduledStartRequest } from '../../lib/runtime/idempotency/guard.ts';
 import { defineJob, type JobContext } from '../../lib/runtime/job.ts';
 import { defineRateLimit } from '../../lib/runtime/limits/rate-limit.ts';
@@ -243,5 +244,46 @@ describe('sqs-jobs/worker: ctx.enqueue and ctx.startBatch without their features
         ),
       );
     }
+  });
+});
+
+describe('sqs-jobs/worker given its features runs as sqs-jobs does', () => {
+  it('scheduledJobs: a due job sent for later is checked, then runs; a cancelled one is not run and not dead-lettered', async () => {
+    class SchedulingGuard extends FakeGuard {
+      readonly starts: string[] = [];
+      async startScheduledJob(request: ScheduledStartRequest): Promise<ScheduledStart> {
+        this.starts.push(request.id);
+        return request.id === 'o-cancelled' ? 'cancelled' : 'started';
+      }
+    }
+    const ran: string[] = [];
+    const guard = new SchedulingGuard();
+    const h = workerHarness({ jobs: [recordingJob(ran)], idempotency: guard, features: [scheduledJobs] });
+    const schedule = { runat: new Date(Date.now() - 1000).toISOString(), schedulegeneration: '1' };
+    const { response } = await h.invoke([
+      envelopeRecord('o-due', { schedule }),
+      envelopeRecord('o-cancelled', { schedule }),
+    ]);
+    expect(response.batchItemFailures).toEqual([]);
+    expect(guard.starts.sort()).toEqual(['o-cancelled', 'o-due']);
+    expect(ran).toEqual(['o-due']);
+    expect(h.sqs.sentTo(h.dlqUrl)).toEqual([]);
+  });
+
+  it('limits: a job with a concurrency limit takes its slot and runs', async () => {
+    const ran: string[] = [];
+    const job = defineJob({
+      type: 'orders.ship',
+      queue: 'jobs',
+      schema: z.object({ orderId: z.string() }),
+      concurrency: { key: (d: { orderId: string }) => d.orderId, limit: 1 },
+      async run({ orderId }) {
+        ran.push(orderId);
+      },
+    });
+    const h = workerHarness({ jobs: [job], features: [limits], limits: new MemoryLimitStore() });
+    const { response } = await h.invoke([envelopeRecord('o-6', {})]);
+    expect(response.batchItemFailures).toEqual([]);
+    expect(ran).toEqual(['o-6']);
   });
 });
