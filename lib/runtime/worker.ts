@@ -44,8 +44,7 @@ import {
   isScheduledJobStore,
 } from './idempotency/guard.ts';
 import { type DeadLetterPolicy, deadLetterPolicyProblem } from './job.ts';
-import { rateLimitConflicts } from './limits/rate-limit.ts';
-import { type LimitStorePort, limitStoreProblems } from './limits/store.ts';
+import type { LimitStorePort } from './limits/store.ts';
 import { type AnyJob, processRecord, type RecordDeps, type RecordOutcome } from './record/index.ts';
 import { loadSqsModule, preloadSqsModule } from './sqs-module.ts';
 import type { SqsSender } from './sqs-port.ts';
@@ -168,6 +167,7 @@ export interface LeanWorkerOptions extends WorkerOptions {
    * `batches`, `limits`, `groupParking`, `scheduledJobs`, `rawMessages`); only these are bundled.
    * What the jobs declare without its feature makes createWorker throw a WorkerConfigError naming
    * the import; a message that needs a missing one is dead-lettered at once as `MissingFeature`.
+   * The `limits` option is read (and checked) only with the `limits` feature.
    * @default [] (no optional feature)
    */
   readonly features?: readonly WorkerFeature[];
@@ -510,7 +510,13 @@ function indexJobs(
     );
   }
   if (jobs.size === 0) problems.push('jobs must list at least one job');
-  problems.push(...rateLimitConflicts([...new Set(jobs.values())].flatMap((job) => job.rateLimits ?? [])));
+  // Rate limits and a limit store are the limits feature's; without it, jobs with limits are refused below.
+  const limits = features.limits;
+  if (limits) {
+    problems.push(
+      ...limits.rateLimitConflicts([...new Set(jobs.values())].flatMap((job) => job.rateLimits ?? [])),
+    );
+  }
   const maxConcurrency = options.maxConcurrency;
   if (maxConcurrency !== undefined && (!Number.isInteger(maxConcurrency) || maxConcurrency < 1)) {
     problems.push(`maxConcurrency must be an integer >= 1, got ${maxConcurrency}`);
@@ -523,7 +529,7 @@ function indexJobs(
   if (policyProblem !== undefined) problems.push(policyProblem);
   const parks = parkingJobs(jobs, options.onDeadLetter ?? 'continue');
   problems.push(...parkingProblems(options, parks));
-  problems.push(...limitStoreProblems(options.limits));
+  if (limits) problems.push(...limits.limitStoreProblems(options.limits));
   problems.push(...missingFeatureProblems(jobs.values(), parks, features));
   if (problems.length > 0) throw new WorkerConfigError(problems);
   return { jobs, features };

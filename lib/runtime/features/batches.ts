@@ -7,13 +7,8 @@
  */
 import { batchKey } from '../../core/batch.ts';
 import { BatchNotFoundError, batchContextOf } from '../batches/context.ts';
-import {
-  afterDuplicateChild,
-  completeBatchChild,
-  completeBatchCompletion,
-  countDeadLetteredChild,
-  sendCompletionOrHandOff,
-} from '../batches/count.ts';
+import { completeBatchChild, completeBatchCompletion, sendCompletionOrHandOff } from '../batches/count.ts';
+import { afterDuplicateDelivery, countBeforeSend, countInBatch } from '../batches/dead-letters.ts';
 import { requestBatch, startRequestedBatches } from '../batches/start.ts';
 import { watchBatch } from '../batches/watchdog.ts';
 import { createDynamoIdempotencyStore, DynamoIdempotencyStore } from '../idempotency/store.ts';
@@ -37,6 +32,7 @@ export const batches: BatchesFeature = {
   completeBatchChild,
   completeBatchCompletion,
   sendCompletionOrHandOff,
-  countDeadLetteredChild,
-  afterDuplicateChild,
+  countBeforeSend,
+  countInBatch,
+  afterDuplicateDelivery,
 };

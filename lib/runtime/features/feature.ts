@@ -14,12 +14,11 @@ import type { SQSRecord } from 'aws-lambda';
 import { PermanentError } from '../../core/errors.ts';
 import type { BatchContext } from '../batches/context.ts';
 import type {
-  afterDuplicateChild,
   completeBatchChild,
   completeBatchCompletion,
-  countDeadLetteredChild,
   sendCompletionOrHandOff,
 } from '../batches/count.ts';
+import type { afterDuplicateDelivery, countBeforeSend, countInBatch } from '../batches/dead-letters.ts';
 import type { BatchLedger } from '../batches/ledger.ts';
 import type { requestBatch, startRequestedBatches } from '../batches/start.ts';
 import type { watchBatch } from '../batches/watchdog.ts';
@@ -34,13 +33,19 @@ import type {
 import type { BatchParking, jobIdentityPks } from '../group-park.ts';
 import type { GroupParkStore, IdempotencyGuard } from '../idempotency/guard.ts';
 import type { DeadLetterPolicy } from '../job.ts';
-import type { LimitStorePort } from '../limits/store.ts';
+import type { rateLimitConflicts } from '../limits/rate-limit.ts';
+import type { LimitStorePort, limitStoreProblems } from '../limits/store.ts';
 import type { takeRateLimit } from '../limits/take.ts';
 import type { identityAttributeOf } from '../raw-messages.ts';
 import type { releaseSlot, takeSlot } from '../record/concurrency-slot.ts';
 import type { AnyJob } from '../record/deps.ts';
 import type { waitForLimit } from '../record/limit-wait.ts';
-import type { checkParkedGroup, unparkAfterCompletion } from '../record/parked-group.ts';
+import type {
+  checkParkedGroup,
+  parkOnDeadLetter,
+  unparkAfterCompletion,
+  unparkUnderContinue,
+} from '../record/parked-group.ts';
 import type { rawEnvelopeOf } from '../record/raw.ts';
 import type { checkScheduled } from '../record/scheduled.ts';
 
@@ -78,8 +83,9 @@ export interface BatchesFeature extends KeepsStateInTable {
   readonly completeBatchChild: typeof completeBatchChild;
   readonly completeBatchCompletion: typeof completeBatchCompletion;
   readonly sendCompletionOrHandOff: typeof sendCompletionOrHandOff;
-  readonly countDeadLetteredChild: typeof countDeadLetteredChild;
-  readonly afterDuplicateChild: typeof afterDuplicateChild;
+  readonly countBeforeSend: typeof countBeforeSend;
+  readonly countInBatch: typeof countInBatch;
+  readonly afterDuplicateDelivery: typeof afterDuplicateDelivery;
 }
 
 /** Flow control (`defineJob({ concurrency, rateLimits })`, `ctx.rateLimit`): slots, buckets, waits. */
@@ -91,6 +97,10 @@ export interface LimitsFeature {
   readonly releaseSlot: typeof releaseSlot;
   readonly waitForLimit: typeof waitForLimit;
   readonly takeRateLimit: typeof takeRateLimit;
+  /** Rate limits of the same name defined differently: a problem each (createWorker). */
+  readonly rateLimitConflicts: typeof rateLimitConflicts;
+  /** What is wrong with the `limits` option (not a limit store): a problem each (createWorker). */
+  readonly limitStoreProblems: typeof limitStoreProblems;
 }
 
 /** FIFO groups parked after a dead letter (`onDeadLetter: 'park'`). */
@@ -107,6 +117,8 @@ export interface GroupParkingFeature extends KeepsStateInTable {
   readonly jobIdentityPks: typeof jobIdentityPks;
   readonly checkParkedGroup: typeof checkParkedGroup;
   readonly unparkAfterCompletion: typeof unparkAfterCompletion;
+  readonly parkOnDeadLetter: typeof parkOnDeadLetter;
+  readonly unparkUnderContinue: typeof unparkUnderContinue;
 }
 
 /** Jobs sent for later (`runAt`, `delaySeconds` beyond SQS's): not early, not cancelled, not superseded. */

@@ -6,7 +6,12 @@
  */
 import { BatchParking, jobIdentityPks, parkingGroupOf } from '../group-park.ts';
 import { createDynamoIdempotencyStore } from '../idempotency/store.ts';
-import { checkParkedGroup, unparkAfterCompletion } from '../record/parked-group.ts';
+import {
+  checkParkedGroup,
+  parkOnDeadLetter,
+  unparkAfterCompletion,
+  unparkUnderContinue,
+} from '../record/parked-group.ts';
 import type { GroupParkingFeature } from './feature.ts';
 
 /** Group parking: `import { groupParking } from 'sqs-jobs/worker'`, then `features: [groupParking]`. */
@@ -18,4 +23,6 @@ export const groupParking: GroupParkingFeature = {
   jobIdentityPks,
   checkParkedGroup,
   unparkAfterCompletion,
+  parkOnDeadLetter,
+  unparkUnderContinue,
 };

@@ -4,7 +4,8 @@
  * `ctx.rateLimit`) and the record's wait for them. A worker with a job that declares limits and
  * without this feature is refused by `createWorker` (WorkerConfigError naming the import).
  */
-import { LimitStore } from '../limits/store.ts';
+import { rateLimitConflicts } from '../limits/rate-limit.ts';
+import { LimitStore, limitStoreProblems } from '../limits/store.ts';
 import { takeRateLimit } from '../limits/take.ts';
 import { releaseSlot, takeSlot } from '../record/concurrency-slot.ts';
 import { waitForLimit } from '../record/limit-wait.ts';
@@ -18,4 +19,6 @@ export const limits: LimitsFeature = {
   releaseSlot,
   waitForLimit,
   takeRateLimit,
+  rateLimitConflicts,
+  limitStoreProblems,
 };

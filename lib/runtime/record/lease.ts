@@ -4,7 +4,6 @@
  * an expired lease dead-lettered (`onLeaseExpired: 'dead-letter'`), or a store outage retried
  * without spending an attempt.
  */
-import { backoffDelaySeconds } from '../../core/backoff.ts';
 import type { JobEnvelope } from '../../core/envelope.ts';
 import type { IdempotencyGuard, Lease } from '../idempotency/guard.ts';
 import { identityTypeOf } from '../job.ts';
@@ -16,29 +15,19 @@ import type { RecordRun } from './record-run.ts';
 import { storeUnavailable } from './store-unavailable.ts';
 
 /**
- * A duplicate of a batch child: what a crashed or failed earlier run of it left undone (its count,
- * its batch's completion job) is done now (batches/count.ts); a retry outcome when it cannot be yet.
+ * A duplicate of a batch child: what an earlier run left undone is finished now
+ * (batches/dead-letters.ts); undefined when the record is no batch child.
  */
-async function batchPending(
+function batchPending(
   run: RecordRun,
   job: AnyJob,
   envelope: JobEnvelope,
   status: 'completed' | 'dead-lettered',
-): Promise<RecordOutcome | undefined> {
-  const batches = run.deps.features.batches;
+): Promise<RecordOutcome | undefined> | undefined {
   // Without batches a batch child never reaches its lease (index.ts).
+  const batches = run.deps.features.batches;
   if (envelope.batchid === undefined || batches === undefined) return undefined;
-  const error = await batches.afterDuplicateChild(run, envelope, status);
-  if (error === undefined) return undefined;
-  const delaySeconds = backoffDelaySeconds(run.receiveCount, job.retry, 0, run.deps.random);
-  run.logger.error("batch child's count or its batch's completion job still pending: retried", {
-    outcome: 'retry',
-    reason: 'batch-pending',
-    batchId: envelope.batchid,
-    delaySeconds,
-    error,
-  });
-  return retry(delaySeconds, 'batch-pending');
+  return batches.afterDuplicateDelivery(run, job, envelope, status);
 }
 
 /**
