@@ -1,7 +1,7 @@
 /**
- * A batch child that ends other than by completing its run, as the record pipeline's dead-letter
- * and lease stages meet it (record/dead-lettering.ts, record/lease.ts call these through the
- * `batches` feature): its dead letter counted in its batch (before or after the DLQ send), and a
+ * How a batch child's record ends, as the record pipeline's stages meet it (record/run-job.ts,
+ * record/dead-lettering.ts, record/lease.ts call these through the `batches` feature): its run's
+ * completion counted in its batch, its dead letter counted (before or after the DLQ send), and a
  * duplicate delivery finishing what an earlier run left undone. A retry outcome (`batch-pending`)
  * whenever the count cannot be written yet, so a batch child is never left uncounted.
  */
@@ -12,7 +12,13 @@ import type { DeadLetterInput } from '../record/dead-lettering.ts';
 import type { AnyJob } from '../record/deps.ts';
 import { type RecordOutcome, retry } from '../record/outcome.ts';
 import type { RecordRun } from '../record/record-run.ts';
-import { afterDuplicateChild, countDeadLetteredChild, sendCompletionOrHandOff } from './count.ts';
+import { noteCompletionWrite } from '../record/run-job.ts';
+import {
+  afterDuplicateChild,
+  completeBatchChild,
+  countDeadLetteredChild,
+  sendCompletionOrHandOff,
+} from './count.ts';
 
 /**
  * A batch child dead-lettered before its lease (its data, its group parked, its identity): counted
@@ -130,4 +136,52 @@ export async function afterDuplicateDelivery(
     error,
   });
   return retry(delaySeconds, 'batch-pending');
+}
+
+/**
+ * After a batch child's run: its lease completed and its outcome counted in its batch (one
+ * transaction, count.ts), then its batch's completion job sent when it was the last (handed off to
+ * the watchdog when this record cannot send it). Undefined: done. Otherwise a `batch-pending`
+ * retry: a batch child must be counted, and its batch's completion job sent when it is the last,
+ * so the record stays on the queue and its redelivery (run again, or a duplicate) finishes it.
+ * @param attempt the run's attempt (its backoff).
+ */
+export async function completeChildRun(
+  run: RecordRun,
+  job: AnyJob,
+  lease: Lease,
+  envelope: JobEnvelope,
+  result: unknown,
+  childLinks: string[] | undefined,
+  attempt: number,
+): Promise<RecordOutcome | undefined> {
+  const batchId = envelope.batchid as string;
+  let counted = false;
+  try {
+    const write = await completeBatchChild(run, lease, envelope, result, childLinks);
+    noteCompletionWrite(run, job, write);
+    counted = write === 'ok';
+    if (counted) {
+      // A completion job this record cannot send is handed off (WARN, the watchdog sends it);
+      // one it could send on its redelivery (a duplicate then) is retried.
+      const pending = await sendCompletionOrHandOff(run, batchId, job.type, false);
+      if (pending !== undefined) throw pending;
+    }
+    return undefined;
+  } catch (error) {
+    if (counted) run.deps.metrics.add(job.type, 'JobCompleted');
+    const delaySeconds = backoffDelaySeconds(attempt, job.retry, 0, run.deps.random);
+    run.logger.error(
+      "batch child done but not yet counted, or its batch's completion job not sent: retried",
+      {
+        outcome: 'retry',
+        reason: 'batch-pending',
+        batchId,
+        counted,
+        delaySeconds,
+        error,
+      },
+    );
+    return retry(delaySeconds, 'batch-pending');
+  }
 }

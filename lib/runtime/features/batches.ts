@@ -7,8 +7,13 @@
  */
 import { batchKey } from '../../core/batch.ts';
 import { BatchNotFoundError, batchContextOf } from '../batches/context.ts';
-import { completeBatchChild, completeBatchCompletion, sendCompletionOrHandOff } from '../batches/count.ts';
-import { afterDuplicateDelivery, countBeforeSend, countInBatch } from '../batches/dead-letters.ts';
+import { completeBatchCompletion, sendCompletionOrHandOff } from '../batches/count.ts';
+import {
+  afterDuplicateDelivery,
+  completeChildRun,
+  countBeforeSend,
+  countInBatch,
+} from '../batches/dead-letters.ts';
 import { requestBatch, startRequestedBatches } from '../batches/start.ts';
 import { watchBatch } from '../batches/watchdog.ts';
 import { createDynamoIdempotencyStore, DynamoIdempotencyStore } from '../idempotency/store.ts';
@@ -29,7 +34,7 @@ export const batches: BatchesFeature = {
   requestBatch,
   startRequestedBatches,
   batchRecordKey: batchKey,
-  completeBatchChild,
+  completeChildRun,
   completeBatchCompletion,
   sendCompletionOrHandOff,
   countBeforeSend,

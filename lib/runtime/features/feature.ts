@@ -13,12 +13,13 @@
 import type { SQSRecord } from 'aws-lambda';
 import { PermanentError } from '../../core/errors.ts';
 import type { BatchContext } from '../batches/context.ts';
+import type { completeBatchCompletion, sendCompletionOrHandOff } from '../batches/count.ts';
 import type {
-  completeBatchChild,
-  completeBatchCompletion,
-  sendCompletionOrHandOff,
-} from '../batches/count.ts';
-import type { afterDuplicateDelivery, countBeforeSend, countInBatch } from '../batches/dead-letters.ts';
+  afterDuplicateDelivery,
+  completeChildRun,
+  countBeforeSend,
+  countInBatch,
+} from '../batches/dead-letters.ts';
 import type { BatchLedger } from '../batches/ledger.ts';
 import type { requestBatch, startRequestedBatches } from '../batches/start.ts';
 import type { watchBatch } from '../batches/watchdog.ts';
@@ -30,7 +31,8 @@ import type {
   ParentIdentity,
   sendChildren,
 } from '../children.ts';
-import type { BatchParking, jobIdentityPks } from '../group-park.ts';
+import type { groupParkingProblems } from '../config.ts';
+import type { BatchParking, jobIdentityPks, parkingGuardProblems } from '../group-park.ts';
 import type { GroupParkStore, IdempotencyGuard } from '../idempotency/guard.ts';
 import type { DeadLetterPolicy } from '../job.ts';
 import type { rateLimitConflicts } from '../limits/rate-limit.ts';
@@ -80,7 +82,7 @@ export interface BatchesFeature extends KeepsStateInTable {
   readonly startRequestedBatches: typeof startRequestedBatches;
   /** The key of a batch's item, which the starting job's record links. */
   readonly batchRecordKey: (batchId: string) => string;
-  readonly completeBatchChild: typeof completeBatchChild;
+  readonly completeChildRun: typeof completeChildRun;
   readonly completeBatchCompletion: typeof completeBatchCompletion;
   readonly sendCompletionOrHandOff: typeof sendCompletionOrHandOff;
   readonly countBeforeSend: typeof countBeforeSend;
@@ -115,6 +117,10 @@ export interface GroupParkingFeature extends KeepsStateInTable {
   /** The message group a record's park is kept under; undefined: not from a FIFO group. */
   readonly parkingGroupOf: (record: SQSRecord) => string | undefined;
   readonly jobIdentityPks: typeof jobIdentityPks;
+  /** What keeps a worker's `idempotency` from keeping parked groups (createWorker). */
+  readonly parkingProblems: typeof parkingGuardProblems;
+  /** A queue built without group parking (`JOBS_GROUP_PARKING=false`) under a parking worker (config.ts). */
+  readonly queueProblems: typeof groupParkingProblems;
   readonly checkParkedGroup: typeof checkParkedGroup;
   readonly unparkAfterCompletion: typeof unparkAfterCompletion;
   readonly parkOnDeadLetter: typeof parkOnDeadLetter;

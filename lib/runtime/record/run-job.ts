@@ -3,16 +3,15 @@
  * children it enqueued, completes its lease, and counts it completed. A failure at any of these
  * steps goes to the failure stage (failed.ts); a failed completion write does not (see below).
  */
-import { backoffDelaySeconds } from '../../core/backoff.ts';
 import type { JobEnvelope } from '../../core/envelope.ts';
 import type { BatchContext } from '../batches/context.ts';
 import type { LimitsFeature } from '../features/feature.ts';
-import type { Lease } from '../idempotency/guard.ts';
+import type { Lease, LeaseWrite } from '../idempotency/guard.ts';
 import type { JobContext } from '../job.ts';
 import { LimitWait } from '../limits/errors.ts';
 import type { AnyJob } from './deps.ts';
 import { failed } from './failed.ts';
-import { COMPLETED, type RecordOutcome, retry } from './outcome.ts';
+import { COMPLETED, type RecordOutcome } from './outcome.ts';
 import type { RecordRun } from './record-run.ts';
 import { RunContext } from './run-context.ts';
 import { warnIfNotStored } from './stored-values.ts';
@@ -109,52 +108,26 @@ export async function runJob(
 
   if (lease) {
     warnIfNotStored(run, result, { kind: 'result', jobType: job.type });
-    const batchId = envelope.batchid;
-    let counted = false;
-    try {
-      // Without batches, a batch child or completion job never reaches its run (index.ts).
-      const write = await (batchId !== undefined && batches !== undefined
-        ? batches.completeBatchChild(run, lease, envelope, result, childLinks)
-        : completesBatch !== undefined && batches !== undefined
-          ? batches.completeBatchCompletion(run, lease, completesBatch, job.type, result, childLinks)
-          : childLinks === undefined
-            ? lease.complete(result)
-            : lease.complete(result, childLinks));
-      if (write === 'fenced') {
-        deps.metrics.add(job.type, 'JobLeaseFenced');
-        run.logger.warn(
-          'lease was taken over by another run before completion; its run will complete the key',
+    // A batch child's completion is counted in its batch in the same transaction (batches feature).
+    if (envelope.batchid !== undefined && batches !== undefined) {
+      const pending = await batches.completeChildRun(run, job, lease, envelope, result, childLinks, attempt);
+      if (pending !== undefined) return pending;
+    } else {
+      try {
+        noteCompletionWrite(
+          run,
+          job,
+          await (completesBatch !== undefined && batches !== undefined
+            ? batches.completeBatchCompletion(run, lease, completesBatch, job.type, result, childLinks)
+            : childLinks === undefined
+              ? lease.complete(result)
+              : lease.complete(result, childLinks)),
         );
+      } catch (error) {
+        // The work and its children are done: acknowledging risks a rare re-run on a duplicate
+        // delivery, while retrying would re-run it for certain.
+        run.logger.error('could not mark the job completed in the idempotency store', { error });
       }
-      counted = write === 'ok';
-      if (batchId !== undefined && counted && batches !== undefined) {
-        // A completion job this record cannot send is handed off (WARN, the watchdog sends it);
-        // one it could send on its redelivery (a duplicate then) is retried.
-        const pending = await batches.sendCompletionOrHandOff(run, batchId, job.type, false);
-        if (pending !== undefined) throw pending;
-      }
-    } catch (error) {
-      if (batchId !== undefined) {
-        // A batch child must be counted, and its batch's completion job sent when it is the last:
-        // the record stays on the queue, and its redelivery (run again, or a duplicate) finishes it.
-        if (counted) deps.metrics.add(job.type, 'JobCompleted');
-        const delaySeconds = backoffDelaySeconds(attempt, job.retry, 0, deps.random);
-        run.logger.error(
-          "batch child done but not yet counted, or its batch's completion job not sent: retried",
-          {
-            outcome: 'retry',
-            reason: 'batch-pending',
-            batchId,
-            counted,
-            delaySeconds,
-            error,
-          },
-        );
-        return retry(delaySeconds, 'batch-pending');
-      }
-      // The work and its children are done: acknowledging risks a rare re-run on a duplicate
-      // delivery, while retrying would re-run it for certain.
-      run.logger.error('could not mark the job completed in the idempotency store', { error });
     }
   }
   deps.metrics.add(job.type, 'JobCompleted');
@@ -169,6 +142,14 @@ export async function runJob(
   // Only the blocker of a parked group has anything to unpark: no await for the others.
   if (run.blocker === undefined || deps.features.groupParking === undefined) return COMPLETED;
   return (await deps.features.groupParking.unparkAfterCompletion(run, job)) ?? COMPLETED;
+}
+
+/** A completion the store fenced (another run took the lease over): counted and logged. */
+export function noteCompletionWrite(run: RecordRun, job: AnyJob, write: LeaseWrite): void {
+  if (write === 'fenced') {
+    run.deps.metrics.add(job.type, 'JobLeaseFenced');
+    run.logger.warn('lease was taken over by another run before completion; its run will complete the key');
+  }
 }
 
 /**
