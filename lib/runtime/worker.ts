@@ -25,7 +25,7 @@ import { runBatch } from './batch.ts';
 import type { BatchLedger } from './batches/ledger.ts';
 import { ChainTraceHeaders } from './chain-trace.ts';
 import type { ChildSender } from './children.ts';
-import { groupParkingProblems, queueLimitProblems, readWorkerConfig, type WorkerConfig } from './config.ts';
+import { queueLimitProblems, readWorkerConfig, type WorkerConfig } from './config.ts';
 import { createDefaultIdempotencyGuard } from './default-guard.ts';
 import { DefaultLogLine } from './default-log-line.ts';
 import { ALL_FEATURES } from './features/all.ts';
@@ -528,7 +528,9 @@ function indexJobs(
   const policyProblem = deadLetterPolicyProblem(options.onDeadLetter, 'onDeadLetter');
   if (policyProblem !== undefined) problems.push(policyProblem);
   const parks = parkingJobs(jobs, options.onDeadLetter ?? 'continue');
-  problems.push(...parkingProblems(options, parks));
+  // Parking is the groupParking feature's; a worker that parks without it is refused below.
+  if (features.groupParking)
+    problems.push(...features.groupParking.parkingProblems(options.idempotency, parks));
   if (limits) problems.push(...limits.limitStoreProblems(options.limits));
   problems.push(...missingFeatureProblems(jobs.values(), parks, features));
   if (problems.length > 0) throw new WorkerConfigError(problems);
@@ -541,23 +543,6 @@ function parkingJobs(jobs: ReadonlyMap<string, AnyJob>, defaultPolicy: DeadLette
   return [...new Set(jobs.values())]
     .filter((job) => job.onDeadLetter === 'park')
     .map((job) => `job ${job.type}`);
-}
-
-/** Parking keeps its state in the idempotency table: a worker without one cannot park. */
-function parkingProblems(options: WorkerOptions, parks: readonly string[]): string[] {
-  if (parks.length === 0) return [];
-  const who = `onDeadLetter: 'park' (${parks.join(', ')})`;
-  if (options.idempotency === false) {
-    return [
-      `${who} needs the idempotency table, where a parked group is kept across invocations; remove idempotency: false or use onDeadLetter: 'continue'`,
-    ];
-  }
-  if (options.idempotency !== undefined && !isGroupParkStore(options.idempotency)) {
-    return [
-      `${who} needs an idempotency guard that keeps parked groups (readGroupPark, parkGroup, unparkGroup: GroupParkStore), as the DynamoDB store does`,
-    ];
-  }
-  return [];
 }
 
 type SetupResult = { ok: true; value: WorkerSetup } | { ok: false; error: WorkerConfigError };
@@ -581,7 +566,12 @@ function resolveSetup(
   const { config } = read;
   const limits = [
     ...queueLimitProblems(new Set(jobs.values()), config.queueLimits, config.queueName),
-    ...groupParkingProblems(parks, config.queueLimits, config.queueName, isFifoQueueUrl(config.queueUrl)),
+    ...(features.groupParking?.queueProblems(
+      parks,
+      config.queueLimits,
+      config.queueName,
+      isFifoQueueUrl(config.queueUrl),
+    ) ?? []),
   ];
   if (limits.length > 0) return { ok: false, error: new WorkerConfigError(limits) };
   let guard: IdempotencyGuard | undefined;
@@ -596,7 +586,7 @@ function resolveSetup(
     throw error;
   }
   // Checked by createWorker: a parking worker's guard keeps parked groups.
-  const parkStore = parks.length > 0 && isGroupParkStore(guard) ? guard : undefined;
+  const parkStore = parks.length > 0 && features.groupParking && isGroupParkStore(guard) ? guard : undefined;
   if (parkStore && !isFifoQueueUrl(config.queueUrl)) {
     logger.warn("onDeadLetter: 'park' has no effect on a standard queue (no order to keep)", { parks });
   }

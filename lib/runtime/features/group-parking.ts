@@ -4,7 +4,8 @@
  * after the blocking job completes. A worker or job that parks without this feature is refused by
  * `createWorker` (WorkerConfigError naming the import).
  */
-import { BatchParking, jobIdentityPks, parkingGroupOf } from '../group-park.ts';
+import { groupParkingProblems } from '../config.ts';
+import { BatchParking, jobIdentityPks, parkingGroupOf, parkingGuardProblems } from '../group-park.ts';
 import { createDynamoIdempotencyStore } from '../idempotency/store.ts';
 import {
   checkParkedGroup,
@@ -21,6 +22,8 @@ export const groupParking: GroupParkingFeature = {
   parkingFor: (store, queueName, defaultPolicy) => new BatchParking(store, queueName, defaultPolicy),
   parkingGroupOf,
   jobIdentityPks,
+  parkingProblems: parkingGuardProblems,
+  queueProblems: groupParkingProblems,
   checkParkedGroup,
   unparkAfterCompletion,
   parkOnDeadLetter,
