@@ -19,9 +19,9 @@ const LAYERS = [
   ['core'], // what client and runtime share: envelope, errors, backoff, SQS rules
   ['client'], // JobClient, for producers
   ['runtime'], // code that runs in Lambda
-  // lib/index.ts (`sqs-jobs`, the runtime's entry point); CDK constructs; the local runtime;
-  // operations on queues
-  ['index.ts', 'constructs', 'local', 'ops'],
+  // lib/index.ts (`sqs-jobs`, the runtime's entry point) and lib/worker.ts (`sqs-jobs/worker`, its
+  // lean entry); CDK constructs; the local runtime; operations on queues
+  ['index.ts', 'worker.ts', 'constructs', 'local', 'ops'],
   ['console', 'sample'], // the web console; the sample app
   // the sqs-jobs command; the deployable sample stack; the package build; the test kit
   // (`sqs-jobs/testing`, for users' tests: nothing in lib/ imports it)

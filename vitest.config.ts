@@ -7,6 +7,7 @@ import { defineConfig } from 'vitest/config';
  */
 const SELF_ENTRIES: Record<string, string> = {
   'sqs-jobs': './lib/index.ts',
+  'sqs-jobs/worker': './lib/worker.ts',
   'sqs-jobs/client': './lib/client/index.ts',
   'sqs-jobs/cdk': './lib/constructs/index.ts',
   'sqs-jobs/ops': './lib/ops/index.ts',

@@ -1,17 +1,20 @@
 /**
  * What the minimal worker's bundle is made of (issue 21: bundle bytes), for deciding what to cut:
- * `node --import tsx bench/bundle-parts.ts [count]`. Bundles bench/workers/ours-minimal.ts and
- * bench/workers/powertools-minimal.ts as bench/cold-start.ts does (a user's esbuild: one minified
- * ESM file, only the AWS SDK external) and prints, as JSON:
- * - `sizes`: both bundles' bytes and their ratio;
- * - `largest`: the largest inputs of ours, bytes in the output, and what imports each (`byKind`
- *   marks a dynamic import: esbuild without splitting inlines it, so it saves no bytes);
- * - `without`: what ours would weigh with groups of features left out, cumulatively (each module
+ * `node --import tsx bench/bundle-parts.ts [count]`. Bundles bench/workers/ours-lean.ts (the worker
+ * from `sqs-jobs/worker`, no optional feature), bench/workers/ours-minimal.ts (the same from
+ * `sqs-jobs`, every feature) and bench/workers/powertools-minimal.ts as bench/cold-start.ts does
+ * (a user's esbuild: one minified ESM file, only the AWS SDK external) and prints, as JSON:
+ * - `sizes`: the bundles' bytes and their ratios to Powertools' (`lean` is the target's row);
+ * - `features`: what each feature of `sqs-jobs/worker` adds to the lean worker, alone (bytes; the
+ *   table of docs/own-app.md, "Smaller bundles");
+ * - `largest`: the largest inputs of the lean worker, bytes in the output, and what imports each
+ *   (`(dynamic)` marks a dynamic import: esbuild without splitting inlines it, so it saves no bytes);
+ * - `without`: what the full worker would weigh with groups of modules left out, cumulatively (each module
  *   of a group replaced by an empty one, so the bundle builds but would not run): the bytes a
  *   feature costs a worker that does not use it, were it opt-in. Figures, not assertions.
  */
 import type { Plugin } from 'esbuild';
-import { bundle, ENTRY } from './cold-start.ts';
+import { bundle, ENTRY, LEAN_ENTRY } from './cold-start.ts';
 
 const root = new URL('../', import.meta.url).pathname;
 
@@ -49,9 +52,36 @@ function leaveOut(modules: readonly RegExp[]): Plugin {
   };
 }
 
+/** The features of `sqs-jobs/worker`, as it exports them. */
+const FEATURES = ['children', 'batches', 'limits', 'groupParking', 'scheduledJobs', 'rawMessages'] as const;
+
+/** A plugin serving `virtual:lean` (ours-lean.ts's shape, a trivial job) with `features` given. */
+function leanWith(features: readonly string[]): Plugin {
+  return {
+    name: 'lean-with',
+    setup(build) {
+      build.onResolve({ filter: /^virtual:lean$/ }, () => ({ path: 'lean', namespace: 'virtual' }));
+      build.onLoad({ filter: /.*/, namespace: 'virtual' }, () => ({
+        contents: `import { createWorker, defineJob${features.map((f) => `, ${f}`).join('')} } from './lib/worker.ts';
+const job = defineJob({ type: 'bench.compute', queue: 'bench', schema: { '~standard': { version: 1, vendor: 'bench', validate: (value) => ({ value }) } }, run: async () => ({}) });
+export const handler = createWorker({ jobs: [job], features: [${features.join(', ')}] });`,
+        loader: 'js',
+        resolveDir: root,
+      }));
+    },
+  };
+}
+
 const count = Number(process.argv[2] ?? 30);
-const ours = await bundle(ENTRY.ours, undefined, false);
+const full = await bundle(ENTRY.ours, undefined, false);
+const ours = await bundle(LEAN_ENTRY, undefined, false);
 const powertools = await bundle(ENTRY.powertools, undefined, false);
+const bare = (await bundle('virtual:lean', undefined, false, [leanWith([])])).bytes;
+const features: { feature: string; bytes: number }[] = [];
+for (const feature of FEATURES) {
+  const { bytes } = await bundle('virtual:lean', undefined, false, [leanWith([feature])]);
+  features.push({ feature, bytes: bytes - bare });
+}
 const importers = new Map<string, string[]>();
 for (const [file, input] of Object.entries(ours.metafile.inputs)) {
   for (const { path, kind } of input.imports) {
@@ -81,11 +111,14 @@ process.stdout.write(
   `${JSON.stringify(
     {
       sizes: {
-        ours: ours.bytes,
+        lean: ours.bytes,
+        full: full.bytes,
         powertools: powertools.bytes,
         ratio: ours.bytes / powertools.bytes,
+        ratioFull: full.bytes / powertools.bytes,
         target: 1.3,
       },
+      features,
       largest,
       without,
     },

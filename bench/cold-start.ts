@@ -2,7 +2,9 @@
  * Cold start, bundle size and heap of a minimal worker, side by side with Powertools (issue 10,
  * part of `npm run bench`): bench/workers/ours-minimal.ts against bench/workers/powertools-minimal.ts.
  *
- * - Bundle: each worker bundled as a user's bundler would with esbuild's defaults for a Lambda
+ * - Bundle: each worker bundled as a user's bundler would (ours twice: from `sqs-jobs/worker`
+ *   with no optional feature, bench/workers/ours-lean.ts, the row with issue 21's target; and
+ *   from `sqs-jobs`, every feature, ours-minimal.ts) with esbuild's defaults for a Lambda
  *   (one output file, no splitting, nothing marked external but the AWS SDK, which is in the
  *   Lambda runtime), minified ESM for Node 24, no schema library; bytes of the output. Whatever
  *   the runtime imports is in it: a tracer it imports is counted (issue 21).
@@ -55,6 +57,12 @@ export const ENTRY: Record<Side, string> = {
   ours: 'bench/workers/ours-minimal.ts',
   powertools: 'bench/workers/powertools-minimal.ts',
 };
+/**
+ * The same worker imported from the lean entry `sqs-jobs/worker` with no optional feature (its job
+ * uses none): the bundle row with issue 21's target. The cold-start and heap rows run the full
+ * worker (ENTRY.ours), whose bytes are a row too.
+ */
+export const LEAN_ENTRY = 'bench/workers/ours-lean.ts';
 
 /**
  * esbuild options of the minimal workers (what a user's bundler does), and of JobQueue's deployed
@@ -259,6 +267,7 @@ export async function coldStartRows(options: ColdStartOptions): Promise<Comparis
       const { bytes } = await bundle(ENTRY[side], file, false);
       bundles[side] = { file, bytes };
     }
+    const lean = await bundle(LEAN_ENTRY, undefined, false);
     const childFile = join(dir, 'child.mjs');
     writeFileSync(childFile, CHILD);
     const oursTable = await createTable(dynamo.client);
@@ -320,7 +329,16 @@ export async function coldStartRows(options: ColdStartOptions): Promise<Comparis
 
     return [
       {
-        measure: 'bundle of a minimal worker, minified, AWS SDK external, no schema library',
+        measure:
+          'bundle of a minimal worker from sqs-jobs/worker (no optional feature), minified, AWS SDK external, no schema library',
+        unit: 'KB',
+        ours: lean.bytes / 1024,
+        powertools: bundles.powertools.bytes / 1024,
+        ratio: lean.bytes / bundles.powertools.bytes,
+      },
+      {
+        measure:
+          'bundle of a minimal worker from sqs-jobs (every feature), minified, AWS SDK external, no schema library',
         unit: 'KB',
         ours: bundles.ours.bytes / 1024,
         powertools: bundles.powertools.bytes / 1024,

@@ -2,7 +2,7 @@
  * The published package in dist/, built by `npm run build` (bin/build.ts; also run by `npm pack`
  * / `npm publish` through `prepack`):
  * - lib/ → dist/ with tsc (tsconfig.build.json): ESM `.js`, `.d.ts` and source maps per module,
- *   for the entry points `sqs-jobs`, `/client`, `/cdk`, `/ops` and `/testing`.
+ *   for the entry points `sqs-jobs`, `/worker`, `/client`, `/cdk`, `/ops` and `/testing`.
  * - The `sqs-jobs` CLI → dist/bin/ with esbuild, bundled with its own tools (commander, the local
  *   runtime), so they are not dependencies a Lambda worker or a producer installs. Packages the
  *   library declares (package.json dependencies and peerDependencies) stay external; the local

@@ -16,7 +16,14 @@
  */
 import type { SQSRecord } from 'aws-lambda';
 import { isFifoRecord } from './batch.ts';
-import type { GroupPark, GroupParkStore, ParkGroupOutcome, UnparkOutcome } from './idempotency/guard.ts';
+import {
+  type GroupPark,
+  type GroupParkStore,
+  type IdempotencyGuard,
+  isGroupParkStore,
+  type ParkGroupOutcome,
+  type UnparkOutcome,
+} from './idempotency/guard.ts';
 import { defaultJobKey, groupRecordKey, jobRecordKey } from './idempotency/keys.ts';
 import type { DeadLetterPolicy } from './job.ts';
 import { GroupParkedError } from './worker-errors.ts';
@@ -191,4 +198,28 @@ export class BatchParking {
       },
     );
   }
+}
+
+/**
+ * Parking keeps its state in the idempotency table: a worker without one cannot park. A problem
+ * naming the fix when `idempotency` (the worker's option) cannot keep parked groups.
+ * @param parks what parks (`onDeadLetter`, `job <type>`); empty: nothing parks, no problem.
+ */
+export function parkingGuardProblems(
+  idempotency: IdempotencyGuard | false | undefined,
+  parks: readonly string[],
+): string[] {
+  if (parks.length === 0) return [];
+  const who = `onDeadLetter: 'park' (${parks.join(', ')})`;
+  if (idempotency === false) {
+    return [
+      `${who} needs the idempotency table, where a parked group is kept across invocations; remove idempotency: false or use onDeadLetter: 'continue'`,
+    ];
+  }
+  if (idempotency !== undefined && !isGroupParkStore(idempotency)) {
+    return [
+      `${who} needs an idempotency guard that keeps parked groups (readGroupPark, parkGroup, unparkGroup: GroupParkStore), as the DynamoDB store does`,
+    ];
+  }
+  return [];
 }

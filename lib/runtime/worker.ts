@@ -25,22 +25,27 @@ import { isFifoQueueUrl } from '../core/queue-urls.ts';
 import { runBatch } from './batch.ts';
 import type { BatchLedger } from './batches/ledger.ts';
 import { ChainTraceHeaders } from './chain-trace.ts';
-import { createJobClientChildSender } from './child-sender.ts';
 import type { ChildSender } from './children.ts';
-import { groupParkingProblems, queueLimitProblems, readWorkerConfig, type WorkerConfig } from './config.ts';
+import { queueLimitProblems, readWorkerConfig, type WorkerConfig } from './config.ts';
 import { createDefaultIdempotencyGuard } from './default-guard.ts';
 import { DefaultLogger, LOG_LEVEL_THRESHOLD } from './default-logger.ts';
-import { BatchParking } from './group-park.ts';
+import { ALL_FEATURES } from './features/all.ts';
+import {
+  type FeatureSet,
+  featureSetOf,
+  MissingFeatureError,
+  missingFeatureProblems,
+  storeForFeatures,
+  type WorkerFeature,
+} from './features/feature.ts';
 import {
   type GroupParkStore,
   type IdempotencyGuard,
   isGroupParkStore,
   isScheduledJobStore,
 } from './idempotency/guard.ts';
-import { DynamoIdempotencyStore } from './idempotency/store.ts';
 import { type DeadLetterPolicy, deadLetterPolicyProblem } from './job.ts';
-import { rateLimitConflicts } from './limits/rate-limit.ts';
-import { LimitStore, type LimitStorePort, limitStoreProblems } from './limits/store.ts';
+import type { LimitStorePort } from './limits/store.ts';
 import { defaultLoggerContext, powertoolsLoggerContext } from './logger-context.ts';
 import { type AnyJob, processRecord, type RecordDeps, type RecordOutcome } from './record/index.ts';
 import { loadSqsModule, preloadSqsModule } from './sqs-module.ts';
@@ -158,6 +163,22 @@ export interface WorkerOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
+/**
+ * Options of {@link createLeanWorker} (`createWorker` of `sqs-jobs/worker`): those of
+ * {@link createWorker} and the features the worker uses.
+ */
+export interface LeanWorkerOptions extends WorkerOptions {
+  /**
+   * The optional features this worker uses, each imported from `sqs-jobs/worker` (`children`,
+   * `batches`, `limits`, `groupParking`, `scheduledJobs`, `rawMessages`); only these are bundled.
+   * What the jobs declare without its feature makes createWorker throw a WorkerConfigError naming
+   * the import; a message that needs a missing one is dead-lettered at once as `MissingFeature`.
+   * The `limits` option is read (and checked) only with the `limits` feature.
+   * @default [] (no optional feature)
+   */
+  readonly features?: readonly WorkerFeature[];
+}
+
 /** The handler returned by {@link createWorker}. */
 export type WorkerHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
 
@@ -209,7 +230,47 @@ interface WorkerSetup {
  *   the JobQueue's `jobs`). Unset variables (older stacks, tests, other deployers) check nothing.
  */
 export function createWorker(options: WorkerOptions): WorkerHandler {
-  const jobs = indexJobs(options);
+  return buildWorker(options, ALL_FEATURES);
+}
+
+/**
+ * `createWorker` of `sqs-jobs/worker`: the same worker as {@link createWorker}, with only the
+ * features given in `options.features`, so a bundle carries only their code.
+ *
+ * @example
+ * ```ts
+ * // workers/billing.ts: a worker whose jobs enqueue children, bundled without the other features
+ * import { children, createWorker, defineJob } from 'sqs-jobs/worker';
+ * import { z } from 'zod';
+ *
+ * const sendReceipt = defineJob({
+ *   type: 'billing.send-receipt',
+ *   queue: 'billing',
+ *   schema: z.object({ orderId: z.string() }),
+ *   async run() {},
+ * });
+ * const issueInvoice = defineJob({
+ *   type: 'billing.issue-invoice',
+ *   queue: 'billing',
+ *   schema: z.object({ orderId: z.string() }),
+ *   async run({ orderId }, ctx) {
+ *     ctx.enqueue(sendReceipt, { orderId });
+ *   },
+ * });
+ *
+ * export const handler = createWorker({ jobs: [issueInvoice, sendReceipt], features: [children] });
+ * ```
+ * @throws {WorkerConfigError} as {@link createWorker} does, and when `features` is not a list of
+ *   the feature objects of `sqs-jobs/worker`, or a job needs one it lacks (`concurrency` or
+ *   `rateLimits`: `limits`; `raw`: `rawMessages`; `onDeadLetter: 'park'`: `groupParking`).
+ */
+export function createLeanWorker(options: LeanWorkerOptions): WorkerHandler {
+  return buildWorker(options, options?.features ?? []);
+}
+
+/** The worker of {@link createWorker} and {@link createLeanWorker}, with `features`. */
+function buildWorker(options: WorkerOptions, featureList: readonly WorkerFeature[]): WorkerHandler {
+  const { features, jobs } = indexJobs(options, featureList);
   // The job that takes bodies that are not envelopes (`defineJob({ raw })`); indexJobs allows one.
   const rawJob = [...jobs.values()].find((job) => job.raw !== undefined);
   // Undefined: the batch's full width (standard) or every group (FIFO), decided per batch (batch.ts).
@@ -231,7 +292,7 @@ export function createWorker(options: WorkerOptions): WorkerHandler {
   const now = options.now ?? Date.now;
   const random = options.random ?? Math.random;
   const logEachRecord = options.logEachRecord ?? env.JOBS_LOG_EACH_RECORD?.trim().toLowerCase() === 'true';
-  const setup = resolveSetup(options, jobs, env, sqs, logger, parks);
+  const setup = resolveSetup(options, jobs, env, sqs, logger, parks, features);
   // X-Ray: a subsegment per job of a sampled invocation; the tracer is loaded on the first one.
   const tracing = new JobTracing({
     env,
@@ -260,15 +321,17 @@ export function createWorker(options: WorkerOptions): WorkerHandler {
     const deps: RecordDeps = {
       jobTracer: traced && (await traced),
       jobs,
+      features,
       rawJob,
       guard: setup.value.guard,
       scheduledJobs: isScheduledJobStore(setup.value.guard) ? setup.value.guard : undefined,
       limits: setup.value.limits,
       fullConcurrencyKeys: setup.value.limits ? new Set() : undefined,
       batchLedger: setup.value.batchLedger,
-      parking: setup.value.parkStore
-        ? new BatchParking(setup.value.parkStore, config.queueName, defaultDeadLetterPolicy)
-        : undefined,
+      parking:
+        setup.value.parkStore && features.groupParking
+          ? features.groupParking.parkingFor(setup.value.parkStore, config.queueName, defaultDeadLetterPolicy)
+          : undefined,
       sqs,
       childSender: setup.value.childSender,
       // Each child continues its own parent record's chain, not the batch's (chain-trace.ts).
@@ -436,11 +499,14 @@ function isDefinedJob(job: unknown): job is AnyJob {
   );
 }
 
-function indexJobs(options: WorkerOptions): ReadonlyMap<string, AnyJob> {
+function indexJobs(
+  options: WorkerOptions,
+  featureList: readonly WorkerFeature[],
+): { jobs: ReadonlyMap<string, AnyJob>; features: FeatureSet } {
   if (typeof options !== 'object' || options === null) {
     throw new WorkerConfigError([`createWorker needs options { jobs: [...] }, got ${options}`]);
   }
-  const problems: string[] = [];
+  const { set: features, problems } = featureSetOf(featureList);
   const jobs = new Map<string, AnyJob>();
   if (options.jobs !== undefined && !Array.isArray(options.jobs))
     problems.push('jobs must be an array of defineJob(...) results');
@@ -470,7 +536,13 @@ function indexJobs(options: WorkerOptions): ReadonlyMap<string, AnyJob> {
     );
   }
   if (jobs.size === 0) problems.push('jobs must list at least one job');
-  problems.push(...rateLimitConflicts([...new Set(jobs.values())].flatMap((job) => job.rateLimits ?? [])));
+  // Rate limits and a limit store are the limits feature's; without it, jobs with limits are refused below.
+  const limits = features.limits;
+  if (limits) {
+    problems.push(
+      ...limits.rateLimitConflicts([...new Set(jobs.values())].flatMap((job) => job.rateLimits ?? [])),
+    );
+  }
   const maxConcurrency = options.maxConcurrency;
   if (maxConcurrency !== undefined && (!Number.isInteger(maxConcurrency) || maxConcurrency < 1)) {
     problems.push(`maxConcurrency must be an integer >= 1, got ${maxConcurrency}`);
@@ -481,10 +553,14 @@ function indexJobs(options: WorkerOptions): ReadonlyMap<string, AnyJob> {
   }
   const policyProblem = deadLetterPolicyProblem(options.onDeadLetter, 'onDeadLetter');
   if (policyProblem !== undefined) problems.push(policyProblem);
-  problems.push(...parkingProblems(options, parkingJobs(jobs, options.onDeadLetter ?? 'continue')));
-  problems.push(...limitStoreProblems(options.limits));
+  const parks = parkingJobs(jobs, options.onDeadLetter ?? 'continue');
+  // Parking is the groupParking feature's; a worker that parks without it is refused below.
+  if (features.groupParking)
+    problems.push(...features.groupParking.parkingProblems(options.idempotency, parks));
+  if (limits) problems.push(...limits.limitStoreProblems(options.limits));
+  problems.push(...missingFeatureProblems(jobs.values(), parks, features));
   if (problems.length > 0) throw new WorkerConfigError(problems);
-  return jobs;
+  return { jobs, features };
 }
 
 /** What parks, for messages: the worker's `onDeadLetter` when it is `park`, else the jobs that set it; empty when nothing does. */
@@ -493,23 +569,6 @@ function parkingJobs(jobs: ReadonlyMap<string, AnyJob>, defaultPolicy: DeadLette
   return [...new Set(jobs.values())]
     .filter((job) => job.onDeadLetter === 'park')
     .map((job) => `job ${job.type}`);
-}
-
-/** Parking keeps its state in the idempotency table: a worker without one cannot park. */
-function parkingProblems(options: WorkerOptions, parks: readonly string[]): string[] {
-  if (parks.length === 0) return [];
-  const who = `onDeadLetter: 'park' (${parks.join(', ')})`;
-  if (options.idempotency === false) {
-    return [
-      `${who} needs the idempotency table, where a parked group is kept across invocations; remove idempotency: false or use onDeadLetter: 'continue'`,
-    ];
-  }
-  if (options.idempotency !== undefined && !isGroupParkStore(options.idempotency)) {
-    return [
-      `${who} needs an idempotency guard that keeps parked groups (readGroupPark, parkGroup, unparkGroup: GroupParkStore), as the DynamoDB store does`,
-    ];
-  }
-  return [];
 }
 
 type SetupResult = { ok: true; value: WorkerSetup } | { ok: false; error: WorkerConfigError };
@@ -526,13 +585,19 @@ function resolveSetup(
   sqs: SqsSender,
   logger: WorkerLogger,
   parks: readonly string[],
+  features: FeatureSet,
 ): SetupResult {
   const read = readWorkerConfig(options, env);
   if (!read.ok) return { ok: false, error: new WorkerConfigError(read.problems) };
   const { config } = read;
   const limits = [
     ...queueLimitProblems(new Set(jobs.values()), config.queueLimits, config.queueName),
-    ...groupParkingProblems(parks, config.queueLimits, config.queueName, isFifoQueueUrl(config.queueUrl)),
+    ...(features.groupParking?.queueProblems(
+      parks,
+      config.queueLimits,
+      config.queueName,
+      isFifoQueueUrl(config.queueUrl),
+    ) ?? []),
   ];
   if (limits.length > 0) return { ok: false, error: new WorkerConfigError(limits) };
   let guard: IdempotencyGuard | undefined;
@@ -540,13 +605,14 @@ function resolveSetup(
     guard =
       options.idempotency === false
         ? undefined
-        : (options.idempotency ?? createDefaultIdempotencyGuard(config.idempotencyTable));
+        : (options.idempotency ??
+          createDefaultIdempotencyGuard(config.idempotencyTable, storeForFeatures(features)));
   } catch (error) {
     if (error instanceof WorkerConfigError) return { ok: false, error };
     throw error;
   }
   // Checked by createWorker: a parking worker's guard keeps parked groups.
-  const parkStore = parks.length > 0 && isGroupParkStore(guard) ? guard : undefined;
+  const parkStore = parks.length > 0 && features.groupParking && isGroupParkStore(guard) ? guard : undefined;
   if (parkStore && !isFifoQueueUrl(config.queueUrl)) {
     logger.warn("onDeadLetter: 'park' has no effect on a standard queue (no order to keep)", { parks });
   }
@@ -554,15 +620,13 @@ function resolveSetup(
     (job) => job.concurrency !== undefined || (job.rateLimits?.length ?? 0) > 0,
   );
   let limitStore: LimitStorePort | undefined;
-  if (limited.length > 0 && options.limits !== false) {
+  // createWorker refused limited jobs without the limits feature.
+  if (limited.length > 0 && options.limits !== false && features.limits) {
     limitStore =
       options.limits ??
       (config.idempotencyTable === undefined
         ? undefined
-        : new LimitStore({
-            tableName: config.idempotencyTable,
-            ...(options.now ? { now: options.now } : {}),
-          }));
+        : features.limits.createLimitStore(config.idempotencyTable, options.now));
   }
   if (limited.length > 0 && limitStore === undefined) {
     return {
@@ -575,7 +639,10 @@ function resolveSetup(
   let childSender = options.childSender;
   const getChildSender = (): ChildSender => {
     // Built on first use: most jobs never enqueue, and a worker without child queues is fine.
-    childSender ??= createJobClientChildSender({
+    if (childSender !== undefined) return childSender;
+    // ctx.enqueue and ctx.startBatch throw without the feature before anything is sent.
+    if (!features.children) throw new MissingFeatureError('children', 'sending children', false);
+    childSender = features.children.createChildSender({
       source: options.source ?? `/sqs-jobs/${config.queueName}`,
       queueUrls: options.queueUrls,
       env,
@@ -584,8 +651,7 @@ function resolveSetup(
     });
     return childSender;
   };
-  // Batches are counted in the DynamoDB store's table (its transactions): a guard without it has none.
-  const batchLedger = guard instanceof DynamoIdempotencyStore ? guard.batchLedger() : undefined;
+  const batchLedger = features.batches?.ledgerOf(guard);
   return {
     ok: true,
     value: { config, guard, parkStore, limits: limitStore, childSender: getChildSender, batchLedger },

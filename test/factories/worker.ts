@@ -6,7 +6,13 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
 import { vi } from 'vitest';
-import { createWorker, type WorkerHandler, type WorkerOptions } from '../../lib/runtime/worker.ts';
+import type { WorkerFeature } from '../../lib/runtime/features/feature.ts';
+import {
+  createLeanWorker,
+  createWorker,
+  type WorkerHandler,
+  type WorkerOptions,
+} from '../../lib/runtime/worker.ts';
 import { FakeSqs } from './fake-sqs.ts';
 import { lambdaContext, queueUrl, sqsEvent, type TestContext } from './sqs.ts';
 
@@ -72,18 +78,22 @@ export interface WorkerHarness {
 
 /**
  * Builds a worker for tests. Defaults: queue `jobs` (or `jobs.fifo` with `fifo: true`), a DLQ
- * of the same kind, handler version `42`, no idempotency, empty environment.
+ * of the same kind, handler version `42`, no idempotency, empty environment. With `features`,
+ * the worker of `sqs-jobs/worker` with those features only; without, `sqs-jobs`' (all of them).
  */
 export function workerHarness(
-  options: Partial<WorkerOptions> & Pick<WorkerOptions, 'jobs'> & { readonly fifo?: boolean },
+  options: Partial<WorkerOptions> &
+    Pick<WorkerOptions, 'jobs'> & { readonly fifo?: boolean; readonly features?: readonly WorkerFeature[] },
 ): WorkerHarness {
-  const { fifo, ...rest } = options;
+  const { fifo, features, ...rest } = options;
   const sqs = (rest.sqs as FakeSqs | undefined) ?? new FakeSqs();
   const queue = fifo ? FIFO_QUEUE_URL : QUEUE_URL;
   const dlq = fifo ? FIFO_DLQ_URL : DLQ_URL;
   const metrics = new Metrics({ namespace: 'SqsJobs', serviceName: 'sqs-jobs-test' });
   metrics.clearDefaultDimensions();
-  const handler = createWorker({
+  const create = features === undefined ? createWorker : createLeanWorker;
+  const handler = create({
+    ...(features === undefined ? {} : { features }),
     queueName: 'jobs',
     queueUrl: queue,
     dlqUrl: dlq,

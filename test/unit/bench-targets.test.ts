@@ -23,7 +23,8 @@ const row = (measure: string, fields: Partial<ComparisonRow> = {}): ComparisonRo
 });
 const batch10 = cpuMeasure({ mode: 'standard', batchSize: 10 });
 const batch1 = cpuMeasure({ mode: 'standard', batchSize: 1 });
-const bundle = 'bundle of a minimal worker, minified, AWS SDK external, no schema library';
+const bundle =
+  'bundle of a minimal worker from sqs-jobs/worker (no optional feature), minified, AWS SDK external, no schema library';
 const heap = 'heap after 2,000 warm invocations (batches of 10, no store), after full GC';
 const importCpu = 'cold start: import of the minimal worker bundle, CPU time';
 

@@ -15,6 +15,11 @@ const root = new URL('../../', import.meta.url).pathname;
 const DOCUMENTED = [
   { name: 'defineJob', file: 'lib/runtime/job.ts', declaration: 'export function defineJob' },
   { name: 'createWorker', file: 'lib/runtime/worker.ts', declaration: 'export function createWorker' },
+  {
+    name: 'createLeanWorker',
+    file: 'lib/runtime/worker.ts',
+    declaration: 'export function createLeanWorker',
+  },
   { name: 'JobClient', file: 'lib/client/job-client.ts', declaration: 'export class JobClient' },
   {
     name: 'batchChild',

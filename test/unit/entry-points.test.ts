@@ -140,6 +140,62 @@ const PUBLIC_API: Record<string, { values: string[]; types: string[] }> = {
       'WorkerOptions',
     ],
   },
+  './worker': {
+    values: [
+      'ChildRejectedError',
+      'EnvelopeError',
+      'GroupParkedError',
+      'IdempotencyRecordError',
+      'JobDataInvalidError',
+      'JobError',
+      'JobIdentityError',
+      'JobTimeoutError',
+      'LeaseExpiredError',
+      'MissingFeatureError',
+      'OrderedJobWithoutGroupError',
+      'PayloadMismatchError',
+      'PermanentError',
+      'RawMessageError',
+      'StepValueNotStoredError',
+      'TransientError',
+      'UnknownJobTypeError',
+      'WorkerConfigError',
+      'batches',
+      'children',
+      'classifyError',
+      'createWorker',
+      'defineJob',
+      'defineRateLimit',
+      'groupParking',
+      'limits',
+      'parseRetryAfterMs',
+      'rawMessages',
+      'scheduledJobs',
+    ],
+    types: [
+      'DeadLetterPolicy',
+      'EnqueueOptions',
+      'ErrorClassification',
+      'FeatureName',
+      'IdempotencyGuard',
+      'JobContext',
+      'JobDefinition',
+      'JobIdempotencyOptions',
+      'JobLineage',
+      'JobLogger',
+      'JobSpec',
+      'LeaseExpiredPolicy',
+      'RateLimitDefinition',
+      'RateLimitOptions',
+      'RateLimitPermit',
+      'RetryPolicy',
+      'SqsSender',
+      'StepValue',
+      'WorkerFeature',
+      'WorkerHandler',
+      'WorkerOptions',
+    ],
+  },
   './client': {
     values: [
       'JobClient',
@@ -328,7 +384,8 @@ function declaredExports(file: string): { values: string[]; types: string[] } {
       .map((n) => n.trim())
       .filter(Boolean)) {
       const isType = typeOnly !== undefined || entry.startsWith('type ');
-      (isType ? types : values).push(entry.replace(/^type\s+/, ''));
+      // `x as y` exports `y`.
+      (isType ? types : values).push(entry.replace(/^type\s+/, '').replace(/^.*\sas\s+/, ''));
     }
   }
   if (/^export\s+(\*|default|const|function|class|interface|type\s+\w+\s*=)/m.test(source)) {
@@ -391,6 +448,58 @@ describe('entry points', () => {
     // the first sampled invocation only, so no worker bundle holds it (issue 21); it is still
     // what the runtime loads then, so the package must install it.
     expect(pkg.dependencies).toHaveProperty(['@aws-lambda-powertools/tracer']);
+  });
+
+  it('sqs-jobs/worker without features bundles none of their code; each feature brings its own (issue 21: bytes)', async () => {
+    /** The repository files with bytes in a tree-shaken bundle of a worker using `features`. */
+    const bundled = async (features: string[]): Promise<string[]> => {
+      const result = await build({
+        stdin: {
+          contents: `import { createWorker, defineJob, ${features.join(', ')} } from './lib/worker.ts';
+            const job = defineJob({ type: 'a.b', queue: 'a', schema: { '~standard': { version: 1, vendor: 'x', validate: (value) => ({ value }) } }, run: async () => {} });
+            export const handler = createWorker({ jobs: [job], features: [${features.join(', ')}] });`,
+          resolveDir: new URL('.', root).pathname,
+          loader: 'ts',
+        },
+        absWorkingDir: new URL('.', root).pathname,
+        bundle: true,
+        write: false,
+        metafile: true,
+        minify: true,
+        platform: 'node',
+        format: 'esm',
+        packages: 'external',
+        logLevel: 'silent',
+      });
+      return Object.values(result.metafile.outputs).flatMap((output) =>
+        Object.entries(output.inputs)
+          .filter(([, input]) => input.bytesInOutput > 0)
+          .map(([file]) => file),
+      );
+    };
+    const FEATURE_CODE: Record<string, RegExp> = {
+      children: /^lib\/client\/|^lib\/runtime\/(child-sender|children)\.ts$/,
+      batches: /^lib\/runtime\/batches\/(count|start|watchdog|context)\.ts$/,
+      limits:
+        /^lib\/runtime\/limits\/(slots|buckets|take)\.ts$|^lib\/runtime\/record\/(limit-wait|concurrency-slot)\.ts$/,
+      groupParking: /^lib\/runtime\/group-park\.ts$|^lib\/runtime\/record\/parked-group\.ts$/,
+      scheduledJobs: /^lib\/runtime\/record\/scheduled\.ts$/,
+      rawMessages: /^lib\/runtime\/record\/raw\.ts$/,
+    };
+    const bare = await bundled([]);
+    expect(bare).toContain('lib/runtime/record/index.ts');
+    for (const [name, code] of Object.entries(FEATURE_CODE)) {
+      expect(
+        bare.filter((f) => code.test(f)),
+        `${name}'s code in a worker without it`,
+      ).toEqual([]);
+    }
+    const withBatches = await bundled(['batches']);
+    expect(withBatches).toContain('lib/runtime/batches/count.ts');
+    expect(withBatches.filter((f) => FEATURE_CODE.limits?.test(f))).toEqual([]);
+    const withChildren = await bundled(['children']);
+    expect(withChildren).toContain('lib/client/job-sender.ts');
+    expect(withChildren.filter((f) => FEATURE_CODE.batches?.test(f))).toEqual([]);
   });
 
   it('sqs-jobs/client reaches the SQS client, and the Scheduler and DynamoDB clients only when sending for later or starting a batch', async () => {

@@ -2,6 +2,7 @@
  * Configuration: options over the environment contract (docs/contracts.md); mistakes in code
  * throw at once, mistakes in the environment fail every record of every event, never delete.
  */
+
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { SQSEvent } from 'aws-lambda';
@@ -10,6 +11,9 @@ import { z } from 'zod';
 import { PermanentError } from '../../lib/core/errors.ts';
 import { readWorkerConfig } from '../../lib/runtime/config.ts';
 import { createDefaultIdempotencyGuard } from '../../lib/runtime/default-guard.ts';
+import { ALL_FEATURES } from '../../lib/runtime/features/all.ts';
+import { featureSetOf, storeForFeatures } from '../../lib/runtime/features/feature.ts';
+import { DynamoLeaseStore } from '../../lib/runtime/idempotency/lease-store.ts';
 import { DynamoIdempotencyStore } from '../../lib/runtime/idempotency/store.ts';
 import { defineJob } from '../../lib/runtime/job.ts';
 import { createWorker } from '../../lib/runtime/worker.ts';
@@ -209,10 +213,17 @@ describe('errors outside any record', () => {
 });
 
 describe('default idempotency guard', () => {
-  it('is the DynamoDB store on JOBS_IDEMPOTENCY_TABLE', () => {
-    const guard = createDefaultIdempotencyGuard('jobs-idempotency');
+  it("is the DynamoDB store on JOBS_IDEMPOTENCY_TABLE: with parked groups, jobs sent for later and batches for sqs-jobs' worker (every feature), the core store for a worker without those features", () => {
+    const guard = createDefaultIdempotencyGuard(
+      'jobs-idempotency',
+      storeForFeatures(featureSetOf(ALL_FEATURES).set),
+    );
     expect(guard).toBeInstanceOf(DynamoIdempotencyStore);
     expect((guard as DynamoIdempotencyStore).tableName).toBe('jobs-idempotency');
+    const core = createDefaultIdempotencyGuard('jobs-idempotency', storeForFeatures({}));
+    expect(core).toBeInstanceOf(DynamoLeaseStore);
+    expect(core).not.toBeInstanceOf(DynamoIdempotencyStore);
+    expect((core as DynamoLeaseStore).tableName).toBe('jobs-idempotency');
   });
 
   it('is refused without a table name', () => {

@@ -6,12 +6,10 @@
 import type { MessageAttributeValue } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
 import { backoffDelaySeconds, DEFAULT_RETRY_POLICY, type RetryPolicy } from '../../core/backoff.ts';
-import type { JobEnvelope } from '../../core/envelope.ts';
-import { countDeadLetteredChild, sendCompletionOrHandOff } from '../batches/count.ts';
 import { type DeadLetterEvidence, sendToDeadLetterQueue } from '../dead-letter.ts';
+import type { BatchesFeature } from '../features/feature.ts';
 import { PayloadMismatchError } from '../idempotency/errors.ts';
 import type { Lease } from '../idempotency/guard.ts';
-import { identityAttributeOf } from '../raw-messages.ts';
 import { UNKNOWN_JOB_TYPE } from '../telemetry.ts';
 import type { AnyJob } from './deps.ts';
 import { failureOf } from './failed-jobs.ts';
@@ -58,7 +56,10 @@ export async function deadLetter(run: RecordRun, input: DeadLetterInput): Promis
     handlerVersion: deps.config.handlerVersion,
     sourceMessageId: record.messageId,
   };
-  const parkFailed = input.noPark ? undefined : await parkGroup(run, input, policy);
+  // FIFO, parking worker: the group parked before the send (record/parked-group.ts).
+  const parking = deps.parking ? deps.features.groupParking : undefined;
+  const parkFailed =
+    input.noPark || !parking ? undefined : await parking.parkOnDeadLetter(run, input, policy);
   if (parkFailed) return parkFailed;
   const batchChild = isBatchChild(run, input);
   // Without a lease, nothing in the store says this message was dead-lettered: its redelivery
@@ -66,7 +67,7 @@ export async function deadLetter(run: RecordRun, input: DeadLetterInput): Promis
   // written only if absent), and nothing after the DLQ send may leave it on the queue.
   let countedFirst: { readonly done: boolean } | undefined;
   if (batchChild && !input.lease) {
-    const counted = await countBeforeSend(run, input);
+    const counted = await batchesOf(run).countBeforeSend(run, input);
     if ('status' in counted) return counted;
     countedFirst = counted;
   }
@@ -76,7 +77,7 @@ export async function deadLetter(run: RecordRun, input: DeadLetterInput): Promis
       dlqUrl: deps.config.dlqUrl,
       record,
       evidence,
-      carried: carriedAttributes(record, identityAttributeOf(deps.rawJob?.raw)),
+      carried: carriedAttributes(record, deps.features.rawMessages?.identityAttributeOf(deps.rawJob?.raw)),
     });
   } catch (sendError) {
     if (input.lease && !input.keepLeaseOnSendFailure)
@@ -98,17 +99,22 @@ export async function deadLetter(run: RecordRun, input: DeadLetterInput): Promis
   deps.metrics.deadLettered(input.job?.type ?? UNKNOWN_JOB_TYPE, failureOf(run, 'dead-lettered'));
   if (countedFirst !== undefined) {
     if (countedFirst.done) {
-      await sendCompletionOrHandOff(run, run.envelope?.batchid as string, run.envelope?.type as string, true);
+      await batchesOf(run).sendCompletionOrHandOff(
+        run,
+        run.envelope?.batchid as string,
+        run.envelope?.type as string,
+        true,
+      );
     }
   } else if (batchChild) {
-    const pending = await countInBatch(run, input, nowMs);
+    const pending = await batchesOf(run).countInBatch(run, input, nowMs);
     if (pending) return pending;
   } else if (input.lease) {
     // Dated `nowMs`, taken before the DLQ send: a copy of this job sent before it is absorbed,
     // a redrive (sent after the DLQ copy exists) runs (idempotency/decide.ts, isCopyOfDeadLetter).
     await failLease(run, input.lease, input.error, 'permanent', nowMs);
   }
-  await unparkUnderContinue(run, input);
+  if (parking) await parking.unparkUnderContinue(run, input);
   run.logger.error('job dead-lettered', {
     outcome: 'dead-lettered',
     reason: input.reason,
@@ -118,178 +124,21 @@ export async function deadLetter(run: RecordRun, input: DeadLetterInput): Promis
   return { status: 'dead-lettered' };
 }
 
+/** The batches feature of a record that {@link isBatchChild} found counted (so the feature is there). */
+function batchesOf(run: RecordRun): BatchesFeature {
+  return run.deps.features.batches as BatchesFeature;
+}
+
 /**
  * Whether the record is a batch child whose dead letter counts in its batch. Not a message that
  * only carries a child's id with other data (PayloadMismatchError): the child with that id counts
  * itself, and counting this one could count it failed before it ran.
  */
 function isBatchChild(run: RecordRun, input: DeadLetterInput): boolean {
-  if (run.envelope?.batchid === undefined || input.job === undefined) return false;
+  // Without batches a batch child is dead-lettered uncounted (missing-feature.ts): its redrive counts it.
+  if (run.envelope?.batchid === undefined || input.job === undefined || !run.deps.features.batches)
+    return false;
   return !(input.error instanceof PayloadMismatchError);
-}
-
-/**
- * A batch child dead-lettered before its lease (its data, its group parked, its identity): counted
- * before the DLQ send (`done`: the batch may now be done). When the store fails, nothing was sent
- * yet: the record's retry outcome.
- */
-async function countBeforeSend(
-  run: RecordRun,
-  input: DeadLetterInput,
-): Promise<{ readonly done: boolean } | RecordOutcome> {
-  const envelope = run.envelope as JobEnvelope;
-  try {
-    return { done: await countDeadLetteredChild(run, envelope, undefined, input.error, input.reason) };
-  } catch (error) {
-    return batchPendingRetry(
-      run,
-      input,
-      error,
-      'batch child to be dead-lettered, but its count in its batch could not be written first: retried, nothing sent yet',
-    );
-  }
-}
-
-/**
- * After the DLQ send of a batch child that held a lease: its dead letter is counted in its batch
- * (with its lease's permanent end, one transaction), and the completion job sent when that made
- * the batch done (or handed off: never a retry once the DLQ copy is sent). When the store fails,
- * the lease is ended alone, and only once that is written is the record left on the queue: its
- * redelivery is then absorbed as this message's duplicate (the store names this message id as
- * dead-lettered), which counts it (lease.ts). Never a second DLQ copy: if even the lease cannot be
- * ended the record is acknowledged uncounted, logged ERROR, and the batch's watchdog names it.
- */
-async function countInBatch(
-  run: RecordRun,
-  input: DeadLetterInput,
-  failedAtMs: number,
-): Promise<RecordOutcome | undefined> {
-  const envelope = run.envelope as JobEnvelope;
-  const batchId = envelope.batchid as string;
-  let done: boolean;
-  try {
-    done = await countDeadLetteredChild(run, envelope, input.lease, input.error, input.reason, failedAtMs);
-  } catch (error) {
-    const ended =
-      input.lease === undefined ? 'failed' : await endPermanently(input.lease, input.error, failedAtMs);
-    if (ended === 'ok') {
-      return batchPendingRetry(
-        run,
-        input,
-        error,
-        'batch child dead-lettered but not yet counted in its batch: retried (its redelivery is absorbed as a duplicate and counts it)',
-      );
-    }
-    run.logger.error(
-      "batch child dead-lettered, but neither counted in its batch nor its lease ended (the store failed): acknowledged, as a retry could dead-letter it twice; the batch's watchdog names it among the children not counted",
-      { batchId, error, lease: ended },
-    );
-    return undefined;
-  }
-  if (done) await sendCompletionOrHandOff(run, batchId, envelope.type, true);
-  return undefined;
-}
-
-/** Ends a lease as permanent, dated `failedAtMs`; `failed` when the store did not answer. */
-async function endPermanently(
-  lease: Lease,
-  error: unknown,
-  failedAtMs: number,
-): Promise<'ok' | 'fenced' | 'failed'> {
-  try {
-    return await lease.fail(error, 'permanent', failedAtMs);
-  } catch {
-    return 'failed';
-  }
-}
-
-/** A `batch-pending` retry after a backoff, logged as the record's outcome. */
-function batchPendingRetry(
-  run: RecordRun,
-  input: DeadLetterInput,
-  error: unknown,
-  message: string,
-): RecordOutcome {
-  const delaySeconds = backoffDelaySeconds(
-    input.attempts,
-    input.job?.retry ?? DEFAULT_RETRY_POLICY,
-    0,
-    run.deps.random,
-  );
-  run.logger.error(message, {
-    outcome: 'retry',
-    reason: 'batch-pending',
-    batchId: run.envelope?.batchid,
-    delaySeconds,
-    error,
-  });
-  return retry(delaySeconds, 'batch-pending');
-}
-
-/**
- * FIFO, parking worker, before the DLQ send: parks the record's group when its job's policy is
- * `park` (group-park.ts decides). A park that cannot be written must not let the group go on, so
- * the record is then not dead-lettered but reported failed (its lease released as after a failed
- * DLQ send): it comes back and is dead-lettered, parking its group, once the store answers.
- */
-async function parkGroup(
-  run: RecordRun,
-  input: DeadLetterInput,
-  policy: RetryPolicy,
-): Promise<RecordOutcome | undefined> {
-  const { deps, groupId } = run;
-  if (!deps.parking || groupId === undefined) return undefined;
-  try {
-    const parked = await deps.parking.parkOnDeadLetter(
-      groupId,
-      input.job,
-      run.identity,
-      run.record.messageId,
-      input.reason,
-    );
-    if (parked) {
-      run.logger.warn('message group parked: its later messages are dead-lettered until this job completes', {
-        messageGroupId: groupId,
-        park: parked.status,
-        blockerJobType: parked.park.blockerJobType,
-        blockerJobId: parked.park.blockerJobId,
-        parkCount: parked.park.parkCount,
-      });
-    }
-    return undefined;
-  } catch (error) {
-    if (input.lease && !input.keepLeaseOnSendFailure)
-      await failLease(run, input.lease, input.error, 'transient');
-    const delaySeconds = backoffDelaySeconds(input.attempts, policy, 0, deps.random);
-    run.logger.error('could not park the message group; the record stays on the queue', {
-      outcome: 'retry',
-      reason: 'park-failed',
-      messageGroupId: groupId,
-      delaySeconds,
-      error,
-      jobError: input.error,
-    });
-    return retry(delaySeconds, 'park-failed');
-  }
-}
-
-/**
- * The blocker of a parked group dead-lettered again after its job's policy became `continue`:
- * its park goes, so the group goes on as that policy says. Best effort: a failure is logged, and
- * the park stays until its TTL or an operator deletes it.
- */
-async function unparkUnderContinue(run: RecordRun, input: DeadLetterInput): Promise<void> {
-  const { deps, groupId, blocker } = run;
-  if (!deps.parking || groupId === undefined || !blocker || deps.parking.policyOf(input.job) !== 'continue')
-    return;
-  try {
-    await deps.parking.unpark(groupId, blocker.blockerPk);
-  } catch (error) {
-    run.logger.error('could not unpark the message group of a job whose policy is now continue', {
-      messageGroupId: groupId,
-      error,
-    });
-  }
 }
 
 /**

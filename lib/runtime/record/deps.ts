@@ -3,6 +3,7 @@ import type { SQSRecord } from 'aws-lambda';
 import type { BatchLedger } from '../batches/ledger.ts';
 import type { ChildSender } from '../children.ts';
 import type { WorkerConfig } from '../config.ts';
+import type { FeatureSet } from '../features/feature.ts';
 import type { BatchParking } from '../group-park.ts';
 import type { IdempotencyGuard, ScheduledJobStore } from '../idempotency/guard.ts';
 import type { JobDefinition } from '../job.ts';
@@ -18,6 +19,11 @@ export type AnyJob = JobDefinition<any, any>;
 /** Everything the pipeline needs; built per invocation by the worker. */
 export interface RecordDeps {
   readonly jobs: ReadonlyMap<string, AnyJob>;
+  /**
+   * The worker's optional features (lib/runtime/features/): the pipeline reaches batches, limits,
+   * parking, jobs sent for later, raw messages and children only through these.
+   */
+  readonly features: FeatureSet;
   /** The job that accepts bodies that are not envelopes (`defineJob({ raw })`), if any. */
   readonly rawJob?: AnyJob | undefined;
   /** Undefined when idempotency is off for the worker. */

@@ -17,24 +17,19 @@ import type { SQSRecord } from 'aws-lambda';
 import { backoffDelaySeconds, DEFAULT_RETRY_POLICY } from '../../core/backoff.ts';
 import { type JobEnvelope, parseEnvelope } from '../../core/envelope.ts';
 import { classifyError } from '../../core/errors.ts';
-import { watchBatch } from '../batches/watchdog.ts';
-import { jobIdentityPks } from '../group-park.ts';
 import type { Lease } from '../idempotency/guard.ts';
 import { identityTypeOf } from '../job.ts';
 import type { JobTracer } from '../tracing.ts';
 import { OrderedJobWithoutGroupError, UnknownJobTypeError } from '../worker-errors.ts';
-import { releaseSlot, takeSlot } from './concurrency-slot.ts';
 import { deadLetter } from './dead-lettering.ts';
 import type { AnyJob, RecordDeps } from './deps.ts';
 import { failed } from './failed.ts';
 import { identify, type RecordIdentity } from './identify.ts';
 import { beginLease } from './lease.ts';
+import { deadLetterMissingFeature } from './missing-feature.ts';
 import { DEADLINE_RELEASE_SECONDS, type RecordOutcome, retry } from './outcome.ts';
-import { checkParkedGroup } from './parked-group.ts';
-import { rawEnvelopeOf } from './raw.ts';
 import { RecordRun } from './record-run.ts';
 import { runJob } from './run-job.ts';
-import { checkScheduled } from './scheduled.ts';
 import { invalidDataError } from './validate.ts';
 
 export type { AnyJob, RecordDeps } from './deps.ts';
@@ -127,14 +122,20 @@ async function pipeline(run: RecordRun): Promise<RecordOutcome> {
     rawMessage = true;
   }
   run.readEnvelope(envelope);
+  const { features } = deps;
   // A batch's watchdog is the worker's own message, not a job (batches/watchdog.ts).
-  if (envelope.batchwatch !== undefined) return watchBatch(run, envelope);
+  if (envelope.batchwatch !== undefined) {
+    return features.batches
+      ? features.batches.watchBatch(run, envelope)
+      : deadLetterMissingFeature(run, 'batches', 'a batch watchdog message (batchwatch)', undefined);
+  }
   // Only a parking worker needs who the job is (what a park names, what recognises a blocker).
-  if (deps.parking) {
+  const parking = deps.parking ? features.groupParking : undefined;
+  if (parking) {
     run.identity = {
       jobType: envelope.type,
       jobId: envelope.id,
-      pks: jobIdentityPks(envelope.type, undefined, envelope.source, envelope.id),
+      pks: parking.jobIdentityPks(envelope.type, undefined, envelope.source, envelope.id),
     };
   }
 
@@ -150,9 +151,28 @@ async function pipeline(run: RecordRun): Promise<RecordOutcome> {
     return deadLetter(run, { error, reason: error.name, attempts: run.receiveCount, job });
   }
 
-  // 2b. A job sent for later (`runat`): not early, not cancelled, not superseded (scheduled.ts).
+  // 2c. A batch child or completion job is counted in its batch: never run without batches.
+  if (
+    features.batches === undefined &&
+    (envelope.batchid !== undefined || envelope.completesbatch !== undefined)
+  ) {
+    const what =
+      envelope.batchid !== undefined ? 'a batch child (batchid)' : 'a batch completion job (completesbatch)';
+    return deadLetterMissingFeature(run, 'batches', `job ${job.type}: ${what}`, job);
+  }
+
+  // 2d. A job sent for later (`runat`): not early, not cancelled, not superseded (scheduled.ts);
+  // never run without that check (it may have been cancelled).
   if (envelope.runat !== undefined) {
-    const stopped = await checkScheduled(run, job, envelope);
+    if (features.scheduledJobs === undefined) {
+      return deadLetterMissingFeature(
+        run,
+        'scheduledJobs',
+        `job ${job.type}: a job sent for later (runat), whose cancel check`,
+        job,
+      );
+    }
+    const stopped = await features.scheduledJobs.checkScheduled(run, job, envelope);
     if (stopped) return stopped;
   }
 
@@ -185,16 +205,18 @@ async function pipeline(run: RecordRun): Promise<RecordOutcome> {
   }
   const { key } = identity;
   run.key = key;
-  if (run.identity) {
+  if (run.identity && parking) {
     run.identity = {
       ...run.identity,
-      pks: jobIdentityPks(identityTypeOf(job), key, envelope.source, envelope.id),
+      pks: parking.jobIdentityPks(identityTypeOf(job), key, envelope.source, envelope.id),
     };
   }
 
   // 5. FIFO, parking worker: is the group parked behind another job? (parked-group.ts)
-  const parked = await checkParkedGroup(run, job);
-  if (parked) return parked;
+  if (parking) {
+    const parked = await parking.checkParkedGroup(run, job);
+    if (parked) return parked;
+  }
 
   // 6. Per-key concurrency: a slot, or wait without spending an attempt (concurrency-slot.ts).
   // Before the lease, so a wait never counts as an attempt; the slot ends when the lease would.
@@ -202,7 +224,12 @@ async function pipeline(run: RecordRun): Promise<RecordOutcome> {
   if (job.concurrency === undefined) {
     return leaseAndRun(run, job, envelope, data, identity, jobTimeoutMs, lambdaBudgetMs);
   }
-  const slotted = await takeSlot(
+  // createWorker refuses a job with limits and no limits feature; a hand-built deps gets this.
+  const limits = features.limits;
+  if (limits === undefined) {
+    return deadLetterMissingFeature(run, 'limits', `job ${job.type}: a concurrency limit`, job);
+  }
+  const slotted = await limits.takeSlot(
     run,
     job,
     data,
@@ -212,7 +239,7 @@ async function pipeline(run: RecordRun): Promise<RecordOutcome> {
   try {
     return await leaseAndRun(run, job, envelope, data, identity, jobTimeoutMs, lambdaBudgetMs);
   } finally {
-    await releaseSlot(run, slotted.slot);
+    await limits.releaseSlot(run, slotted.slot);
   }
 }
 
@@ -255,8 +282,11 @@ function readRaw(
   run: RecordRun,
   job: AnyJob,
 ): { envelope: JobEnvelope } | { failure: Promise<RecordOutcome> } | undefined {
+  const feature = run.deps.features.rawMessages;
+  // createWorker refuses a raw job without the feature; a hand-built deps reads no raw message.
+  if (feature === undefined) return undefined;
   try {
-    const envelope = rawEnvelopeOf(run.record, job, run.deps.jobs);
+    const envelope = feature.rawEnvelopeOf(run.record, job, run.deps.jobs);
     return envelope === undefined ? undefined : { envelope };
   } catch (error) {
     run.jobType = job.type;

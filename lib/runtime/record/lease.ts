@@ -4,41 +4,30 @@
  * an expired lease dead-lettered (`onLeaseExpired: 'dead-letter'`), or a store outage retried
  * without spending an attempt.
  */
-import { backoffDelaySeconds } from '../../core/backoff.ts';
 import type { JobEnvelope } from '../../core/envelope.ts';
-import { afterDuplicateChild } from '../batches/count.ts';
 import type { IdempotencyGuard, Lease } from '../idempotency/guard.ts';
 import { identityTypeOf } from '../job.ts';
 import { LeaseExpiredError } from '../worker-errors.ts';
 import { deadLetter } from './dead-lettering.ts';
 import type { AnyJob } from './deps.ts';
 import { type RecordOutcome, retry } from './outcome.ts';
-import { unparkAfterCompletion } from './parked-group.ts';
 import type { RecordRun } from './record-run.ts';
 import { storeUnavailable } from './store-unavailable.ts';
 
 /**
- * A duplicate of a batch child: what a crashed or failed earlier run of it left undone (its count,
- * its batch's completion job) is done now (batches/count.ts); a retry outcome when it cannot be yet.
+ * A duplicate of a batch child: what an earlier run left undone is finished now
+ * (batches/dead-letters.ts); undefined when the record is no batch child.
  */
-async function batchPending(
+function batchPending(
   run: RecordRun,
   job: AnyJob,
   envelope: JobEnvelope,
   status: 'completed' | 'dead-lettered',
-): Promise<RecordOutcome | undefined> {
-  if (envelope.batchid === undefined) return undefined;
-  const error = await afterDuplicateChild(run, envelope, status);
-  if (error === undefined) return undefined;
-  const delaySeconds = backoffDelaySeconds(run.receiveCount, job.retry, 0, run.deps.random);
-  run.logger.error("batch child's count or its batch's completion job still pending: retried", {
-    outcome: 'retry',
-    reason: 'batch-pending',
-    batchId: envelope.batchid,
-    delaySeconds,
-    error,
-  });
-  return retry(delaySeconds, 'batch-pending');
+): Promise<RecordOutcome | undefined> | undefined {
+  // Without batches a batch child never reaches its lease (index.ts).
+  const batches = run.deps.features.batches;
+  if (envelope.batchid === undefined || batches === undefined) return undefined;
+  return batches.afterDuplicateDelivery(run, job, envelope, status);
 }
 
 /**
@@ -108,7 +97,12 @@ export async function beginLease(
       });
       const pending = await batchPending(run, job, envelope, 'completed');
       if (pending) return { outcome: pending };
-      return { outcome: (await unparkAfterCompletion(run, job)) ?? { status: 'duplicate' } };
+      const parking = deps.features.groupParking;
+      return {
+        outcome: (parking ? await parking.unparkAfterCompletion(run, job) : undefined) ?? {
+          status: 'duplicate',
+        },
+      };
     }
     case 'dead-lettered': {
       deps.metrics.add(job.type, 'JobDuplicateAbsorbed');

@@ -1,15 +1,16 @@
 /**
  * FIFO group parking around a run (group-park.ts decides the policy): before it, whether the
  * record's group is parked behind another job; after its blocking job completes, clearing the
- * park. Only a parking worker with a FIFO group does any read or write here.
+ * park; when a record is dead-lettered, parking its group (or unparking it under `continue`). Only a parking worker with a FIFO group does any read or write here.
  */
-import { backoffDelaySeconds } from '../../core/backoff.ts';
+import { backoffDelaySeconds, type RetryPolicy } from '../../core/backoff.ts';
 import { GROUP_PARKED_REASON } from '../dead-letter.ts';
 import type { BatchParking } from '../group-park.ts';
-import { deadLetter } from './dead-lettering.ts';
+import { type DeadLetterInput, deadLetter } from './dead-lettering.ts';
 import type { AnyJob } from './deps.ts';
 import { type RecordOutcome, retry } from './outcome.ts';
 import type { RecordRun } from './record-run.ts';
+import { failLease } from './release-lease.ts';
 import { storeUnavailable } from './store-unavailable.ts';
 
 /**
@@ -72,5 +73,71 @@ export async function unparkAfterCompletion(run: RecordRun, job: AnyJob): Promis
       },
     );
     return retry(delaySeconds, 'unpark-failed');
+  }
+}
+
+/**
+ * FIFO, parking worker, before the DLQ send: parks the record's group when its job's policy is
+ * `park` (group-park.ts decides). A park that cannot be written must not let the group go on, so
+ * the record is then not dead-lettered but reported failed (its lease released as after a failed
+ * DLQ send): it comes back and is dead-lettered, parking its group, once the store answers.
+ */
+export async function parkOnDeadLetter(
+  run: RecordRun,
+  input: DeadLetterInput,
+  policy: RetryPolicy,
+): Promise<RecordOutcome | undefined> {
+  const { deps, groupId } = run;
+  if (!deps.parking || groupId === undefined) return undefined;
+  try {
+    const parked = await deps.parking.parkOnDeadLetter(
+      groupId,
+      input.job,
+      run.identity,
+      run.record.messageId,
+      input.reason,
+    );
+    if (parked) {
+      run.logger.warn('message group parked: its later messages are dead-lettered until this job completes', {
+        messageGroupId: groupId,
+        park: parked.status,
+        blockerJobType: parked.park.blockerJobType,
+        blockerJobId: parked.park.blockerJobId,
+        parkCount: parked.park.parkCount,
+      });
+    }
+    return undefined;
+  } catch (error) {
+    if (input.lease && !input.keepLeaseOnSendFailure)
+      await failLease(run, input.lease, input.error, 'transient');
+    const delaySeconds = backoffDelaySeconds(input.attempts, policy, 0, deps.random);
+    run.logger.error('could not park the message group; the record stays on the queue', {
+      outcome: 'retry',
+      reason: 'park-failed',
+      messageGroupId: groupId,
+      delaySeconds,
+      error,
+      jobError: input.error,
+    });
+    return retry(delaySeconds, 'park-failed');
+  }
+}
+
+/**
+ * The blocker of a parked group dead-lettered again after its job's policy became `continue`:
+ * its park goes, so the group goes on as that policy says. Best effort: a failure is logged, and
+ * the park stays until its TTL or an operator deletes it.
+ */
+export async function unparkUnderContinue(run: RecordRun, input: DeadLetterInput): Promise<void> {
+  const { deps, groupId, blocker } = run;
+  if (!deps.parking || groupId === undefined || !blocker || deps.parking.policyOf(input.job) !== 'continue')
+    return;
+  try {
+    await deps.parking.unpark(groupId, blocker.blockerPk);
+  } catch (error) {
+    run.logger.error('could not unpark the message group of a job whose policy is now continue', {
+      messageGroupId: groupId,
+      error,
+    });
   }
 }

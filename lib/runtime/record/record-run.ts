@@ -1,7 +1,7 @@
 /** The state of one record as it goes through the pipeline's stages, and its loggers. */
 import type { SQSRecord } from 'aws-lambda';
 import type { JobEnvelope } from '../../core/envelope.ts';
-import { type JobIdentity, parkingGroupOf } from '../group-park.ts';
+import type { JobIdentity } from '../group-park.ts';
 import type { GroupPark } from '../idempotency/guard.ts';
 import { withLineage } from '../lineage.ts';
 import { type WorkerLogger, withKeys } from '../telemetry.ts';
@@ -34,7 +34,7 @@ export class RecordRun {
     this.record = record;
     this.deps = deps;
     this.receiveCount = readReceiveCount(record);
-    this.groupId = deps.parking ? parkingGroupOf(record) : undefined;
+    this.groupId = deps.parking ? deps.features.groupParking?.parkingGroupOf(record) : undefined;
   }
 
   /** The envelope, once read. */

@@ -2,8 +2,9 @@
 import type { JobEnvelope } from '../../core/envelope.ts';
 import type { JobLogger } from '../../core/logger.ts';
 import type { BatchContext } from '../batches/context.ts';
-import { type BatchRequest, type JobBatchSpec, requestBatch } from '../batches/start.ts';
-import { ChildCollector, type ParentIdentity } from '../children.ts';
+import type { BatchRequest, JobBatchSpec } from '../batches/start.ts';
+import type { ChildCollector, ParentIdentity } from '../children.ts';
+import { MissingFeatureError } from '../features/feature.ts';
 import type { Lease } from '../idempotency/guard.ts';
 import { deriveIdempotencyKey, jobRecordKey } from '../idempotency/keys.ts';
 import {
@@ -17,7 +18,6 @@ import {
   type StepValue,
 } from '../job.ts';
 import type { RateLimitDefinition } from '../limits/rate-limit.ts';
-import { takeRateLimit } from '../limits/take.ts';
 import { lineageOf } from '../lineage.ts';
 import type { RunLimit } from '../timeout.ts';
 import type { AnyJob } from './deps.ts';
@@ -97,13 +97,22 @@ export class RunContext implements JobContext {
   }
 
   enqueue<D>(child: JobDefinition<D>, childData: NoInfer<D>, options?: EnqueueOptions): void {
-    this.children ??= new ChildCollector(this.parentIdentity);
+    const children = this.#run.deps.features.children;
+    if (children === undefined)
+      throw new MissingFeatureError('children', `job ${this.#job.type}: ctx.enqueue`, false);
+    this.children ??= children.collectChildren(this.parentIdentity);
     this.children.add(child, childData, options);
   }
 
   startBatch(spec: JobBatchSpec): { readonly batchId: string } {
+    const { batches, children } = this.#run.deps.features;
+    if (batches === undefined)
+      throw new MissingFeatureError('batches', `job ${this.#job.type}: ctx.startBatch`, false);
+    // The batch's children and its start are sent through the children's sender.
+    if (children === undefined)
+      throw new MissingFeatureError('children', `job ${this.#job.type}: ctx.startBatch`, false);
     this.batches ??= [];
-    const request = requestBatch(
+    const request = batches.requestBatch(
       this.parentIdentity,
       this.batches.length,
       spec,
@@ -122,7 +131,11 @@ export class RunContext implements JobContext {
     const job = this.#job;
     const runLimit = this.#limit;
     const startedAtMs = this.#startedAtMs;
-    return takeRateLimit(
+    const limits = run.deps.features.limits;
+    if (limits === undefined) {
+      return Promise.reject(new MissingFeatureError('limits', `job ${job.type}: ctx.rateLimit`, false));
+    }
+    return limits.takeRateLimit(
       {
         jobType: job.type,
         declared: job.rateLimits,

@@ -3,21 +3,15 @@
  * children it enqueued, completes its lease, and counts it completed. A failure at any of these
  * steps goes to the failure stage (failed.ts); a failed completion write does not (see below).
  */
-import { backoffDelaySeconds } from '../../core/backoff.ts';
-import { batchKey } from '../../core/batch.ts';
 import type { JobEnvelope } from '../../core/envelope.ts';
-import { type BatchContext, BatchNotFoundError, batchContextOf } from '../batches/context.ts';
-import { completeBatchChild, completeBatchCompletion, sendCompletionOrHandOff } from '../batches/count.ts';
-import { startRequestedBatches } from '../batches/start.ts';
-import { childRecordKeys, sendChildren } from '../children.ts';
-import type { Lease } from '../idempotency/guard.ts';
+import type { BatchContext } from '../batches/context.ts';
+import type { LimitsFeature } from '../features/feature.ts';
+import type { Lease, LeaseWrite } from '../idempotency/guard.ts';
 import type { JobContext } from '../job.ts';
 import { LimitWait } from '../limits/errors.ts';
 import type { AnyJob } from './deps.ts';
 import { failed } from './failed.ts';
-import { waitForLimit } from './limit-wait.ts';
-import { COMPLETED, type RecordOutcome, retry } from './outcome.ts';
-import { unparkAfterCompletion } from './parked-group.ts';
+import { COMPLETED, type RecordOutcome } from './outcome.ts';
 import type { RecordRun } from './record-run.ts';
 import { RunContext } from './run-context.ts';
 import { warnIfNotStored } from './stored-values.ts';
@@ -40,17 +34,16 @@ export async function runJob(
   lambdaBudgetMs: number,
 ): Promise<RecordOutcome> {
   const { deps } = run;
+  const { batches, children } = deps.features;
   const attempt = lease?.attempt ?? run.receiveCount;
   const partitionKey = envelope.partitionkey ?? run.record.attributes?.MessageGroupId;
   run.startAttempt(attempt);
   // A batch's completion job reads its batch (counts) before it runs: `ctx.batch`.
   const completesBatch = envelope.completesbatch;
   let batch: BatchContext | undefined;
-  if (completesBatch !== undefined && deps.batchLedger !== undefined) {
+  if (completesBatch !== undefined && deps.batchLedger !== undefined && batches !== undefined) {
     try {
-      const record = await deps.batchLedger.read(completesBatch);
-      if (record === undefined) throw new BatchNotFoundError(completesBatch, deps.batchLedger.tableName);
-      batch = batchContextOf(record, deps.batchLedger);
+      batch = await batches.readBatch(deps.batchLedger, completesBatch);
     } catch (error) {
       return failed(run, job, error, lease, undefined);
     }
@@ -64,8 +57,8 @@ export async function runJob(
   try {
     result = await limit.race(startRun(job, data, ctx));
   } catch (error) {
-    if (error instanceof LimitWait && limit.reason === undefined)
-      return afterLimitWait(run, job, lease, error);
+    if (error instanceof LimitWait && limit.reason === undefined && deps.features.limits)
+      return afterLimitWait(run, job, lease, error, deps.features.limits.waitForLimit);
     // When the limit fired, its JobTimeoutError says more than the AbortError the job rethrew.
     const failure = limit.reason ?? error;
     return failed(run, job, failure, lease, deps.now() - startedAt);
@@ -74,22 +67,29 @@ export async function runJob(
   }
 
   let sentChildren = 0;
-  const children = ctx.children;
+  const enqueued = ctx.children;
   let childLinks: string[] | undefined;
-  if (children !== undefined && children.entries.length > 0) {
+  // ctx.enqueue collects children only with the children feature (run-context.ts).
+  if (enqueued !== undefined && enqueued.entries.length > 0 && children !== undefined) {
     try {
       const sender = deps.childSender();
-      sentChildren = await sendChildren(sender, children.entries);
+      sentChildren = await children.sendChildren(sender, enqueued.entries);
       // The parent's record links its children (the chain walk down), when their source is known.
-      if (lease && sender.source !== undefined) childLinks = childRecordKeys(children.entries, sender.source);
+      if (lease && sender.source !== undefined)
+        childLinks = children.childRecordKeys(enqueued.entries, sender.source);
     } catch (error) {
       return failed(run, job, error, lease, deps.now() - startedAt);
     }
   }
   // The batches the run started (ctx.startBatch), after its children; requestBatch saw the ledger.
-  if (ctx.batches !== undefined && ctx.batches.length > 0 && deps.batchLedger !== undefined) {
+  if (
+    ctx.batches !== undefined &&
+    ctx.batches.length > 0 &&
+    deps.batchLedger !== undefined &&
+    batches !== undefined
+  ) {
     try {
-      await startRequestedBatches(
+      await batches.startRequestedBatches(
         deps.childSender(),
         ctx.batches,
         ctx.parentIdentity,
@@ -98,7 +98,8 @@ export async function runJob(
       );
       deps.metrics.add(job.type, 'BatchStarted', ctx.batches.length);
       // The starting job's record links its batches too (`sqs-jobs job` shows their progress).
-      if (lease) childLinks = [...(childLinks ?? []), ...ctx.batches.map((b) => batchKey(b.batchId))];
+      if (lease)
+        childLinks = [...(childLinks ?? []), ...ctx.batches.map((b) => batches.batchRecordKey(b.batchId))];
     } catch (error) {
       return failed(run, job, error, lease, deps.now() - startedAt);
     }
@@ -107,51 +108,26 @@ export async function runJob(
 
   if (lease) {
     warnIfNotStored(run, result, { kind: 'result', jobType: job.type });
-    const batchId = envelope.batchid;
-    let counted = false;
-    try {
-      const write = await (batchId !== undefined
-        ? completeBatchChild(run, lease, envelope, result, childLinks)
-        : completesBatch !== undefined
-          ? completeBatchCompletion(run, lease, completesBatch, job.type, result, childLinks)
-          : childLinks === undefined
-            ? lease.complete(result)
-            : lease.complete(result, childLinks));
-      if (write === 'fenced') {
-        deps.metrics.add(job.type, 'JobLeaseFenced');
-        run.logger.warn(
-          'lease was taken over by another run before completion; its run will complete the key',
+    // A batch child's completion is counted in its batch in the same transaction (batches feature).
+    if (envelope.batchid !== undefined && batches !== undefined) {
+      const pending = await batches.completeChildRun(run, job, lease, envelope, result, childLinks, attempt);
+      if (pending !== undefined) return pending;
+    } else {
+      try {
+        noteCompletionWrite(
+          run,
+          job,
+          await (completesBatch !== undefined && batches !== undefined
+            ? batches.completeBatchCompletion(run, lease, completesBatch, job.type, result, childLinks)
+            : childLinks === undefined
+              ? lease.complete(result)
+              : lease.complete(result, childLinks)),
         );
+      } catch (error) {
+        // The work and its children are done: acknowledging risks a rare re-run on a duplicate
+        // delivery, while retrying would re-run it for certain.
+        run.logger.error('could not mark the job completed in the idempotency store', { error });
       }
-      counted = write === 'ok';
-      if (batchId !== undefined && counted) {
-        // A completion job this record cannot send is handed off (WARN, the watchdog sends it);
-        // one it could send on its redelivery (a duplicate then) is retried.
-        const pending = await sendCompletionOrHandOff(run, batchId, job.type, false);
-        if (pending !== undefined) throw pending;
-      }
-    } catch (error) {
-      if (batchId !== undefined) {
-        // A batch child must be counted, and its batch's completion job sent when it is the last:
-        // the record stays on the queue, and its redelivery (run again, or a duplicate) finishes it.
-        if (counted) deps.metrics.add(job.type, 'JobCompleted');
-        const delaySeconds = backoffDelaySeconds(attempt, job.retry, 0, deps.random);
-        run.logger.error(
-          "batch child done but not yet counted, or its batch's completion job not sent: retried",
-          {
-            outcome: 'retry',
-            reason: 'batch-pending',
-            batchId,
-            counted,
-            delaySeconds,
-            error,
-          },
-        );
-        return retry(delaySeconds, 'batch-pending');
-      }
-      // The work and its children are done: acknowledging risks a rare re-run on a duplicate
-      // delivery, while retrying would re-run it for certain.
-      run.logger.error('could not mark the job completed in the idempotency store', { error });
     }
   }
   deps.metrics.add(job.type, 'JobCompleted');
@@ -164,8 +140,16 @@ export async function runJob(
     });
   }
   // Only the blocker of a parked group has anything to unpark: no await for the others.
-  if (run.blocker === undefined) return COMPLETED;
-  return (await unparkAfterCompletion(run, job)) ?? COMPLETED;
+  if (run.blocker === undefined || deps.features.groupParking === undefined) return COMPLETED;
+  return (await deps.features.groupParking.unparkAfterCompletion(run, job)) ?? COMPLETED;
+}
+
+/** A completion the store fenced (another run took the lease over): counted and logged. */
+export function noteCompletionWrite(run: RecordRun, job: AnyJob, write: LeaseWrite): void {
+  if (write === 'fenced') {
+    run.deps.metrics.add(job.type, 'JobLeaseFenced');
+    run.logger.warn('lease was taken over by another run before completion; its run will complete the key');
+  }
 }
 
 /**
@@ -177,6 +161,7 @@ async function afterLimitWait(
   job: AnyJob,
   lease: Lease | undefined,
   wait: LimitWait,
+  waitForLimit: LimitsFeature['waitForLimit'],
 ): Promise<RecordOutcome> {
   if (lease) {
     try {

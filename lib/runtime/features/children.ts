@@ -1,0 +1,17 @@
+/**
+ * The `children` feature of `sqs-jobs/worker`: `ctx.enqueue` (children collected during a run and
+ * sent after it through JobClient's send path) and the sends of `ctx.startBatch`. Without it both
+ * throw a permanent {@link MissingFeatureError} naming this import.
+ */
+import { createJobClientChildSender } from '../child-sender.ts';
+import { ChildCollector, childRecordKeys, sendChildren } from '../children.ts';
+import type { ChildrenFeature } from './feature.ts';
+
+/** Children: `import { children } from 'sqs-jobs/worker'`, then `createWorker({ jobs, features: [children] })`. */
+export const children: ChildrenFeature = {
+  name: 'children',
+  createChildSender: createJobClientChildSender,
+  collectChildren: (parent) => new ChildCollector(parent),
+  sendChildren,
+  childRecordKeys,
+};

@@ -1,0 +1,16 @@
+/**
+ * The `scheduledJobs` feature of `sqs-jobs/worker`: the worker side of jobs sent for later
+ * (`jobClient.send(job, data, { runAt })`, docs/schedules.md): an early message waits, a cancelled
+ * or rescheduled one is not run (lib/runtime/record/scheduled.ts). Without it such a message is
+ * dead-lettered at once with a MissingFeatureError, never run unchecked (it may have been cancelled).
+ */
+import { createDynamoIdempotencyStore } from '../idempotency/store.ts';
+import { checkScheduled } from '../record/scheduled.ts';
+import type { ScheduledJobsFeature } from './feature.ts';
+
+/** Jobs sent for later: `import { scheduledJobs } from 'sqs-jobs/worker'`, then `features: [scheduledJobs]`. */
+export const scheduledJobs: ScheduledJobsFeature = {
+  name: 'scheduledJobs',
+  createStore: createDynamoIdempotencyStore,
+  checkScheduled,
+};
