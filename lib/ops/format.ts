@@ -18,6 +18,9 @@ import { describeJobRef } from './job-chain.ts';
 import type { QueueInfo } from './queue.ts';
 import type { RedriveItem, RedriveResult, VerifyRedriveResult } from './redrive/index.ts';
 import { cutText, type DeadLetterGroup, type DeadLetterSummary, type GroupKey } from './summary.ts';
+import { terminalLines } from './terminal-text.ts';
+
+export { terminalSafe } from './terminal-text.ts';
 
 const KEY_LABEL: Record<GroupKey, string> = {
   reason: 'reason',
@@ -119,24 +122,6 @@ function groupDetails(group: DeadLetterGroup, indent: string): string[] {
   return lines;
 }
 
-/**
- * Text made safe for a terminal: control characters (C0 but tab and newline, DEL, C1) shown as
- * `\uXXXX`. Bodies and the fields read from them come from whoever could send to the queue: an
- * escape sequence in a job id must not clear or retitle the operator's terminal.
- */
-export function terminalSafe(text: string): string {
-  let out = '';
-  let from = 0;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    const control = code < 0x20 ? code !== 0x09 && code !== 0x0a : code >= 0x7f && code <= 0x9f;
-    if (!control) continue;
-    out += `${text.slice(from, i)}\\u${code.toString(16).padStart(4, '0')}`;
-    from = i + 1;
-  }
-  return from === 0 ? text : out + text.slice(from);
-}
-
 /** Text of `list`: the queue, the groups level by level, and notes. */
 export function renderList(
   read: DeadLetterRead,
@@ -183,7 +168,7 @@ export function renderList(
   }
   const notes = readNotes(read, options.max);
   if (notes.length > 0) lines.push('', ...notes.map((n) => `note: ${n}`));
-  return terminalSafe(`${lines.join('\n')}\n`);
+  return terminalLines(lines);
 }
 
 /** JSON of `list`. */
@@ -301,7 +286,7 @@ export function renderMessage(message: DeadLetterMessage, follow: FollowCommand 
       .split('\n')
       .map((l) => `  ${l}`),
   );
-  return terminalSafe(`${lines.join('\n')}\n`);
+  return terminalLines(lines);
 }
 
 /** JSON of one message for `show`. */
@@ -331,7 +316,7 @@ export function renderRedrive(result: RedriveResult): string {
   for (const warning of plan.warnings) lines.push(`warning: ${warning}`);
   if (result.stoppedBy === 'declined') {
     lines.push('', 'not confirmed: nothing read, nothing moved');
-    return terminalSafe(`${lines.join('\n')}\n`);
+    return terminalLines(lines);
   }
   if (result.dryRun) {
     lines.push('', `would move ${plural(result.selected.length, 'message')} (nothing was sent or deleted):`);
@@ -388,7 +373,7 @@ export function renderRedrive(result: RedriveResult): string {
   }
   notes.push(...releaseNotes(result.release));
   if (notes.length > 0) lines.push(...notes.map((n) => `note: ${n}`));
-  return terminalSafe(`${lines.join('\n')}\n`);
+  return terminalLines(lines);
 }
 
 /** JSON of `redrive`. */
@@ -426,11 +411,11 @@ export function strandedParkedCommand(dlqUrl: string, targetUrl: string | undefi
  * can find it.
  */
 export function renderUnverifiedParks(result: RedriveResult): string {
-  return terminalSafe(
+  return terminalLines([
     "note: FIFO, onDeadLetter 'park': a job of a moved group dead-lettered as GroupParked after this read " +
       '(sent while the redrive ran) stays in the DLQ once its blocker completes. --verify-seconds finds and moves ' +
-      `such jobs; once the moved jobs ran, this moves them: ${strandedParkedCommand(result.plan.dlq.url, result.plan.target.url)}\n`,
-  );
+      `such jobs; once the moved jobs ran, this moves them: ${strandedParkedCommand(result.plan.dlq.url, result.plan.target.url)}`,
+  ]);
 }
 
 /** Text of the verification after a redrive. */
@@ -476,7 +461,7 @@ export function renderVerify(verify: VerifyRedriveResult, waitedSeconds: number)
     (verify.targetPending ?? 0) === 0
   )
     lines.push('nothing came back');
-  return terminalSafe(`${lines.join('\n')}\n`);
+  return terminalLines(lines);
 }
 
 /** Lines of the verification about parked jobs a park the redrive was clearing left behind. */
