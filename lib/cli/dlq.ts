@@ -107,7 +107,7 @@ function addFilters(command: Command, verb: string): Command {
     )
     .option(
       '--reason <pattern>',
-      `${verb} only this cause (ErrorReason, e.g. PermanentError, 'HTTP 404', 'attempts-used-up*'; no-evidence = moved by maxReceiveCount); repeatable`,
+      `${verb} only this cause (ErrorReason, e.g. PermanentError, 'HTTP 404', 'attempts-used-up*'; no-evidence = no evidence attributes: moved by maxReceiveCount, or a body too large to leave room for them); repeatable`,
       collect,
     )
     .option('--error-name <pattern>', `${verb} only this error class (ErrorName); repeatable`, collect)

@@ -6,6 +6,7 @@
  * evidence lines) and are changed side by side.
  */
 
+import { SQS_MAX_MESSAGE_BYTES, utf8Bytes } from '../core/message-size.ts';
 import { shellWord } from '../core/shell-word.ts';
 import { GROUP_PARKED_REASON } from '../runtime/dead-letter.ts';
 import {
@@ -98,7 +99,7 @@ function groupDetails(group: DeadLetterGroup, indent: string): string[] {
   if (group.handlerVersions.length > 0) facts.push(`handler ${group.handlerVersions.join(', ')}`);
   if (group.key.reason === NO_EVIDENCE_REASON) {
     lines.push(
-      `${indent}no evidence: SQS moved these after maxReceiveCount receives (crash, timeout or throttling)`,
+      `${indent}no evidence attributes: SQS moved these after maxReceiveCount receives (crash, timeout or throttling), or the worker dead-lettered them with no room left for evidence beside a body near the size limit`,
     );
   } else if (group.key.reason === SCHEDULE_DELIVERY_REASON) {
     lines.push(
@@ -274,9 +275,7 @@ export function renderMessage(message: DeadLetterMessage, follow: FollowCommand 
       'a schedule dead-letter event: EventBridge Scheduler could not deliver this firing to its queue, so the job did not run (fix the cause, then redrive it to the queue with --target-url)',
     );
   } else if (!message.hasEvidence) {
-    lines.push(
-      'no evidence attributes: SQS moved this message (receive count above maxReceiveCount: a crash, timeout or throttling), not the worker',
-    );
+    lines.push(noEvidenceLine(message));
   }
   if (e.errorStack) lines.push('', 'stack:', ...e.errorStack.split('\n').map((l) => `  ${l}`));
   lines.push(
@@ -288,6 +287,26 @@ export function renderMessage(message: DeadLetterMessage, follow: FollowCommand 
   );
   return terminalLines(lines);
 }
+
+/**
+ * Why a dead letter has no evidence attributes. Two causes: SQS moved it (receive count above
+ * `maxReceiveCount`: a crash, a timeout, throttling), or the worker dead-lettered it with no room
+ * for them: body and attributes share SQS's 1 MiB (1,048,576 bytes) limit, and beside a body near
+ * it the worker sends the body alone (lib/runtime/dead-letter.ts). The message cannot tell which;
+ * a body within {@link NO_ROOM_BYTES} of the limit makes the worker the likely one, and its log
+ * line `job dead-lettered` for the job says so.
+ */
+function noEvidenceLine(message: DeadLetterMessage): string {
+  const bytes = utf8Bytes(message.body);
+  const why =
+    'no evidence attributes: SQS moved this message (receive count above maxReceiveCount: a crash, timeout or throttling), ' +
+    'or the worker dead-lettered it with no room left for them beside its body';
+  if (bytes < SQS_MAX_MESSAGE_BYTES - NO_ROOM_BYTES) return why;
+  return `${why}; this body is ${bytes} bytes, near the ${SQS_MAX_MESSAGE_BYTES}-byte limit, so most likely the worker (its log has a "job dead-lettered" line for this job)`;
+}
+
+/** Room, in bytes, the evidence needs at least beside a body (the smallest set the worker keeps). */
+const NO_ROOM_BYTES = 1_024;
 
 /** JSON of one message for `show`. */
 export function messageJson(message: DeadLetterMessage): unknown {
