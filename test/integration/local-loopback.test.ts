@@ -8,7 +8,8 @@
 import { createServer, Server } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { CreateQueueCommand, GetQueueUrlCommand, ListQueuesCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { runSqsJobsCli } from '../../lib/cli/index.ts';
 import { type LocalRuntime, startLocalRuntime } from '../../lib/local/runtime.ts';
 
 const ASSEMBLY = fileURLToPath(new URL('../fixtures/local/assembly', import.meta.url));
@@ -80,5 +81,34 @@ describe('sqs-jobs local: loopback only, documented queue URLs', () => {
     const again = client(second);
     expect((await again.send(new GetQueueUrlCommand({ QueueName: name }))).QueueUrl).toBe(documented);
     again.destroy();
+  });
+
+  it('sqs-jobs stats on a local queue URL, with no endpoint set, reaches the emulator: no warning, no AWS', async () => {
+    const rt = await start(0);
+    const queue = rt.queue('work');
+    const warnings: unknown[] = [];
+    const warn = vi.spyOn(console, 'warn').mockImplementation((...args) => void warnings.push(args));
+    let stdout = '';
+    let stderr = '';
+    // The SDK reads credentials from the process environment (any values work for an emulator).
+    vi.stubEnv('AWS_ACCESS_KEY_ID', 'local');
+    vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'local');
+    try {
+      const code = await runSqsJobsCli(['stats', '--queue-url', queue.url, '--json'], {
+        stdout: { write: (text: string) => (stdout += text) },
+        stderr: { write: (text: string) => (stderr += text) },
+        stdinIsTTY: false,
+        // No AWS_ENDPOINT_URL_SQS: only the queue URL says where SQS is.
+        env: {},
+      });
+      expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+    } finally {
+      warn.mockRestore();
+      vi.unstubAllEnvs();
+    }
+    expect(warnings).toEqual([]);
+    const report = JSON.parse(stdout) as { queues: { url: string; deadLetterQueue?: { url?: string } }[] };
+    expect(report.queues.map((q) => q.url)).toEqual([queue.url]);
+    expect(queue.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/000000000000\//);
   });
 });
