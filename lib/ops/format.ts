@@ -17,7 +17,7 @@ import {
 import type { DeadLetterRead, ReleaseReport } from './dlq-reader.ts';
 import { describeJobRef } from './job-chain.ts';
 import type { QueueInfo } from './queue.ts';
-import type { RedriveItem, RedriveResult, VerifyRedriveResult } from './redrive/index.ts';
+import type { RedriveItem, RedriveResult, SkippedItem, VerifyRedriveResult } from './redrive/index.ts';
 import { cutText, type DeadLetterGroup, type DeadLetterSummary, type GroupKey } from './summary.ts';
 import { terminalLines } from './terminal-text.ts';
 
@@ -355,20 +355,7 @@ export function renderRedrive(result: RedriveResult): string {
       for (const f of result.notDeleted) lines.push(`${itemLine(f)}  ${f.code}: ${f.message}`);
     }
   }
-  const skippedBy = (why: string) => result.skipped.filter((s) => s.why === why).length;
-  const skippedParts = [
-    ['not selected', skippedBy('not-selected')],
-    ['group blocked', skippedBy('group-blocked')],
-    ['came back', skippedBy('came-back')],
-  ]
-    .filter(([, n]) => (n as number) > 0)
-    .map(([label, n]) => `${label} ${n}`);
-  lines.push(
-    '',
-    `selected ${result.selected.length}, moved ${result.moved.length}, failed ${result.failed.length}, ` +
-      `skipped ${result.skipped.length}${skippedParts.length > 0 ? ` (${skippedParts.join(', ')})` : ''}` +
-      (result.notDeleted.length > 0 ? `, sent but not deleted ${result.notDeleted.length}` : ''),
-  );
+  lines.push('', ...redriveCountLines(result));
   const notes: string[] = [];
   if (result.stoppedBy === 'max') notes.push(`stopped at --max ${plan.max}`);
   if (result.stoppedBy === 'aborted') notes.push('interrupted: the counts above are what happened before');
@@ -378,7 +365,7 @@ export function renderRedrive(result: RedriveResult): string {
         'locked behind its first ones' +
         (result.dryRun
           ? '; a real run moves a group in order and applies the same filter to them'
-          : ' that stay in the DLQ (not selected, or failed)'),
+          : ' that stay in the DLQ (not selected, or failed), so any of them the filter matches was not moved'),
     );
   } else if (result.notRead > 0 && result.stoppedBy === 'end') {
     notes.push(
@@ -393,6 +380,39 @@ export function renderRedrive(result: RedriveResult): string {
   notes.push(...releaseNotes(result.release));
   if (notes.length > 0) lines.push(...notes.map((n) => `note: ${n}`));
   return terminalLines(lines);
+}
+
+/**
+ * The counts of a redrive, worded so that they add up: `selected` = moved + failed + sent but not
+ * deleted (a dry run moves none); what was read and left in the DLQ is counted apart, by why, and
+ * the copies that came back during the redrive are not part of the selection. FIFO matches stuck
+ * behind an earlier message of their group get a line of their own: they did not move.
+ */
+export function redriveCountLines(result: RedriveResult): string[] {
+  const count = (why: SkippedItem['why'], matches?: boolean) =>
+    result.skipped.filter(
+      (s) => s.why === why && (matches === undefined || (s.matchesFilter ?? false) === matches),
+    ).length;
+  const selected = result.dryRun
+    ? `selected ${result.selected.length}, moved 0 (dry run)`
+    : `selected ${result.selected.length}, moved ${result.moved.length}, failed ${result.failed.length}` +
+      (result.notDeleted.length > 0 ? `, sent but not deleted ${result.notDeleted.length}` : '');
+  const stuck = count('group-blocked', true);
+  const left = [
+    [count('not-selected') + count('group-blocked', false), 'not selected'],
+    [stuck, 'matched but stuck behind their group'],
+    [count('came-back'), 'copies that came back during this redrive (not moved again)'],
+  ]
+    .filter(([n]) => (n as number) > 0)
+    .map(([n, label]) => `${n} ${label}`);
+  const lines = [`${selected}${left.length > 0 ? `; left in the DLQ: ${left.join(', ')}` : ''}`];
+  if (stuck > 0) {
+    lines.push(
+      `not moved: ${plural(stuck, 'matching message')}, each behind an earlier message of its FIFO group that stays in the DLQ ` +
+        '(not selected, failed or came back): moving it would run the group out of order. Widen the filter to take the earlier ones, or deal with them first',
+    );
+  }
+  return lines;
 }
 
 /** JSON of `redrive`. */
