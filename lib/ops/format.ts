@@ -408,7 +408,7 @@ export function redriveCountLines(result: RedriveResult): string[] {
   const lines = [`${selected}${left.length > 0 ? `; left in the DLQ: ${left.join(', ')}` : ''}`];
   if (stuck > 0) {
     lines.push(
-      `not moved: ${plural(stuck, 'matching message')}, each behind an earlier message of its FIFO group that stays in the DLQ ` +
+      `${result.dryRun ? 'would not move' : 'not moved'}: ${plural(stuck, 'matching message')}, each behind an earlier message of its FIFO group that stays in the DLQ ` +
         '(not selected, failed or came back): moving it would run the group out of order. Widen the filter to take the earlier ones, or deal with them first',
     );
   }
