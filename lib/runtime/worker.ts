@@ -21,6 +21,7 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { isFifoQueueUrl } from '../core/queue-urls.ts';
+import { shownValue } from '../core/shown-value.ts';
 import { runBatch } from './batch.ts';
 import type { BatchLedger } from './batches/ledger.ts';
 import { ChainTraceHeaders } from './chain-trace.ts';
@@ -412,7 +413,7 @@ function isDefinedJob(job: unknown): job is AnyJob {
 
 function indexJobs(options: WorkerOptions): ReadonlyMap<string, AnyJob> {
   if (typeof options !== 'object' || options === null) {
-    throw new WorkerConfigError([`createWorker needs options { jobs: [...] }, got ${options}`]);
+    throw new WorkerConfigError([`createWorker needs options { jobs: [...] }, got ${shownValue(options)}`]);
   }
   const problems: string[] = [];
   const jobs = new Map<string, AnyJob>();
@@ -447,11 +448,11 @@ function indexJobs(options: WorkerOptions): ReadonlyMap<string, AnyJob> {
   problems.push(...rateLimitConflicts([...new Set(jobs.values())].flatMap((job) => job.rateLimits ?? [])));
   const maxConcurrency = options.maxConcurrency;
   if (maxConcurrency !== undefined && (!Number.isInteger(maxConcurrency) || maxConcurrency < 1)) {
-    problems.push(`maxConcurrency must be an integer >= 1, got ${maxConcurrency}`);
+    problems.push(`maxConcurrency must be an integer >= 1, got ${shownValue(maxConcurrency)}`);
   }
   const margin = options.deadlineMarginMs;
   if (margin !== undefined && (!Number.isFinite(margin) || margin < 0)) {
-    problems.push(`deadlineMarginMs must be a number >= 0, got ${margin}`);
+    problems.push(`deadlineMarginMs must be a number >= 0, got ${shownValue(margin)}`);
   }
   const policyProblem = deadLetterPolicyProblem(options.onDeadLetter, 'onDeadLetter');
   if (policyProblem !== undefined) problems.push(policyProblem);
