@@ -90,6 +90,7 @@ export function opsClientConfig(input: OpsClientInput): SQSClientConfig {
     (env.AWS_DEFAULT_REGION || undefined) ??
     (endpoint === undefined ? undefined : EMULATOR_DEFAULT_REGION);
   return {
+    logger: warnOnce(),
     ...(input.profile === undefined ? {} : { profile: input.profile }),
     ...(region === undefined ? {} : { region }),
     ...(endpoint === undefined ? {} : { endpoint: endpoint.url }),
@@ -97,6 +98,27 @@ export function opsClientConfig(input: OpsClientInput): SQSClientConfig {
       connectionTimeout: CLIENT_TIMEOUTS_MS.connection,
       requestTimeout: CLIENT_TIMEOUTS_MS.request,
     },
+  };
+}
+
+/**
+ * The SDK logger of a CLI client: each distinct warning once (on stderr, as the SDK's own
+ * `console.warn`), nothing else. The SQS client warns on every request whose QueueUrl host differs
+ * from its endpoint (middleware-sdk-sqs `useQueueUrlAsEndpoint`); one command sends many.
+ */
+function warnOnce(): NonNullable<SQSClientConfig['logger']> {
+  const seen = new Set<string>();
+  const quiet = () => {};
+  return {
+    debug: quiet,
+    info: quiet,
+    warn: (...content: unknown[]) => {
+      const text = content.map(String).join(' ');
+      if (seen.has(text)) return;
+      seen.add(text);
+      console.warn(...content);
+    },
+    error: (...content: unknown[]) => console.error(...content),
   };
 }
 

@@ -1,5 +1,5 @@
 /** Queue URL checks, redrive pair checks, SDK error translation and the CLI's client configuration. */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { opsClientConfig } from '../../lib/ops/client.ts';
 import { InvalidQueueUrlError, translateSqsError } from '../../lib/ops/errors.ts';
 import {
@@ -171,6 +171,24 @@ describe('opsClientConfig', () => {
     expect(endpointOf('http://127.0.0.1:9324/0/q', { AWS_ENDPOINT_URL_SQS: 'http://sqs:1' })).toBe(
       'http://sqs:1',
     );
+  });
+
+  it("prints each of the SDK's warnings once per client, however many requests repeat it", () => {
+    const logger = opsClientConfig({ queueUrl: 'http://10.0.0.5:9324/0/q', env: {} }).logger;
+    const printed: unknown[][] = [];
+    const warn = vi.spyOn(console, 'warn').mockImplementation((...args) => void printed.push(args));
+    try {
+      for (let i = 0; i < 3; i++)
+        logger?.warn('QueueUrl=http://10.0.0.5:9324/0/q differs from SQSClient resolved endpoint');
+      logger?.warn('another');
+      logger?.debug('quiet');
+    } finally {
+      warn.mockRestore();
+    }
+    expect(printed).toEqual([
+      ['QueueUrl=http://10.0.0.5:9324/0/q differs from SQSClient resolved endpoint'],
+      ['another'],
+    ]);
   });
 
   it('passes --profile to the SDK client as its profile, and sets none without it', () => {
