@@ -250,6 +250,11 @@ describe('redrive on FIFO queues when a receive returns several messages of a gr
     expect(text).toContain(
       'not moved: 1 matching message, each behind an earlier message of its FIFO group that stays in the DLQ',
     );
+    // Messages locked behind such a first one cannot even be read (SQS hands out a group in
+    // order): the note says that any of them the filter matches did not move either.
+    expect(renderRedrive({ ...result, notRead: 2 })).toContain(
+      "note: about 2 messages in the DLQ were not read: on a FIFO queue a group's later messages stay locked behind its first ones that stay in the DLQ (not selected, or failed), so any of them the filter matches was not moved",
+    );
   });
 
   it('sqs-jobs dlq redrive exits 1 when a message the filter selects stays behind its group', async () => {
