@@ -83,9 +83,24 @@ export function integer(min: number, max = Number.MAX_SAFE_INTEGER) {
   };
 }
 
-/** Parser of a repeatable flag: collects every value. */
+/**
+ * Parser of a flag whose empty value would match or name nothing, silently.
+ * @throws {InvalidArgumentError} on an empty (or blank) value (commander prints it; exit 2).
+ */
+export function nonEmpty(value: string): string {
+  if (value.trim() === '') {
+    throw new InvalidArgumentError('an empty value matches nothing: give a value, or leave the option out.');
+  }
+  return value;
+}
+
+/**
+ * Parser of a repeatable flag: collects every value.
+ * @throws {InvalidArgumentError} on an empty (or blank) value: as a filter it would match nothing
+ *   and as a name it names nothing, silently (commander prints it; the command exits 2).
+ */
 export function collect(value: string, previous: string[] = []): string[] {
-  return [...previous, value];
+  return [...previous, nonEmpty(value)];
 }
 
 /** The client input of the connection flags, for a queue URL (its host names the region on AWS). */

@@ -43,6 +43,7 @@ import {
   type ConnectionFlags,
   collect,
   integer,
+  nonEmpty,
   requiredOption,
 } from './common.ts';
 import { type FollowFlags, followFor } from './follow.ts';
@@ -107,7 +108,7 @@ function addFilters(command: Command, verb: string): Command {
     )
     .option(
       '--reason <pattern>',
-      `${verb} only this cause (ErrorReason, e.g. PermanentError, 'HTTP 404', 'attempts-used-up*'; no-evidence = moved by maxReceiveCount); repeatable`,
+      `${verb} only this cause (ErrorReason, e.g. PermanentError, 'HTTP 404', 'attempts-used-up*'; no-evidence = no evidence attributes: moved by maxReceiveCount, or a body too large to leave room for them); repeatable`,
       collect,
     )
     .option('--error-name <pattern>', `${verb} only this error class (ErrorName); repeatable`, collect)
@@ -220,13 +221,15 @@ export function addDlqCommand(program: Command, runner: CommandRunner): Command 
       ),
   )
     .addOption(
-      new Option(
-        '--message-id <id>',
-        'the DLQ message id, or the SourceMessageId it had on the source queue',
-      ).conflicts('jobId'),
+      new Option('--message-id <id>', 'the DLQ message id, or the SourceMessageId it had on the source queue')
+        .argParser(nonEmpty)
+        .conflicts('jobId'),
     )
     .addOption(
-      new Option('--job-id <id>', 'the job id (envelope id); every DLQ message of that job is shown'),
+      new Option(
+        '--job-id <id>',
+        'the job id (envelope id); every DLQ message of that job is shown',
+      ).argParser(nonEmpty),
     )
     .option(
       '--max <n>',
@@ -328,7 +331,8 @@ FIFO, onDeadLetter 'park': a job of a moved group that was dead-lettered as Grou
 redrive read its group (sent while the redrive ran) stays in the DLQ once its blocker completes.
 --verify-seconds moves such jobs when the filter selects them (not after --max), and names every
 GroupParked job still first of a moved group, with the command that moves it.
-Exit code 1 when a redriven job came back (during the redrive, or at --verify-seconds), when
+Exit code 1 when a message the filter selects stays behind an earlier message of its FIFO group
+("not moved: ..."), when a redriven job came back (during the redrive, or at --verify-seconds), when
 --verify-seconds could not look for one: on a FIFO DLQ a job that comes back goes behind the rest
 of its group, which a read cannot get past ("not verified"), or when it leaves GroupParked jobs first
 of a moved group.`,
@@ -429,6 +433,8 @@ of a moved group.`,
             // A redriven job back in the DLQ during the redrive (skipped as came-back) or at the
             // verification, or a verification that could not look (FIFO group behind another message).
             result.skipped.some((item) => item.why === 'came-back') ||
+            // FIFO: a message the filter selects, left behind an earlier message of its group.
+            result.skipped.some((item) => item.why === 'group-blocked' && item.matchesFilter === true) ||
             (verify !== undefined &&
               (verify.cameBack.length > 0 ||
                 verify.unverified.length > 0 ||

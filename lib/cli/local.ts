@@ -63,7 +63,9 @@ none. The functions get JOBS_LOG_EACH_RECORD=true for it (their completion lines
 Ports: the local SQS, DynamoDB and EventBridge Scheduler endpoints listen on fixed ports,
 ${DEFAULT_SQS_PORT}, ${DEFAULT_DYNAMODB_PORT} and ${DEFAULT_SCHEDULER_PORT}, so endpoints and queue URLs stay the same from one
 start to the next; --sqs-port / --dynamodb-port / --scheduler-port change them (0: any free
-port). A port in use is an error naming it.
+port). A port in use is an error naming it. Everything listens on 127.0.0.1 only. The data is
+not kept: each start begins with empty queues, DLQs and tables (with --endpoint too: the
+stack's queues and tables are created anew).
 
 Watch: --watch rebuilds on a change to what cdk.json's watch.include names (else the project):
 it synthesizes (when cdk.out is stale) and reloads each function whose code changed; in-flight

@@ -5,7 +5,9 @@
  * (`senderSettings` checks those): the producer's checks and advice stay out of worker bundles
  * (issue 21: bundle bytes).
  */
+
 import { SQS_MAX_MESSAGE_BYTES } from '../core/message-size.ts';
+import { shownValue } from '../core/shown-value.ts';
 import { producerEntryChecks } from './entry-options.ts';
 import type { JobClientOptions } from './job-client.ts';
 import { JobClientError } from './job-client-error.ts';
@@ -87,12 +89,12 @@ export function checkClientOptions(
   }
   const payloadWarnBytes = options?.payloadWarnBytes ?? DEFAULT_PAYLOAD_WARN_BYTES;
   if (typeof payloadWarnBytes !== 'number' || Number.isNaN(payloadWarnBytes) || payloadWarnBytes < 0) {
-    problems.push(`payloadWarnBytes must be a number >= 0, got ${payloadWarnBytes}`);
+    problems.push(`payloadWarnBytes must be a number >= 0, got ${shownValue(payloadWarnBytes)}`);
   }
   const maxMessageBytes = options?.maxMessageBytes ?? SQS_MAX_MESSAGE_BYTES;
   if (!Number.isInteger(maxMessageBytes) || maxMessageBytes < 1 || maxMessageBytes > SQS_MAX_MESSAGE_BYTES) {
     problems.push(
-      `maxMessageBytes must be an integer from 1 to ${SQS_MAX_MESSAGE_BYTES} (1 MiB, the SQS limit), got ${maxMessageBytes}`,
+      `maxMessageBytes must be an integer from 1 to ${SQS_MAX_MESSAGE_BYTES} (1 MiB, the SQS limit), got ${shownValue(maxMessageBytes)}`,
     );
   }
   const retry: ClientRetryOptions = {
@@ -100,10 +102,10 @@ export function checkClientOptions(
     baseDelayMs: options?.retry?.baseDelayMs ?? DEFAULT_CLIENT_RETRY.baseDelayMs,
   };
   if (!Number.isInteger(retry.maxAttempts) || retry.maxAttempts < 1 || retry.maxAttempts > 20) {
-    problems.push(`retry.maxAttempts must be an integer from 1 to 20, got ${retry.maxAttempts}`);
+    problems.push(`retry.maxAttempts must be an integer from 1 to 20, got ${shownValue(retry.maxAttempts)}`);
   }
   if (!Number.isFinite(retry.baseDelayMs) || retry.baseDelayMs < 0) {
-    problems.push(`retry.baseDelayMs must be a finite number >= 0, got ${retry.baseDelayMs}`);
+    problems.push(`retry.baseDelayMs must be a finite number >= 0, got ${shownValue(retry.baseDelayMs)}`);
   }
   for (const [key, client] of [
     ['sqs', 'an SQS client (new SQSClient({}))'],

@@ -8,6 +8,7 @@
  * envelope, size) that the one error names together; it is the one place that says what a send
  * refuses.
  */
+
 import type { SendMessageBatchRequestEntry } from '@aws-sdk/client-sqs';
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { isSendableTraceHeader } from '../core/aws-trace-header.ts';
@@ -25,6 +26,7 @@ import { appendPath, jsonFormOf, jsonValueProblems } from '../core/json-value.ts
 import { isValidMessageGroupId, MAX_DELAY_SECONDS } from '../core/message-parameters.ts';
 import { messageSizeBytes, utf8Bytes } from '../core/message-size.ts';
 import { isFifoQueueUrl, UNKNOWN_QUEUE_ADVICE } from '../core/queue-urls.ts';
+import { shownValue } from '../core/shown-value.ts';
 import { newTraceparent } from '../core/trace-context.ts';
 import type { EntryProblem } from './job-client-error.ts';
 import { describeValue, isPlainObject, unknownKeyProblems } from './option-keys.ts';
@@ -308,7 +310,7 @@ function optionProblems(
       );
     } else if (!Number.isInteger(delaySeconds) || delaySeconds < 0 || delaySeconds > MAX_DELAY_SECONDS) {
       problems.push(
-        `${names.delaySeconds} must be an integer from 0 to ${MAX_DELAY_SECONDS}, got ${delaySeconds}`,
+        `${names.delaySeconds} must be an integer from 0 to ${MAX_DELAY_SECONDS}, got ${shownValue(delaySeconds)}`,
       );
     }
   }

@@ -16,7 +16,7 @@ import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { FauxqsServer } from 'fauxqs';
+import type { BuildAppOptions, FauxqsServer } from 'fauxqs';
 import { isValidSqsText } from '../core/characters.ts';
 import { DynaliteTransactions } from './dynamodb-transactions.ts';
 import { LocalRuntimeError } from './errors.ts';
@@ -93,7 +93,7 @@ export interface Endpoints {
 export interface RunningEmulators {
   readonly endpoints: Endpoints;
   /** The embedded fauxqs server (queue inspection), when SQS is embedded. */
-  readonly fauxqs: FauxqsServer | undefined;
+  readonly fauxqs: EmbeddedSqs | undefined;
   /** Stops the embedded emulators (no-op for external endpoints). Idempotent. */
   stop(): Promise<void>;
 }
@@ -326,21 +326,75 @@ export async function alignFauxqsBodyCharacters(): Promise<FauxqsCharacterCheck>
   return 'aligned';
 }
 
+/** The embedded SQS emulator (fauxqs) of a local run. */
+export interface EmbeddedSqs {
+  /** Its port on 127.0.0.1. */
+  readonly port: number;
+  /**
+   * The messages of queue `name` by state (ready, delayed, in flight); undefined for an unknown
+   * queue, or when this fauxqs version keeps its store out of reach (then queue ages are unknown).
+   */
+  inspectQueue(name: string): ReturnType<FauxqsServer['inspectQueue']>;
+  /** Stops listening and ends every connection. */
+  stop(): Promise<void>;
+}
+
+/** fauxqs's SQS store class (dist/sqs/sqsStore.js), or undefined where this version has none there. */
+async function fauxqsSqsStore(): Promise<(new () => FauxqsSqsStore) | undefined> {
+  const url = fauxqsFileUrl('./sqs/sqsStore.js');
+  if (url === undefined) return undefined;
+  try {
+    const mod = (await import(url)) as { SqsStore?: new () => FauxqsSqsStore };
+    return typeof mod.SqsStore === 'function' ? mod.SqsStore : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** What {@link startEmbeddedSqs} uses of fauxqs's SQS store. */
+interface FauxqsSqsStore {
+  inspectQueue(name: string): ReturnType<FauxqsServer['inspectQueue']>;
+}
+
+/**
+ * Starts fauxqs on 127.0.0.1, on any free port, with no logger. fauxqs's own `startFauxqs`
+ * listens on 0.0.0.0 whatever its options (fauxqs 2.4), which would open an SQS that takes any
+ * credentials to the whole network; its exported `buildApp` is listened on here instead, with
+ * the SQS store made here so that queues can be inspected (queue-depth.ts).
+ * @throws the error of loading fauxqs ({@link LocalRuntimeError} when not installed) or of listening.
+ */
+export async function startEmbeddedSqs(): Promise<EmbeddedSqs> {
+  const { buildApp } = await loadEmulator('fauxqs', 'SQS', () => import('fauxqs'));
+  await alignFauxqsBodyCharacters();
+  const Store = await fauxqsSqsStore();
+  const sqsStore = Store === undefined ? undefined : new Store();
+  // buildApp makes the SNS and S3 stores it is not given (fauxqs 2.4 app.js).
+  const stores = sqsStore === undefined ? undefined : ({ sqsStore } as unknown as BuildAppOptions['stores']);
+  const app = buildApp({ logger: false, stores });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = app.server.address() as AddressInfo;
+  return {
+    port,
+    inspectQueue: (name) => sqsStore?.inspectQueue(name),
+    stop: () => app.close(),
+  };
+}
+
 /**
  * Starts the embedded emulators for the services that have no external endpoint.
  *
- * fauxqs is made to take the body characters SQS takes first ({@link alignFauxqsBodyCharacters}).
- *
- * fauxqs is started without a `host` option so queue URLs carry the host the client used
- * (`http://127.0.0.1:<port>/000000000000/<name>`): with a host, its URLs look like
- * `http://sqs.<region>.localhost:<port>/...`, a name that does not resolve everywhere, and the AWS
- * SDK sends requests to the QueueUrl's host when the endpoint comes from `AWS_ENDPOINT_URL`.
- * Keep `FAUXQS_HOST` unset for the same reason.
+ * fauxqs is made to take the body characters SQS takes first ({@link alignFauxqsBodyCharacters}),
+ * and listens on 127.0.0.1 only ({@link startEmbeddedSqs}). The queue URLs it builds
+ * (`http://sqs.<region>.localhost:<its port>/...`) never reach a caller: the SQS proxy in front of
+ * it (trace-header-proxy.ts) answers with URLs on its own origin, the documented
+ * `http://127.0.0.1:<sqs port>/000000000000/<name>`.
  *
  * dynalite is started in memory with `createTableMs: 0` so tables are ACTIVE at once.
  *
  * dynalite listens on `ports.dynamodb` (0 or absent: any free port); fauxqs on any free port
- * (`ports.sqs` is the proxy's in front of it, runtime/boundary.ts).
+ * (`ports.sqs` is the proxy's in front of it, runtime/boundary.ts). Every listener is on
+ * 127.0.0.1: the emulators take any credentials, so nothing else on the network may reach them.
+ * Their state lives in memory: a restart starts with no queue, message or table.
  *
  * @throws {LocalRuntimeError} when an endpoint option is malformed or an emulator cannot start
  *   (a fixed port in use: the message names the port and the CLI option that changes it).
@@ -351,14 +405,12 @@ export async function startEmulators(
   ports: EmulatorPorts = {},
 ): Promise<RunningEmulators> {
   const external = resolveEndpointOptions(options, env);
-  let fauxqs: FauxqsServer | undefined;
+  let fauxqs: EmbeddedSqs | undefined;
   let dynamo: { url: string; stop(): Promise<void> } | undefined;
   try {
     if (external.sqs === undefined) {
-      const { startFauxqs } = await loadEmulator('fauxqs', 'SQS', () => import('fauxqs'));
-      await alignFauxqsBodyCharacters();
       // Any free port: the fixed SQS port is the proxy's in front of it (runtime/boundary.ts).
-      fauxqs = await startFauxqs({ port: 0, logger: false });
+      fauxqs = await startEmbeddedSqs();
     }
     if (external.dynamodb === undefined) {
       const port = ports.dynamodb ?? 0;
@@ -378,7 +430,7 @@ export async function startEmulators(
   let stopped: Promise<void> | undefined;
   return {
     endpoints: {
-      sqs: external.sqs ?? `http://127.0.0.1:${(fauxqs as FauxqsServer).port}`,
+      sqs: external.sqs ?? `http://127.0.0.1:${(fauxqs as EmbeddedSqs).port}`,
       dynamodb: external.dynamodb ?? (dynamo as { url: string }).url,
       embedded: { sqs: external.sqs === undefined, dynamodb: external.dynamodb === undefined },
     },

@@ -9,6 +9,11 @@
  * when the emulator did not return one. JSON protocol only (AWS SDK v3); other requests are
  * forwarded as they are.
  *
+ * The queue URLs the endpoint answers with (CreateQueue, GetQueueUrl, ListQueues,
+ * ListDeadLetterSourceQueues) are put on the proxy's own origin: the emulator's own URLs carry its
+ * random port (fauxqs: `http://sqs.us-east-1.localhost:<port>/...`), and the documented ones,
+ * stable from one start to the next with a fixed port, are `http://127.0.0.1:<port>/<account>/<name>`.
+ *
  * - xray-services-sqs: https://docs.aws.amazon.com/xray/latest/devguide/xray-services-sqs.html
  */
 import {
@@ -23,6 +28,7 @@ import {
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { forwardHeaders, readAll } from './http-forward.ts';
+import { normaliseQueueUrl } from './provision/queues.ts';
 
 /** Headers remembered at most (oldest forgotten first): a long soak must not grow without bound. */
 export const MAX_REMEMBERED_HEADERS = 200_000;
@@ -76,12 +82,43 @@ function sentMessageIds(body: Buffer): Map<string, string> {
   return out;
 }
 
+/** Targets whose answers name queue URLs, and the fields that hold them. */
+const QUEUE_URL_ANSWERS: Readonly<Record<string, 'QueueUrl' | 'QueueUrls' | 'queueUrls'>> = {
+  'AmazonSQS.CreateQueue': 'QueueUrl',
+  'AmazonSQS.GetQueueUrl': 'QueueUrl',
+  'AmazonSQS.ListQueues': 'QueueUrls',
+  'AmazonSQS.ListDeadLetterSourceQueues': 'queueUrls',
+};
+
+/**
+ * The answer to `target` with its queue URLs on `origin`; the payload itself when it names none
+ * (another action, an error, not JSON).
+ */
+export function withQueueUrlsOn(target: string, payload: Buffer, origin: string): Buffer {
+  const field = QUEUE_URL_ANSWERS[target];
+  if (field === undefined) return payload;
+  let parsed: Record<string, unknown>;
+  try {
+    parsed = JSON.parse(payload.toString('utf8')) as Record<string, unknown>;
+  } catch {
+    return payload;
+  }
+  const value = parsed[field];
+  const moved = (url: unknown) => (typeof url === 'string' ? normaliseQueueUrl(url, origin) : url);
+  if (typeof value === 'string') parsed[field] = moved(value);
+  else if (Array.isArray(value)) parsed[field] = value.map(moved);
+  else return payload;
+  return Buffer.from(JSON.stringify(parsed), 'utf8');
+}
+
 /** Starts the proxy on 127.0.0.1 (a free port) in front of `target` (an http(s) SQS endpoint). */
 export async function startTraceHeaderProxy(target: string, port = 0): Promise<TraceHeaderProxy> {
   const base = new URL(target);
   const https = base.protocol === 'https:';
   const agent = https ? new HttpsAgent({ keepAlive: true }) : new Agent({ keepAlive: true });
   const remembered = new Map<string, string>();
+  // The proxy's own origin, once listening: the queue URLs it answers with.
+  let origin = '';
 
   const remember = (messageId: string, header: string) => {
     if (remembered.size >= MAX_REMEMBERED_HEADERS) {
@@ -102,7 +139,9 @@ export async function startTraceHeaderProxy(target: string, port = 0): Promise<T
     });
     upstream.on('response', async (answer) => {
       try {
-        const payload = await readAll(answer);
+        const ok = (answer.statusCode ?? 500) < 300;
+        const read = await readAll(answer);
+        const payload = ok ? withQueueUrlsOn(String(req.headers['x-amz-target'] ?? ''), read, origin) : read;
         if (headers !== undefined && headers.size > 0 && (answer.statusCode ?? 500) < 300) {
           for (const [entryId, messageId] of sentMessageIds(payload)) {
             const header = headers.get(entryId);
@@ -140,8 +179,9 @@ export async function startTraceHeaderProxy(target: string, port = 0): Promise<T
     });
   });
   const listening = (server.address() as AddressInfo).port;
+  origin = `http://127.0.0.1:${listening}`;
   return {
-    url: `http://127.0.0.1:${listening}`,
+    url: origin,
     headerOf: (messageId) => remembered.get(messageId),
     async close() {
       server.closeAllConnections();

@@ -46,7 +46,8 @@ export interface OpsClientInput {
  * Client configuration.
  *
  * Endpoint: `--endpoint`, else `AWS_ENDPOINT_URL_SQS`, else `AWS_ENDPOINT_URL` (unless
- * `AWS_IGNORE_CONFIGURED_ENDPOINT_URLS` is `true`), else AWS (the queue URL's host).
+ * `AWS_IGNORE_CONFIGURED_ENDPOINT_URLS` is `true`), else the queue URL's origin when it is on this
+ * machine (an emulator: {@link loopbackEndpointOf}), else AWS (the queue URL's host).
  * Region: `--region`, else the region in the queue URL's host (`sqs.<region>.amazonaws.com`, where
  * the request goes), else `AWS_REGION`, else `AWS_DEFAULT_REGION`, else `us-east-1` when an
  * endpoint is set (emulators), else the SDK's own resolution (the `--profile` profile, else
@@ -64,7 +65,10 @@ export function opsClientConfig(input: OpsClientInput): SQSClientConfig {
         : env.AWS_ENDPOINT_URL
           ? { url: env.AWS_ENDPOINT_URL, source: 'AWS_ENDPOINT_URL' }
           : undefined;
-  const endpoint = input.endpoint !== undefined ? { url: input.endpoint, source: '--endpoint' } : fromEnv;
+  const endpoint =
+    input.endpoint !== undefined
+      ? { url: input.endpoint, source: '--endpoint' }
+      : (fromEnv ?? loopbackEndpointOf(input.queueUrl));
   if (endpoint !== undefined) {
     let ok = false;
     try {
@@ -86,6 +90,7 @@ export function opsClientConfig(input: OpsClientInput): SQSClientConfig {
     (env.AWS_DEFAULT_REGION || undefined) ??
     (endpoint === undefined ? undefined : EMULATOR_DEFAULT_REGION);
   return {
+    logger: warnOnce(),
     ...(input.profile === undefined ? {} : { profile: input.profile }),
     ...(region === undefined ? {} : { region }),
     ...(endpoint === undefined ? {} : { endpoint: endpoint.url }),
@@ -94,6 +99,53 @@ export function opsClientConfig(input: OpsClientInput): SQSClientConfig {
       requestTimeout: CLIENT_TIMEOUTS_MS.request,
     },
   };
+}
+
+/**
+ * The SDK logger of a CLI client: each distinct warning once (on stderr, as the SDK's own
+ * `console.warn`), nothing else. The SQS client warns on every request whose QueueUrl host differs
+ * from its endpoint (middleware-sdk-sqs `useQueueUrlAsEndpoint`); one command sends many.
+ */
+function warnOnce(): NonNullable<SQSClientConfig['logger']> {
+  const seen = new Set<string>();
+  const quiet = () => {};
+  return {
+    debug: quiet,
+    info: quiet,
+    warn: (...content: unknown[]) => {
+      const text = content.map(String).join(' ');
+      if (seen.has(text)) return;
+      seen.add(text);
+      console.warn(...content);
+    },
+    error: (...content: unknown[]) => console.error(...content),
+  };
+}
+
+/**
+ * The endpoint of a queue URL on this machine (`localhost`, `*.localhost`, `127.0.0.0/8`, `[::1]`:
+ * an emulator, e.g. `sqs-jobs local`'s `http://127.0.0.1:9324/000000000000/<name>`): its origin,
+ * with a `*.localhost` host (fauxqs's `sqs.us-east-1.localhost`) as `localhost`, a name that
+ * resolves everywhere. Without it, a command given only such a URL would send the requests that
+ * name no queue URL (the DLQ's, found by ARN) to AWS. Undefined for any other URL.
+ */
+function loopbackEndpointOf(queueUrl: string | undefined): { url: string; source: string } | undefined {
+  if (queueUrl === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(queueUrl);
+  } catch {
+    return undefined;
+  }
+  const host = url.hostname;
+  const loopback =
+    host === 'localhost' ||
+    host === '[::1]' ||
+    /^127(?:\.\d{1,3}){3}$/.test(host) ||
+    host.endsWith('.localhost');
+  if (!loopback || (url.protocol !== 'http:' && url.protocol !== 'https:')) return undefined;
+  if (host.endsWith('.localhost')) url.hostname = 'localhost';
+  return { url: url.origin, source: 'the queue URL' };
 }
 
 /** An `SQSClient` configured by {@link opsClientConfig}. */

@@ -12,12 +12,14 @@
  * `Failed` entries); "FIFO queue delivery logic" (a message group is locked while any of its
  * messages is in flight: only the first messages of each group can be read without deleting them).
  */
+
 import {
   ChangeMessageVisibilityBatchCommand,
   type ChangeMessageVisibilityBatchCommandOutput,
   ReceiveMessageCommand,
   type ReceiveMessageCommandOutput,
 } from '@aws-sdk/client-sqs';
+import { shownValue } from '../core/shown-value.ts';
 import { type DeadLetterMessage, toDeadLetterMessage } from './dead-letter-message.ts';
 import { OpsError } from './errors.ts';
 import { callSqs, describeQueue, type OpsSqs, type QueueInfo } from './queue.ts';
@@ -271,7 +273,7 @@ export class DeadLetterReader {
 
 function checkRange(name: string, value: number, min: number, max: number): number {
   if (!Number.isInteger(value) || value < min || value > max) {
-    throw new RangeError(`${name} must be a whole number from ${min} to ${max}, got ${value}`);
+    throw new RangeError(`${name} must be a whole number from ${min} to ${max}, got ${shownValue(value)}`);
   }
   return value;
 }

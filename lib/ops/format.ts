@@ -6,6 +6,7 @@
  * evidence lines) and are changed side by side.
  */
 
+import { SQS_MAX_MESSAGE_BYTES, utf8Bytes } from '../core/message-size.ts';
 import { shellWord } from '../core/shell-word.ts';
 import { GROUP_PARKED_REASON } from '../runtime/dead-letter.ts';
 import {
@@ -16,8 +17,11 @@ import {
 import type { DeadLetterRead, ReleaseReport } from './dlq-reader.ts';
 import { describeJobRef } from './job-chain.ts';
 import type { QueueInfo } from './queue.ts';
-import type { RedriveItem, RedriveResult, VerifyRedriveResult } from './redrive/index.ts';
+import type { RedriveItem, RedriveResult, SkippedItem, VerifyRedriveResult } from './redrive/index.ts';
 import { cutText, type DeadLetterGroup, type DeadLetterSummary, type GroupKey } from './summary.ts';
+import { terminalLines } from './terminal-text.ts';
+
+export { terminalSafe } from './terminal-text.ts';
 
 const KEY_LABEL: Record<GroupKey, string> = {
   reason: 'reason',
@@ -95,7 +99,7 @@ function groupDetails(group: DeadLetterGroup, indent: string): string[] {
   if (group.handlerVersions.length > 0) facts.push(`handler ${group.handlerVersions.join(', ')}`);
   if (group.key.reason === NO_EVIDENCE_REASON) {
     lines.push(
-      `${indent}no evidence: SQS moved these after maxReceiveCount receives (crash, timeout or throttling)`,
+      `${indent}no evidence attributes: SQS moved these after maxReceiveCount receives (crash, timeout or throttling), or the worker dead-lettered them with no room left for evidence beside a body near the size limit`,
     );
   } else if (group.key.reason === SCHEDULE_DELIVERY_REASON) {
     lines.push(
@@ -117,24 +121,6 @@ function groupDetails(group: DeadLetterGroup, indent: string): string[] {
     `${indent}sample: ${sample.messageId}${about.length > 0 ? ` (${about.join(', ')})` : ''} ${cutText(oneLine(sample.body), TEXT_BODY_CHARS)}`,
   );
   return lines;
-}
-
-/**
- * Text made safe for a terminal: control characters (C0 but tab and newline, DEL, C1) shown as
- * `\uXXXX`. Bodies and the fields read from them come from whoever could send to the queue: an
- * escape sequence in a job id must not clear or retitle the operator's terminal.
- */
-export function terminalSafe(text: string): string {
-  let out = '';
-  let from = 0;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    const control = code < 0x20 ? code !== 0x09 && code !== 0x0a : code >= 0x7f && code <= 0x9f;
-    if (!control) continue;
-    out += `${text.slice(from, i)}\\u${code.toString(16).padStart(4, '0')}`;
-    from = i + 1;
-  }
-  return from === 0 ? text : out + text.slice(from);
 }
 
 /** Text of `list`: the queue, the groups level by level, and notes. */
@@ -183,7 +169,7 @@ export function renderList(
   }
   const notes = readNotes(read, options.max);
   if (notes.length > 0) lines.push('', ...notes.map((n) => `note: ${n}`));
-  return terminalSafe(`${lines.join('\n')}\n`);
+  return terminalLines(lines);
 }
 
 /** JSON of `list`. */
@@ -289,9 +275,7 @@ export function renderMessage(message: DeadLetterMessage, follow: FollowCommand 
       'a schedule dead-letter event: EventBridge Scheduler could not deliver this firing to its queue, so the job did not run (fix the cause, then redrive it to the queue with --target-url)',
     );
   } else if (!message.hasEvidence) {
-    lines.push(
-      'no evidence attributes: SQS moved this message (receive count above maxReceiveCount: a crash, timeout or throttling), not the worker',
-    );
+    lines.push(noEvidenceLine(message));
   }
   if (e.errorStack) lines.push('', 'stack:', ...e.errorStack.split('\n').map((l) => `  ${l}`));
   lines.push(
@@ -301,8 +285,28 @@ export function renderMessage(message: DeadLetterMessage, follow: FollowCommand 
       .split('\n')
       .map((l) => `  ${l}`),
   );
-  return terminalSafe(`${lines.join('\n')}\n`);
+  return terminalLines(lines);
 }
+
+/**
+ * Why a dead letter has no evidence attributes. Two causes: SQS moved it (receive count above
+ * `maxReceiveCount`: a crash, a timeout, throttling), or the worker dead-lettered it with no room
+ * for them: body and attributes share SQS's 1 MiB (1,048,576 bytes) limit, and beside a body near
+ * it the worker sends the body alone (lib/runtime/dead-letter.ts). The message cannot tell which;
+ * a body within {@link NO_ROOM_BYTES} of the limit makes the worker the likely one, and its log
+ * line `job dead-lettered` for the job says so.
+ */
+function noEvidenceLine(message: DeadLetterMessage): string {
+  const bytes = utf8Bytes(message.body);
+  const why =
+    'no evidence attributes: SQS moved this message (receive count above maxReceiveCount: a crash, timeout or throttling), ' +
+    'or the worker dead-lettered it with no room left for them beside its body';
+  if (bytes < SQS_MAX_MESSAGE_BYTES - NO_ROOM_BYTES) return why;
+  return `${why}; this body is ${bytes} bytes, near the ${SQS_MAX_MESSAGE_BYTES}-byte limit, so most likely the worker (its log has a "job dead-lettered" line for this job)`;
+}
+
+/** Room, in bytes, the evidence needs at least beside a body (the smallest set the worker keeps). */
+const NO_ROOM_BYTES = 1_024;
 
 /** JSON of one message for `show`. */
 export function messageJson(message: DeadLetterMessage): unknown {
@@ -331,7 +335,7 @@ export function renderRedrive(result: RedriveResult): string {
   for (const warning of plan.warnings) lines.push(`warning: ${warning}`);
   if (result.stoppedBy === 'declined') {
     lines.push('', 'not confirmed: nothing read, nothing moved');
-    return terminalSafe(`${lines.join('\n')}\n`);
+    return terminalLines(lines);
   }
   if (result.dryRun) {
     lines.push('', `would move ${plural(result.selected.length, 'message')} (nothing was sent or deleted):`);
@@ -351,20 +355,7 @@ export function renderRedrive(result: RedriveResult): string {
       for (const f of result.notDeleted) lines.push(`${itemLine(f)}  ${f.code}: ${f.message}`);
     }
   }
-  const skippedBy = (why: string) => result.skipped.filter((s) => s.why === why).length;
-  const skippedParts = [
-    ['not selected', skippedBy('not-selected')],
-    ['group blocked', skippedBy('group-blocked')],
-    ['came back', skippedBy('came-back')],
-  ]
-    .filter(([, n]) => (n as number) > 0)
-    .map(([label, n]) => `${label} ${n}`);
-  lines.push(
-    '',
-    `selected ${result.selected.length}, moved ${result.moved.length}, failed ${result.failed.length}, ` +
-      `skipped ${result.skipped.length}${skippedParts.length > 0 ? ` (${skippedParts.join(', ')})` : ''}` +
-      (result.notDeleted.length > 0 ? `, sent but not deleted ${result.notDeleted.length}` : ''),
-  );
+  lines.push('', ...redriveCountLines(result));
   const notes: string[] = [];
   if (result.stoppedBy === 'max') notes.push(`stopped at --max ${plan.max}`);
   if (result.stoppedBy === 'aborted') notes.push('interrupted: the counts above are what happened before');
@@ -374,7 +365,7 @@ export function renderRedrive(result: RedriveResult): string {
         'locked behind its first ones' +
         (result.dryRun
           ? '; a real run moves a group in order and applies the same filter to them'
-          : ' that stay in the DLQ (not selected, or failed)'),
+          : ' that stay in the DLQ (not selected, or failed), so any of them the filter matches was not moved'),
     );
   } else if (result.notRead > 0 && result.stoppedBy === 'end') {
     notes.push(
@@ -388,7 +379,40 @@ export function renderRedrive(result: RedriveResult): string {
   }
   notes.push(...releaseNotes(result.release));
   if (notes.length > 0) lines.push(...notes.map((n) => `note: ${n}`));
-  return terminalSafe(`${lines.join('\n')}\n`);
+  return terminalLines(lines);
+}
+
+/**
+ * The counts of a redrive, worded so that they add up: `selected` = moved + failed + sent but not
+ * deleted (a dry run moves none); what was read and left in the DLQ is counted apart, by why, and
+ * the copies that came back during the redrive are not part of the selection. FIFO matches stuck
+ * behind an earlier message of their group get a line of their own: they did not move.
+ */
+export function redriveCountLines(result: RedriveResult): string[] {
+  const count = (why: SkippedItem['why'], matches?: boolean) =>
+    result.skipped.filter(
+      (s) => s.why === why && (matches === undefined || (s.matchesFilter ?? false) === matches),
+    ).length;
+  const selected = result.dryRun
+    ? `selected ${result.selected.length}, moved 0 (dry run)`
+    : `selected ${result.selected.length}, moved ${result.moved.length}, failed ${result.failed.length}` +
+      (result.notDeleted.length > 0 ? `, sent but not deleted ${result.notDeleted.length}` : '');
+  const stuck = count('group-blocked', true);
+  const left = [
+    [count('not-selected') + count('group-blocked', false), 'not selected'],
+    [stuck, 'matched but stuck behind their group'],
+    [count('came-back'), 'copies that came back during this redrive (not moved again)'],
+  ]
+    .filter(([n]) => (n as number) > 0)
+    .map(([n, label]) => `${n} ${label}`);
+  const lines = [`${selected}${left.length > 0 ? `; left in the DLQ: ${left.join(', ')}` : ''}`];
+  if (stuck > 0) {
+    lines.push(
+      `${result.dryRun ? 'would not move' : 'not moved'}: ${plural(stuck, 'matching message')}, each behind an earlier message of its FIFO group that stays in the DLQ ` +
+        '(not selected, failed or came back): moving it would run the group out of order. Widen the filter to take the earlier ones, or deal with them first',
+    );
+  }
+  return lines;
 }
 
 /** JSON of `redrive`. */
@@ -426,11 +450,11 @@ export function strandedParkedCommand(dlqUrl: string, targetUrl: string | undefi
  * can find it.
  */
 export function renderUnverifiedParks(result: RedriveResult): string {
-  return terminalSafe(
+  return terminalLines([
     "note: FIFO, onDeadLetter 'park': a job of a moved group dead-lettered as GroupParked after this read " +
       '(sent while the redrive ran) stays in the DLQ once its blocker completes. --verify-seconds finds and moves ' +
-      `such jobs; once the moved jobs ran, this moves them: ${strandedParkedCommand(result.plan.dlq.url, result.plan.target.url)}\n`,
-  );
+      `such jobs; once the moved jobs ran, this moves them: ${strandedParkedCommand(result.plan.dlq.url, result.plan.target.url)}`,
+  ]);
 }
 
 /** Text of the verification after a redrive. */
@@ -476,7 +500,7 @@ export function renderVerify(verify: VerifyRedriveResult, waitedSeconds: number)
     (verify.targetPending ?? 0) === 0
   )
     lines.push('nothing came back');
-  return terminalSafe(`${lines.join('\n')}\n`);
+  return terminalLines(lines);
 }
 
 /** Lines of the verification about parked jobs a park the redrive was clearing left behind. */

@@ -3,8 +3,8 @@
  * job (state and where it is, attempts and times, outcome), then the DLQs read and the notes.
  */
 
-import { terminalSafe } from './format.ts';
 import { type ChainJob, describeJobRef, type JobChain } from './job-chain.ts';
+import { terminalLines } from './terminal-text.ts';
 
 const STATE_LABEL: Record<ChainJob['state'], string> = {
   done: 'done',
@@ -77,7 +77,7 @@ export function renderJobChain(chain: JobChain): string {
     );
   }
   if (chain.notes.length > 0) lines.push('', ...chain.notes.map((n) => `note: ${n}`));
-  return terminalSafe(`${lines.join('\n')}\n`);
+  return terminalLines(lines);
 }
 
 /** The chain as JSON (the same object, for scripts). */

@@ -7,6 +7,7 @@
  */
 import { type AttributeValue, type DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { unescapeKeyPart } from '../runtime/idempotency/keys.ts';
+import { terminalLines } from './terminal-text.ts';
 
 /** Most Scan pages read (1 MB each) before the list is cut short. */
 export const MAX_LIMIT_SCAN_PAGES = 20;
@@ -150,5 +151,5 @@ export function renderLimits(report: LimitsReport, nowMs: number): string {
   lines.push(
     '  waiting jobs: on a standard queue a job waiting on a limit is a delayed message (the delayed column); on a FIFO queue it is in flight',
   );
-  return `${lines.join('\n')}\n`;
+  return terminalLines(lines);
 }

@@ -5,7 +5,6 @@
  */
 import { wallClockOf } from '../core/schedule-expression.ts';
 import type { FiredSchedule } from './fire-schedule.ts';
-import { terminalSafe } from './format.ts';
 import type {
   CancelScheduledJobResult,
   FiringView,
@@ -15,30 +14,31 @@ import type {
   ScheduledJobDetail,
   SchedulesList,
 } from './schedules.ts';
+import { terminalField, terminalLines } from './terminal-text.ts';
 
 /** `2026-12-01T23:00:00Z (2026-12-02 00:00:00 Europe/Berlin)`. */
 export function bothTimes(iso: string, timeZone: string): string {
   const date = new Date(iso);
-  if (Number.isNaN(date.getTime())) return terminalSafe(iso);
+  if (Number.isNaN(date.getTime())) return terminalField(iso);
   const utc = `${date.toISOString().slice(0, 19)}Z`;
   if (timeZone === 'UTC') return utc;
   return `${utc} (${wallClockOf(date, timeZone).replace('T', ' ')} ${timeZone})`;
 }
 
 function pendingLine(job: PendingJob, localTimeZone: string): string {
-  const forWhom = job.partitionKey === undefined ? '' : ` for ${terminalSafe(job.partitionKey)}`;
+  const forWhom = job.partitionKey === undefined ? '' : ` for ${terminalField(job.partitionKey)}`;
   const via = job.via === 'schedule' ? `schedule ${job.scheduleName ?? '?'}` : 'SQS delay';
   const generation =
     job.generation !== undefined && job.generation > 1 ? `, rescheduled (generation ${job.generation})` : '';
-  return `  ${bothTimes(job.runAt, localTimeZone)}  ${terminalSafe(job.type)}${forWhom}  id ${terminalSafe(job.jobId)} (source ${terminalSafe(job.source)}, queue ${terminalSafe(job.queue)}, via ${via}${generation})`;
+  return `  ${bothTimes(job.runAt, localTimeZone)}  ${terminalField(job.type)}${forWhom}  id ${terminalField(job.jobId)} (source ${terminalField(job.source)}, queue ${terminalField(job.queue)}, via ${via}${generation})`;
 }
 
 function recurringLines(s: RecurringScheduleView): string[] {
   const lines = [
-    `  ${terminalSafe(s.groupName)}/${terminalSafe(s.name)}: ${terminalSafe(s.expression)} in ${s.timeZone}, ${s.state}` +
-      (s.jobType === undefined ? '' : `, job ${terminalSafe(s.jobType)}`) +
-      (s.partitionKey === undefined ? '' : ` for ${terminalSafe(s.partitionKey)}`) +
-      (s.queueName === undefined ? '' : ` → queue ${terminalSafe(s.queueName)}`),
+    `  ${terminalField(s.groupName)}/${terminalField(s.name)}: ${terminalField(s.expression)} in ${s.timeZone}, ${s.state}` +
+      (s.jobType === undefined ? '' : `, job ${terminalField(s.jobType)}`) +
+      (s.partitionKey === undefined ? '' : ` for ${terminalField(s.partitionKey)}`) +
+      (s.queueName === undefined ? '' : ` → queue ${terminalField(s.queueName)}`),
   ];
   if (s.nextFiringsError !== undefined) lines.push(`    next firings: cannot tell (${s.nextFiringsError})`);
   else if (s.state === 'DISABLED') lines.push('    next firings: none (disabled)');
@@ -61,22 +61,22 @@ export function renderSchedulesList(list: SchedulesList, localTimeZone: string):
   if (list.recurring.length === 0) lines.push('  none');
   for (const s of list.recurring) lines.push(...recurringLines(s));
   for (const note of list.notes) lines.push(`note: ${note}`);
-  return `${lines.join('\n')}\n`;
+  return terminalLines(lines);
 }
 
 function firingLine(f: FiringView): string {
-  const error = f.lastError === undefined ? '' : `; last error ${terminalSafe(f.lastError)}`;
+  const error = f.lastError === undefined ? '' : `; last error ${terminalField(f.lastError)}`;
   const ended = f.endedAt === undefined ? '' : `, ended ${f.endedAt}`;
-  return `    ${terminalSafe(f.jobId)}${f.manual ? ' (fired by an operator)' : ''}: ${f.outcome}, attempt ${f.attempts}${ended}${error}`;
+  return `    ${terminalField(f.jobId)}${f.manual ? ' (fired by an operator)' : ''}: ${f.outcome}, attempt ${f.attempts}${ended}${error}`;
 }
 
 function scheduleDetailLines(s: RecurringScheduleView): string[] {
   const retry = s.retryPolicy;
   return [
-    `  schedule:    ${terminalSafe(s.groupName)}/${terminalSafe(s.name)} (${s.arn})`,
-    `  expression:  ${terminalSafe(s.expression)} in ${s.timeZone}, ${s.state}`,
-    ...(s.description === undefined ? [] : [`  description: ${terminalSafe(s.description)}`]),
-    `  target:      ${s.targetArn}${s.messageGroupId === undefined ? '' : ` (MessageGroupId ${terminalSafe(s.messageGroupId)})`}`,
+    `  schedule:    ${terminalField(s.groupName)}/${terminalField(s.name)} (${s.arn})`,
+    `  expression:  ${terminalField(s.expression)} in ${s.timeZone}, ${s.state}`,
+    ...(s.description === undefined ? [] : [`  description: ${terminalField(s.description)}`]),
+    `  target:      ${s.targetArn}${s.messageGroupId === undefined ? '' : ` (MessageGroupId ${terminalField(s.messageGroupId)})`}`,
     `  retries:     ${retry.maximumRetryAttempts ?? '185 (AWS default)'} attempts within ${retry.maximumEventAgeSeconds ?? '86400 (AWS default)'} s, then ${s.deadLetterArn === undefined ? 'dropped (no dead-letter queue)' : `dead-letter queue ${s.deadLetterArn}`}`,
     ...(s.flexibleWindowMinutes === undefined
       ? []
@@ -84,7 +84,7 @@ function scheduleDetailLines(s: RecurringScheduleView): string[] {
     ...(s.startDate === undefined && s.endDate === undefined
       ? []
       : [`  active:      from ${s.startDate ?? 'creation'} until ${s.endDate ?? 'deleted'}`]),
-    `  input:       ${terminalSafe(s.input)}`,
+    `  input:       ${terminalField(s.input)}`,
   ];
 }
 
@@ -95,7 +95,7 @@ export function renderScheduleDetail(
 ): string {
   if (detail.kind === 'recurring') {
     const s = detail.schedule;
-    const lines = [`recurring schedule ${terminalSafe(s.name)}:`, ...scheduleDetailLines(s)];
+    const lines = [`recurring schedule ${terminalField(s.name)}:`, ...scheduleDetailLines(s)];
     lines.push(
       ...recurringLines(s)
         .slice(1)
@@ -107,16 +107,16 @@ export function renderScheduleDetail(
     if (detail.firings.length === 0) lines.push('    none found');
     for (const f of detail.firings) lines.push(firingLine(f));
     if (detail.firingsNote !== undefined) lines.push(`  note: ${detail.firingsNote}`);
-    return `${lines.join('\n')}\n`;
+    return terminalLines(lines);
   }
   const { state } = detail;
   const lines = [
-    `job sent for later ${terminalSafe(state.jobId)}:`,
+    `job sent for later ${terminalField(state.jobId)}:`,
     `  state:       ${state.state}, generation ${state.generation}`,
     `  runs at:     ${bothTimes(state.runAt, localTimeZone)}`,
-    `  job:         ${terminalSafe(state.type)}${state.partitionKey === undefined ? '' : ` for ${terminalSafe(state.partitionKey)}`}`,
-    `  source:      ${terminalSafe(state.source)}`,
-    `  queue:       ${terminalSafe(state.queue)}`,
+    `  job:         ${terminalField(state.type)}${state.partitionKey === undefined ? '' : ` for ${terminalField(state.partitionKey)}`}`,
+    `  source:      ${terminalField(state.source)}`,
+    `  queue:       ${terminalField(state.queue)}`,
     `  via:         ${state.via === 'schedule' ? `one-time schedule ${state.scheduleName ?? '?'}` : 'SQS message with DelaySeconds'}`,
   ];
   if (detail.schedule !== undefined) lines.push(...scheduleDetailLines(detail.schedule));
@@ -125,21 +125,21 @@ export function renderScheduleDetail(
       '  schedule:    gone (it fired, or was deleted by a cancel: one-time schedules delete themselves)',
     );
   if (detail.envelope !== undefined)
-    lines.push(`  envelope:    ${terminalSafe(JSON.stringify(detail.envelope))}`);
-  return `${lines.join('\n')}\n`;
+    lines.push(`  envelope:    ${terminalField(JSON.stringify(detail.envelope))}`);
+  return terminalLines(lines);
 }
 
 /** `schedules cancel` as text. */
 export function renderCancel(result: CancelScheduledJobResult): string {
   switch (result.status) {
     case 'cancelled':
-      return `cancelled job ${terminalSafe(result.id)} (${result.type ?? '?'} on queue ${terminalSafe(result.queue)}, due ${result.runAt}): it will not run${result.scheduleDeleted ? '; its schedule was deleted' : '; a message of it that still arrives is recorded as cancelled'}\n`;
+      return `cancelled job ${terminalField(result.id)} (${terminalField(result.type ?? '?')} on queue ${terminalField(result.queue)}, due ${result.runAt}): it will not run${result.scheduleDeleted ? '; its schedule was deleted' : '; a message of it that still arrives is recorded as cancelled'}\n`;
     case 'already-cancelled':
-      return `job ${terminalSafe(result.id)} was already cancelled (due ${result.runAt}): it will not run\n`;
+      return `job ${terminalField(result.id)} was already cancelled (due ${result.runAt}): it will not run\n`;
     case 'already-started':
-      return `job ${terminalSafe(result.id)} has already started (due ${result.runAt}): too late to cancel; it runs to its end, retries included\n`;
+      return `job ${terminalField(result.id)} has already started (due ${result.runAt}): too late to cancel; it runs to its end, retries included\n`;
     default:
-      return `no job sent for later with id ${terminalSafe(result.id)}: never sent for later, sent to another table, or its state expired 14 days after its time\n`;
+      return `no job sent for later with id ${terminalField(result.id)}: never sent for later, sent to another table, or its state expired 14 days after its time\n`;
   }
 }
 
@@ -147,7 +147,7 @@ export function renderCancel(result: CancelScheduledJobResult): string {
 export function renderFired(name: string, fired: FiredSchedule): string {
   const copies = fired.messageIds.length;
   return (
-    `fired ${terminalSafe(name)} now: sent job ${terminalSafe(fired.jobId ?? '(Input has no id)')} to ${fired.queueUrl}` +
+    `fired ${terminalField(name)} now: sent job ${terminalField(fired.jobId ?? '(Input has no id)')} to ${fired.queueUrl}` +
     `${copies > 1 ? ` (${copies} copies: the duplicate runs once)` : ''}\n` +
     `  scheduled time ${fired.scheduledTime} has milliseconds, which a real firing never has: this job never collides with the schedule's own firing\n`
   );

@@ -3,6 +3,7 @@
  * and `note:` lines); `--json` is for scripts (one document, or one line per refresh with `--watch`).
  */
 import type { QueueStats, QueueStatsReport } from './stats.ts';
+import { terminalLines } from './terminal-text.ts';
 
 /**
  * A duration in seconds for people: `45s`, `3m 12s`, `2h 05m`, `3d 4h`.
@@ -92,7 +93,7 @@ export function renderStats(report: QueueStatsReport): string {
     ...table(rows, new Set([2, 3, 4])),
     ...statsNotes(report).map((note) => `note: ${note}`),
   ];
-  return `${lines.join('\n')}\n`;
+  return terminalLines(lines);
 }
 
 /**

@@ -300,7 +300,7 @@ export function deadLetterPolicyProblem(value: unknown, what: string): string | 
 function idempotencyProblems(options: unknown): string[] {
   if (options === undefined) return [];
   if (typeof options !== 'object' || options === null) {
-    return [`idempotency must be an object { enabled?, key?, onLeaseExpired? }, got ${options}`];
+    return [`idempotency must be an object { enabled?, key?, onLeaseExpired? }, got ${shownValue(options)}`];
   }
   const { enabled, key, onLeaseExpired, ...rest } = options as Record<string, unknown>;
   const problems = Object.keys(rest).map(
@@ -387,7 +387,9 @@ export const DEFAULT_JOB_TIMEOUT_SECONDS = 30;
  */
 export function defineJob<Data, Result = void>(spec: JobSpec<Data, Result>): JobDefinition<Data, Result> {
   if (typeof spec !== 'object' || spec === null) {
-    throw new JobError(`defineJob needs a job spec { type, queue, schema, run, ... }, got ${spec}`);
+    throw new JobError(
+      `defineJob needs a job spec { type, queue, schema, run, ... }, got ${shownValue(spec)}`,
+    );
   }
   const problems: string[] = [];
   for (const field of Object.keys(spec)) {
@@ -417,7 +419,9 @@ export function defineJob<Data, Result = void>(spec: JobSpec<Data, Result>): Job
     problems.push('queue must be a non-empty string');
   const timeoutSeconds = spec.timeoutSeconds ?? DEFAULT_JOB_TIMEOUT_SECONDS;
   if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0 || timeoutSeconds > 900) {
-    problems.push(`timeoutSeconds must be > 0 and <= 900 (the Lambda maximum), got ${timeoutSeconds}`);
+    problems.push(
+      `timeoutSeconds must be > 0 and <= 900 (the Lambda maximum), got ${shownValue(timeoutSeconds)}`,
+    );
   }
   if (typeof spec.schema?.['~standard']?.validate !== 'function') {
     problems.push('schema must be a Standard Schema validator (zod, valibot, ...)');

@@ -22,6 +22,7 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { isFifoQueueUrl } from '../core/queue-urls.ts';
+import { shownValue } from '../core/shown-value.ts';
 import { runBatch } from './batch.ts';
 import type { BatchLedger } from './batches/ledger.ts';
 import { ChainTraceHeaders } from './chain-trace.ts';
@@ -504,7 +505,7 @@ function indexJobs(
   featureList: readonly WorkerFeature[],
 ): { jobs: ReadonlyMap<string, AnyJob>; features: FeatureSet } {
   if (typeof options !== 'object' || options === null) {
-    throw new WorkerConfigError([`createWorker needs options { jobs: [...] }, got ${options}`]);
+    throw new WorkerConfigError([`createWorker needs options { jobs: [...] }, got ${shownValue(options)}`]);
   }
   const { set: features, problems } = featureSetOf(featureList);
   const jobs = new Map<string, AnyJob>();
@@ -545,11 +546,11 @@ function indexJobs(
   }
   const maxConcurrency = options.maxConcurrency;
   if (maxConcurrency !== undefined && (!Number.isInteger(maxConcurrency) || maxConcurrency < 1)) {
-    problems.push(`maxConcurrency must be an integer >= 1, got ${maxConcurrency}`);
+    problems.push(`maxConcurrency must be an integer >= 1, got ${shownValue(maxConcurrency)}`);
   }
   const margin = options.deadlineMarginMs;
   if (margin !== undefined && (!Number.isFinite(margin) || margin < 0)) {
-    problems.push(`deadlineMarginMs must be a number >= 0, got ${margin}`);
+    problems.push(`deadlineMarginMs must be a number >= 0, got ${shownValue(margin)}`);
   }
   const policyProblem = deadLetterPolicyProblem(options.onDeadLetter, 'onDeadLetter');
   if (policyProblem !== undefined) problems.push(policyProblem);

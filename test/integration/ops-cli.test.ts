@@ -234,7 +234,7 @@ describe('sqs-jobs dlq redrive', () => {
     expect(stdout).toContain('would move 2 messages (nothing was sent or deleted):');
     expect(stdout).toMatch(/job p-1 +payments\.capture +HTTP 404/);
     expect(stdout).toMatch(/job p-2 +payments\.capture +HTTP 404/);
-    expect(stdout).toContain('selected 2, moved 0, failed 0, skipped 1 (not selected 1)');
+    expect(stdout).toContain('selected 2, moved 0 (dry run); left in the DLQ: 1 not selected');
     expect(await visible(dlq)).toBe(3);
     expect(await visible(queue)).toBe(0);
   });
@@ -266,7 +266,7 @@ describe('sqs-jobs dlq redrive', () => {
 
     const accepted = await cli(args, { stdinIsTTY: true, ask: async () => 'y' });
     expect(accepted.code).toBe(0);
-    expect(accepted.stdout).toContain('selected 1, moved 1, failed 0, skipped 2 (not selected 2)');
+    expect(accepted.stdout).toContain('selected 1, moved 1, failed 0; left in the DLQ: 2 not selected');
     expect(await visible(queue)).toBe(1);
     expect(await visible(dlq)).toBe(2);
   });
@@ -327,7 +327,7 @@ describe('sqs-jobs dlq redrive', () => {
     );
     expect(waits).toEqual([5_000]);
     expect(stderr).toContain('waiting 5 s for the redriven jobs to run');
-    expect(stdout).toContain('selected 2, moved 2, failed 0, skipped 1');
+    expect(stdout).toContain('selected 2, moved 2, failed 0; left in the DLQ: 1 not selected');
     expect(stdout).toContain('verify after 5 s: 1 of 2 redriven jobs came back to the DLQ');
     expect(stdout).toMatch(
       /job p-1 +payments\.capture +now .*: PermanentError \(payment p-1 still not found\)/,
@@ -411,7 +411,7 @@ describe('sqs-jobs dlq redrive', () => {
         sleep,
         nowMs: () => Date.now() + skewMs,
       });
-      expect(stdout).toContain('selected 2, moved 2, failed 0, skipped 1');
+      expect(stdout).toContain('selected 2, moved 2, failed 0; left in the DLQ: 1 not selected');
       const verify = stdout.slice(stdout.indexOf('verify after'));
       expect(verify).toMatch(/^verify after 5 s: 1 of 2 redriven jobs came back to the DLQ\n/);
       expect(verify).toMatch(
@@ -599,7 +599,9 @@ describe('sqs-jobs dlq redrive', () => {
       },
     );
     expect(stdout).toMatch(/moved 2 messages/);
-    expect(stdout).toMatch(/came back 2/);
+    expect(stdout).toContain(
+      'selected 2, moved 2, failed 0; left in the DLQ: 1 not selected, 2 copies that came back during this redrive (not moved again)',
+    );
     expect(code).toBe(1);
   });
 

@@ -237,8 +237,11 @@ describe('sqs-jobs stats', () => {
     const { main, dlq } = await fixture('aws');
     const requests: MetricDataRequest[] = [];
     const now = Date.parse('2026-11-30T10:45:30Z');
+    // As on AWS: queue URLs on an AWS host (a URL on this machine is an emulator's, whose endpoint
+    // it names); the test's client still reaches the emulator, which finds queues by region and name.
+    const onAws = (url: string) => url.replace(/^http:\/\/[^/]+/, 'https://sqs.us-east-1.amazonaws.com');
     const { code, stdout } = await stats(
-      ['--queue-url', main.url, '--queue-url', dlq.url],
+      ['--queue-url', onAws(main.url), '--queue-url', onAws(dlq.url)],
       {
         nowMs: () => now,
         createMetrics: async (input) => {

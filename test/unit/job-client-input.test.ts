@@ -143,6 +143,23 @@ describe('plain JavaScript: option keys, batch shape, queue URLs', () => {
     expect(sqs.requests).toHaveLength(0);
   });
 
+  it('shows a wrongly typed option value as typed: the string "5" is not the number 5', async () => {
+    const sqs = new FakeSqs();
+    for (const [delaySeconds, shown] of [
+      ['5', '"5"'],
+      [1.5, '1.5'],
+      [Number.NaN, 'NaN'],
+    ] as const) {
+      const error = await errorOf(() =>
+        anyClient(sqs).send!.call(client(sqs), job(), { a: 1 }, { delaySeconds }),
+      );
+      expect(error.problems.map((p) => p.message)).toEqual([
+        `options.delaySeconds must be an integer from 0 to 900, got ${shown}`,
+      ]);
+    }
+    expect(sqs.requests).toHaveLength(0);
+  });
+
   it('sendBatch refuses unknown keys of an entry, and sendEnvelope unknown keys of its options', async () => {
     const sqs = new FakeSqs();
     const c = client(sqs);

@@ -87,6 +87,23 @@ describe('sqs-jobs refusals', () => {
     expect(stderr).toBe(message);
   });
 
+  it.each([
+    ['dlq redrive --job-id', ['dlq', 'redrive', '--dlq-url', QUEUE, '--target-url', QUEUE, '--job-id', '']],
+    ['dlq list --reason', ['dlq', 'list', '--dlq-url', QUEUE, '--reason', '  ']],
+    ['dlq show --job-id', ['dlq', 'show', '--dlq-url', QUEUE, '--job-id', '']],
+  ])('refuses an empty filter value (%s) with exit 2 before reading anything', async (_, argv) => {
+    const { code, stdout, stderr } = await run(argv, {
+      createSqs: () => {
+        throw new Error('no client may be made');
+      },
+    });
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr).toMatch(
+      /^error: option '--[a-z-]+ <[a-z]+>' argument '\s*' is invalid\. an empty value matches nothing: give a value, or leave the option out\./,
+    );
+  });
+
   it('names a misspelled flag of every command as unknown, with the flag meant, never as a missing one', async () => {
     // Every command, from the help (a new command is covered without changing this test).
     const commandsOf = async (path: readonly string[]): Promise<string[][]> => {

@@ -1,5 +1,5 @@
 /** Queue URL checks, redrive pair checks, SDK error translation and the CLI's client configuration. */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { opsClientConfig } from '../../lib/ops/client.ts';
 import { InvalidQueueUrlError, translateSqsError } from '../../lib/ops/errors.ts';
 import {
@@ -148,11 +148,47 @@ describe('opsClientConfig', () => {
       opsClientConfig({ queueUrl: 'http://localhost:4566/0/q', env: { AWS_DEFAULT_REGION: 'sa-east-1' } })
         .region,
     ).toBe('sa-east-1');
-    expect(opsClientConfig({ queueUrl: 'http://localhost:4566/0/q', env: {} }).region).toBeUndefined();
+    // A queue URL on this machine is an emulator's: its endpoint, and the emulators' default region.
+    expect(opsClientConfig({ queueUrl: 'http://localhost:4566/0/q', env: {} }).region).toBe('us-east-1');
+    expect(opsClientConfig({ queueUrl: 'http://10.0.0.5:4566/0/q', env: {} }).region).toBeUndefined();
     expect(
       opsClientConfig({ queueUrl: 'http://localhost:4566/0/q', endpoint: 'http://localhost:4566', env: {} })
         .region,
     ).toBe('us-east-1');
+  });
+
+  it('takes the endpoint from a queue URL on this machine when none is set, and from nothing else', () => {
+    const endpointOf = (queueUrl: string, env: Record<string, string> = {}) =>
+      opsClientConfig({ queueUrl, env }).endpoint;
+    expect(endpointOf('http://127.0.0.1:9324/000000000000/work')).toBe('http://127.0.0.1:9324');
+    expect(endpointOf('http://localhost:4566/000000000000/work')).toBe('http://localhost:4566');
+    expect(endpointOf('http://[::1]:9324/000000000000/work')).toBe('http://[::1]:9324');
+    // fauxqs's own URLs: a *.localhost name does not resolve everywhere.
+    expect(endpointOf('http://sqs.us-east-1.localhost:4566/000000000000/work')).toBe('http://localhost:4566');
+    expect(endpointOf('https://sqs.eu-west-1.amazonaws.com/123456789012/work')).toBeUndefined();
+    expect(endpointOf('http://10.0.0.5:9324/000000000000/work')).toBeUndefined();
+    // A configured endpoint wins.
+    expect(endpointOf('http://127.0.0.1:9324/0/q', { AWS_ENDPOINT_URL_SQS: 'http://sqs:1' })).toBe(
+      'http://sqs:1',
+    );
+  });
+
+  it("prints each of the SDK's warnings once per client, however many requests repeat it", () => {
+    const logger = opsClientConfig({ queueUrl: 'http://10.0.0.5:9324/0/q', env: {} }).logger;
+    const printed: unknown[][] = [];
+    const warn = vi.spyOn(console, 'warn').mockImplementation((...args) => void printed.push(args));
+    try {
+      for (let i = 0; i < 3; i++)
+        logger?.warn('QueueUrl=http://10.0.0.5:9324/0/q differs from SQSClient resolved endpoint');
+      logger?.warn('another');
+      logger?.debug('quiet');
+    } finally {
+      warn.mockRestore();
+    }
+    expect(printed).toEqual([
+      ['QueueUrl=http://10.0.0.5:9324/0/q differs from SQSClient resolved endpoint'],
+      ['another'],
+    ]);
   });
 
   it('passes --profile to the SDK client as its profile, and sets none without it', () => {

@@ -12,8 +12,10 @@ import {
   type SendMessageBatchRequestEntry,
 } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
+import { runSqsJobsCli } from '../../lib/cli/index.ts';
 import { jobKeyOf, toDeadLetterMessage } from '../../lib/ops/dead-letter-message.ts';
 import { DeadLetterReader } from '../../lib/ops/dlq-reader.ts';
+import { renderRedrive } from '../../lib/ops/format.ts';
 import type { OpsSqs, OpsSqsCommand } from '../../lib/ops/queue.ts';
 import {
   type MovedItem,
@@ -240,6 +242,48 @@ describe('redrive on FIFO queues when a receive returns several messages of a gr
       ['a2', 'group-blocked'],
     ]);
     expect(sqs.ids(DLQ)).toEqual(['a1', 'a2']);
+    // The operator reads that a2 matched and did not move, and why; the counts add up.
+    const text = renderRedrive(result);
+    expect(text).toContain(
+      'selected 1, moved 1, failed 0; left in the DLQ: 1 not selected, 1 matched but stuck behind their group',
+    );
+    expect(text).toContain(
+      'not moved: 1 matching message, each behind an earlier message of its FIFO group that stays in the DLQ',
+    );
+    // Messages locked behind such a first one cannot even be read (SQS hands out a group in
+    // order): the note says that any of them the filter matches did not move either.
+    expect(renderRedrive({ ...result, notRead: 2 })).toContain(
+      "note: about 2 messages in the DLQ were not read: on a FIFO queue a group's later messages stay locked behind its first ones that stay in the DLQ (not selected, or failed), so any of them the filter matches was not moved",
+    );
+  });
+
+  it('sqs-jobs dlq redrive exits 1 when a message the filter selects stays behind its group', async () => {
+    const sqs = new MemorySqs([DLQ, TARGET]);
+    for (const [id, g] of [
+      ['a1', 'A'],
+      ['a2', 'A'],
+      ['b1', 'B'],
+    ] as const)
+      sqs.put(DLQ, id, g);
+    let stdout = '';
+    let stderr = '';
+    const code = await runSqsJobsCli(
+      ['dlq', 'redrive', '--dlq-url', DLQ, '--target-url', TARGET, '--job-id', 'a2', '--job-id', 'b1'].concat(
+        ['--yes', '--any-source-queue', '--wait-seconds', '0'],
+      ),
+      {
+        stdout: { write: (text: string) => (stdout += text) },
+        stderr: { write: (text: string) => (stderr += text) },
+        stdinIsTTY: false,
+        env: {},
+        createSqs: () => sqs,
+      },
+    );
+    expect({ code, stderr: stderr.split('\n').filter((l) => l.startsWith('error')) }).toEqual({
+      code: 1,
+      stderr: [],
+    });
+    expect(stdout).toContain('not moved: 1 matching message');
   });
 
   it('dry run: reports the same selection and sends, deletes nothing', async () => {

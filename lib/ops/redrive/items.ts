@@ -56,6 +56,11 @@ export interface SkippedItem extends RedriveItem {
    * (moving it again would loop).
    */
   readonly why: 'not-selected' | 'group-blocked' | 'came-back';
+  /**
+   * `group-blocked` only: whether the filter selects it, so that it would have moved but for its
+   * group's order (the redrive reports it, and exits 1).
+   */
+  readonly matchesFilter?: boolean;
 }
 
 /** The item of a DLQ message. */

@@ -4,6 +4,7 @@
  * This file runs it: plan and checks, then receive, select (select.ts), move, until the end, `max`
  * or an abort, and release what is held.
  */
+import { shownValue } from '../../core/shown-value.ts';
 import type { DeadLetterMessage } from '../dead-letter-message.ts';
 import { DeadLetterReader, type DeadLetterReaderOptions, type ReleaseReport } from '../dlq-reader.ts';
 import { type DeadLetterFilter, describeFilter } from '../filters.ts';
@@ -203,7 +204,7 @@ async function planRedrive(options: RedriveOptions): Promise<RedrivePlan> {
   const filter = options.filter ?? {};
   const max = options.max;
   if (max !== undefined && (!Number.isInteger(max) || max < 1)) {
-    throw new RangeError(`max must be a whole number >= 1, got ${max}`);
+    throw new RangeError(`max must be a whole number >= 1, got ${shownValue(max)}`);
   }
   return {
     dlq,

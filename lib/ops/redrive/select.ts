@@ -76,7 +76,7 @@ export class Selection {
       }
       const blocked = group === undefined ? undefined : this.blockedGroups.get(group);
       if (blocked !== undefined) {
-        this.skipped.push({ ...itemOf(message), why: 'group-blocked' });
+        this.skipped.push({ ...itemOf(message), why: 'group-blocked', matchesFilter: this.matches(message) });
         continue;
       }
       if (!this.matches(message) || this.full) {

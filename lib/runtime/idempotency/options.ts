@@ -2,8 +2,10 @@
  * Options of the DynamoDB idempotency store: their shapes, their defaults (defined here only)
  * and their validation.
  */
+
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { JobError } from '../../core/errors.ts';
+import { shownValue } from '../../core/shown-value.ts';
 import { MAX_STORABLE_RESULT_BYTES } from './record.ts';
 
 /** Options of {@link DynamoIdempotencyStore}. Every default is in {@link IDEMPOTENCY_DEFAULTS}. */
@@ -77,10 +79,10 @@ export function resolveStoreLimits(options: DynamoIdempotencyStoreOptions): Reso
     problems.push('tableName must be a non-empty string');
   }
   if (!Number.isInteger(o.recordTtlSeconds) || o.recordTtlSeconds < 1) {
-    problems.push(`recordTtlSeconds must be an integer >= 1, got ${o.recordTtlSeconds}`);
+    problems.push(`recordTtlSeconds must be an integer >= 1, got ${shownValue(o.recordTtlSeconds)}`);
   }
   if (!Number.isInteger(o.groupParkTtlSeconds) || o.groupParkTtlSeconds < 1) {
-    problems.push(`groupParkTtlSeconds must be an integer >= 1, got ${o.groupParkTtlSeconds}`);
+    problems.push(`groupParkTtlSeconds must be an integer >= 1, got ${shownValue(o.groupParkTtlSeconds)}`);
   }
   if (
     !Number.isInteger(o.maxResultBytes) ||
@@ -88,17 +90,17 @@ export function resolveStoreLimits(options: DynamoIdempotencyStoreOptions): Reso
     o.maxResultBytes > MAX_STORABLE_RESULT_BYTES
   ) {
     problems.push(
-      `maxResultBytes must be an integer from 0 to ${MAX_STORABLE_RESULT_BYTES} (DynamoDB's 400 KB item limit less a reserve), got ${o.maxResultBytes}`,
+      `maxResultBytes must be an integer from 0 to ${MAX_STORABLE_RESULT_BYTES} (DynamoDB's 400 KB item limit less a reserve), got ${shownValue(o.maxResultBytes)}`,
     );
   }
   if (!Number.isFinite(o.busyRetryAfterMs) || o.busyRetryAfterMs < 0) {
-    problems.push(`busyRetryAfterMs must be a number >= 0, got ${o.busyRetryAfterMs}`);
+    problems.push(`busyRetryAfterMs must be a number >= 0, got ${shownValue(o.busyRetryAfterMs)}`);
   }
   if (!Number.isFinite(o.leaseMarginMs) || o.leaseMarginMs < 0) {
-    problems.push(`leaseMarginMs must be a number >= 0, got ${o.leaseMarginMs}`);
+    problems.push(`leaseMarginMs must be a number >= 0, got ${shownValue(o.leaseMarginMs)}`);
   }
   if (!Number.isInteger(o.completedCacheSize) || o.completedCacheSize < 0) {
-    problems.push(`completedCacheSize must be an integer >= 0, got ${o.completedCacheSize}`);
+    problems.push(`completedCacheSize must be an integer >= 0, got ${shownValue(o.completedCacheSize)}`);
   }
   if (problems.length > 0) {
     throw new JobError(`invalid idempotency store options: ${problems.join('; ')}`);

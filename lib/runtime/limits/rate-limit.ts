@@ -134,17 +134,23 @@ export function defineRateLimit(spec: RateLimitSpec): RateLimitDefinition {
         decreaseIntervalMs: a.decreaseIntervalMs ?? 1000,
       };
       if (!positive(adaptive.minPerSecond) || adaptive.minPerSecond > perSecond) {
-        problems.push(`adaptive.minPerSecond must be > 0 and <= perSecond, got ${adaptive.minPerSecond}`);
+        problems.push(
+          `adaptive.minPerSecond must be > 0 and <= perSecond, got ${shownValue(adaptive.minPerSecond)}`,
+        );
       }
       if (!positive(adaptive.decreaseFactor) || adaptive.decreaseFactor >= 1) {
-        problems.push(`adaptive.decreaseFactor must be > 0 and < 1, got ${adaptive.decreaseFactor}`);
+        problems.push(
+          `adaptive.decreaseFactor must be > 0 and < 1, got ${shownValue(adaptive.decreaseFactor)}`,
+        );
       }
       if (!positive(adaptive.recoveryPerSecond)) {
-        problems.push(`adaptive.recoveryPerSecond must be > 0, got ${adaptive.recoveryPerSecond}`);
+        problems.push(
+          `adaptive.recoveryPerSecond must be > 0, got ${shownValue(adaptive.recoveryPerSecond)}`,
+        );
       }
       if (typeof adaptive.decreaseIntervalMs !== 'number' || !(adaptive.decreaseIntervalMs >= 0)) {
         problems.push(
-          `adaptive.decreaseIntervalMs must be a number >= 0, got ${adaptive.decreaseIntervalMs}`,
+          `adaptive.decreaseIntervalMs must be a number >= 0, got ${shownValue(adaptive.decreaseIntervalMs)}`,
         );
       }
     }
