@@ -1,7 +1,8 @@
 /**
  * The store's calls to its DynamoDB table: conditional PutItem and UpdateItem, and strongly
- * consistent GetItem. SDK exceptions are translated here (sdk-errors.ts); nothing above this
- * module sees one.
+ * consistent GetItem; through {@link RecordTable.conditional}, the DeleteItem of a parked group
+ * (group-store.ts); transactions.ts has those of batches. SDK exceptions are translated here
+ * (sdk-errors.ts) and there; nothing above sees one.
  *
  * DynamoDB rules relied on (developer guide / API reference pages):
  * - Conditional writes (WorkingWithItems.html#WorkingWithItems.ConditionalUpdate): the condition
@@ -16,7 +17,6 @@
  */
 import {
   type AttributeValue,
-  DeleteItemCommand,
   type DynamoDBClient,
   GetItemCommand,
   PutItemCommand,
@@ -56,7 +56,7 @@ export class RecordTable {
     expr: Expr,
     condition: string,
   ): Promise<WriteResult> {
-    return this.#conditional(operation, pk, () =>
+    return this.conditional(operation, pk, () =>
       this.client.send(
         new PutItemCommand({
           TableName: this.tableName,
@@ -76,7 +76,7 @@ export class RecordTable {
     expr: Expr,
     condition: string,
   ): Promise<WriteResult> {
-    return this.#conditional(operation, pk, () =>
+    return this.conditional(operation, pk, () =>
       this.client.send(
         new UpdateItemCommand({
           TableName: this.tableName,
@@ -87,21 +87,6 @@ export class RecordTable {
           // No ReturnValuesOnConditionCheckFailure: a lease-ending update fails its condition
           // only after a takeover or a lost response (rare), where the caller reads the item
           // with one consistent GetItem; on the common path that parameter is bytes for nothing.
-        }),
-      ),
-    );
-  }
-
-  /** Conditional DeleteItem (API_DeleteItem.html); a failed condition deletes nothing. */
-  async delete(operation: string, pk: string, expr: Expr, condition: string): Promise<WriteResult> {
-    return this.#conditional(operation, pk, () =>
-      this.client.send(
-        new DeleteItemCommand({
-          TableName: this.tableName,
-          Key: { pk: S(pk) },
-          ConditionExpression: condition,
-          ...expr.params(),
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       ),
     );
@@ -119,8 +104,11 @@ export class RecordTable {
     }
   }
 
-  /** Runs a conditional write; a failed condition is a result, any other failure is translated. */
-  async #conditional(operation: string, pk: string, write: () => Promise<unknown>): Promise<WriteResult> {
+  /**
+   * Runs a conditional write; a failed condition is a result, any other failure is translated.
+   * Public for the writes only features make (group-store.ts: the DeleteItem of a park).
+   */
+  async conditional(operation: string, pk: string, write: () => Promise<unknown>): Promise<WriteResult> {
     try {
       await write();
       return { ok: true };
