@@ -25,7 +25,7 @@ import { isFifoQueueUrl } from '../core/queue-urls.ts';
 import { shownValue } from '../core/shown-value.ts';
 import { runBatch } from './batch.ts';
 import type { BatchLedger } from './batches/ledger.ts';
-import { ChainTraceHeaders } from './chain-trace.ts';
+import type { ChainTraceHeaders } from './chain-trace.ts';
 import type { ChildSender } from './children.ts';
 import { queueLimitProblems, readWorkerConfig, type WorkerConfig } from './config.ts';
 import { createDefaultIdempotencyGuard } from './default-guard.ts';
@@ -336,9 +336,10 @@ function buildWorker(options: WorkerOptions, featureList: readonly WorkerFeature
       sqs,
       childSender: setup.value.childSender,
       // Each child continues its own parent record's chain, not the batch's (chain-trace.ts).
+      // Children are sent only with the children feature, which brings that code.
       childTraceHeaderOf: (record) => {
-        chains ??= new ChainTraceHeaders(() => invocationTraceHeader(env), records);
-        return chains.childHeaderOf(record);
+        chains ??= features.children?.chainTraceHeaders(() => invocationTraceHeader(env), records);
+        return chains?.childHeaderOf(record);
       },
       config,
       logger,

@@ -1,5 +1,5 @@
 /**
- * The store's transactions (lib/runtime/idempotency/table.ts, `transact`) against a fake DynamoDB
+ * The store's transactions (lib/runtime/idempotency/transactions.ts, `transact`) against a fake DynamoDB
  * client: a cancellation by a failed condition is a result naming each item's reason; one by
  * `TransactionConflict` (another transaction writing the same item: children of one batch counted
  * at once) is sent again with a token of its own until it goes through, and thrown as a store
@@ -8,7 +8,8 @@
 import { TransactionCanceledException, type TransactWriteItemsCommand } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { IdempotencyStoreError } from '../../lib/runtime/idempotency/errors.ts';
-import { RecordTable, TRANSACTION_CONFLICT_TRIES } from '../../lib/runtime/idempotency/table.ts';
+import { RecordTable } from '../../lib/runtime/idempotency/table.ts';
+import { TRANSACTION_CONFLICT_TRIES, transact } from '../../lib/runtime/idempotency/transactions.ts';
 
 function cancelled(...codes: string[]): TransactionCanceledException {
   return new TransactionCanceledException({
@@ -36,10 +37,10 @@ const items = [
   { Update: { TableName: 'jobs', Key: { pk: { S: 'batch#b' } }, UpdateExpression: 'ADD n :1' } },
 ];
 
-describe('RecordTable.transact', () => {
+describe('transact', () => {
   it('answers a failed condition with each item reason, sent once', async () => {
     const { table, tokens } = fakeTable([cancelled('None', 'ConditionalCheckFailed')]);
-    expect(await table.transact('count', 'batch#b', items, 'token-1')).toEqual({
+    expect(await transact(table, 'count', 'batch#b', items, 'token-1')).toEqual({
       ok: false,
       reasons: ['None', 'ConditionalCheckFailed'],
     });
@@ -52,7 +53,7 @@ describe('RecordTable.transact', () => {
       cancelled('TransactionConflict'),
       undefined,
     ]);
-    expect(await table.transact('count', 'batch#b', items, 'a'.repeat(36), () => 0)).toEqual({ ok: true });
+    expect(await transact(table, 'count', 'batch#b', items, 'a'.repeat(36), () => 0)).toEqual({ ok: true });
     expect(tokens).toEqual(['a'.repeat(36), `${'a'.repeat(33)}-2`, `${'a'.repeat(33)}-3`]);
   });
 
@@ -61,7 +62,7 @@ describe('RecordTable.transact', () => {
       cancelled('TransactionConflict'),
     );
     const { table, tokens } = fakeTable(answers);
-    await expect(table.transact('count', 'batch#b', items, 't', () => 0)).rejects.toBeInstanceOf(
+    await expect(transact(table, 'count', 'batch#b', items, 't', () => 0)).rejects.toBeInstanceOf(
       IdempotencyStoreError,
     );
     expect(tokens).toHaveLength(TRANSACTION_CONFLICT_TRIES);

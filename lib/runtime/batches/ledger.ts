@@ -25,6 +25,7 @@ import {
 } from '../../core/batch.ts';
 import { Expr } from '../idempotency/expr.ts';
 import type { RecordTable } from '../idempotency/table.ts';
+import { batchGet, transact } from '../idempotency/transactions.ts';
 
 /** A child's outcome, as it is counted. */
 export interface ChildCount {
@@ -73,7 +74,8 @@ export class BatchLedger {
 
   /** The outcome items of these children (BatchGetItem, 100 keys a request), by child id. */
   async readChildren(batchId: string, childIds: readonly string[]): Promise<Map<string, BatchChildRecord>> {
-    const items = await this.#table.batchGet(
+    const items = await batchGet(
+      this.#table,
       'read-batch-children',
       childIds.map((id) => batchChildKey(batchId, id)),
     );
@@ -155,7 +157,7 @@ export class BatchLedger {
     items: TransactWriteItem[],
     token: string,
   ): Promise<'ok' | { readonly cancelled: readonly string[] }> {
-    const written = await this.#table.transact('count-batch-child', pk, items, token);
+    const written = await transact(this.#table, 'count-batch-child', pk, items, token);
     return written.ok ? 'ok' : { cancelled: written.reasons };
   }
 }

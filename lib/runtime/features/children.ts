@@ -3,6 +3,7 @@
  * sent after it through JobClient's send path) and the sends of `ctx.startBatch`. Without it both
  * throw a permanent {@link MissingFeatureError} naming this import.
  */
+import { ChainTraceHeaders } from '../chain-trace.ts';
 import { createJobClientChildSender } from '../child-sender.ts';
 import { ChildCollector, childRecordKeys, sendChildren } from '../children.ts';
 import type { ChildrenFeature } from './feature.ts';
@@ -14,4 +15,5 @@ export const children: ChildrenFeature = {
   collectChildren: (parent) => new ChildCollector(parent),
   sendChildren,
   childRecordKeys,
+  chainTraceHeaders: (invocationHeader, records) => new ChainTraceHeaders(invocationHeader, records),
 };

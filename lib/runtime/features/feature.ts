@@ -23,6 +23,7 @@ import type {
 import type { BatchLedger } from '../batches/ledger.ts';
 import type { requestBatch, startRequestedBatches } from '../batches/start.ts';
 import type { watchBatch } from '../batches/watchdog.ts';
+import type { ChainTraceHeaders } from '../chain-trace.ts';
 import type { ChildSenderOptions } from '../child-sender.ts';
 import type {
   ChildCollector,
@@ -60,6 +61,8 @@ export interface ChildrenFeature {
   readonly collectChildren: (parent: ParentIdentity) => ChildCollector;
   readonly sendChildren: typeof sendChildren;
   readonly childRecordKeys: typeof childRecordKeys;
+  /** The X-Ray trace headers of one invocation's children (chain-trace.ts), made at its first child. */
+  readonly chainTraceHeaders: (...args: ConstructorParameters<typeof ChainTraceHeaders>) => ChainTraceHeaders;
 }
 
 /**

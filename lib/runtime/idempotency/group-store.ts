@@ -4,6 +4,7 @@
  * {@link DynamoIdempotencyStore}; costs are in its docstring and docs/contracts.md.
  */
 import { randomUUID } from 'node:crypto';
+import { DeleteItemCommand } from '@aws-sdk/client-dynamodb';
 import { JobError } from '../../core/errors.ts';
 import { IdempotencyStoreError } from './errors.ts';
 import {
@@ -17,7 +18,7 @@ import {
 } from './group-record.ts';
 import type { GroupPark, ParkGroupOutcome, ParkGroupRequest, UnparkOutcome } from './guard.ts';
 import { groupRecordKey } from './keys.ts';
-import { isExpiredItem } from './record.ts';
+import { isExpiredItem, S } from './record.ts';
 import type { RecordTable } from './table.ts';
 
 /** Rounds of the park loop (each a conditional PutItem) before a contended group gives up. */
@@ -95,11 +96,25 @@ export class GroupParks {
     );
   }
 
-  /** A DeleteItem conditioned on `blockerPk` holding the park. */
+  /**
+   * A DeleteItem conditioned on `blockerPk` holding the park (API_DeleteItem.html: a failed
+   * condition deletes nothing; `ALL_OLD` returns the item that failed it).
+   */
   async unpark(queueName: string, messageGroupId: string, blockerPk: string): Promise<UnparkOutcome> {
     const pk = groupRecordKey(queueName, messageGroupId);
     const { expr, condition } = unparkCondition(blockerPk);
-    const deleted = await this.#table.delete('unpark', pk, expr, condition);
+    const table = this.#table;
+    const deleted = await table.conditional('unpark', pk, () =>
+      table.client.send(
+        new DeleteItemCommand({
+          TableName: table.tableName,
+          Key: { pk: S(pk) },
+          ConditionExpression: condition,
+          ...expr.params(),
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      ),
+    );
     if (deleted.ok) return 'cleared';
     const item = deleted.old ?? (await this.#table.get('unpark', pk));
     // Gone (deleted by an SDK retry of this very delete, or by an operator): nothing to clear.

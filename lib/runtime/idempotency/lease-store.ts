@@ -12,23 +12,16 @@
  * - read-back.ts: items read back after a failed condition (own earlier write, step winner);
  * - table.ts, expr.ts, sdk-errors.ts: DynamoDB calls, expressions, SDK error translation.
  */
-import { createHash } from 'node:crypto';
-import { DynamoDBClient, type TransactWriteItem } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { JobError, type PermanentError, type TransientError } from '../../core/errors.ts';
 import { type AcquirePlan, acquisitionWrite } from './acquire.ts';
 import { checkRequest, mismatch } from './begin-request.ts';
 import { CompletedKeyCache } from './cache.ts';
 import { decide } from './decide.ts';
-import type { BeginOutcome, BeginRequest, IdempotencyGuard, LeaseWrite, TogetherWrite } from './guard.ts';
+import type { BeginOutcome, BeginRequest, IdempotencyGuard, LeaseWrite } from './guard.ts';
 import { jobRecordKey, stepRecordKey } from './keys.ts';
 import { DynamoLease, type LeaseOps } from './lease.ts';
-import {
-  completionWrite,
-  type FencedUpdate,
-  failureStatus,
-  failureWrite,
-  handBackWrite,
-} from './lease-end.ts';
+import { completionWrite, failureStatus, failureWrite, handBackWrite } from './lease-end.ts';
 import {
   type DynamoIdempotencyStoreOptions,
   type ResolvedStoreLimits,
@@ -45,7 +38,7 @@ import {
   stepRecordToItem,
 } from './record.ts';
 import { stepWrite } from './step-write.ts';
-import { storable } from './storable.ts';
+import { type Storable, storable } from './storable.ts';
 import { RecordTable, type WriteResult } from './table.ts';
 
 /** Rounds of the acquire loop (each a conditional write) before a contended key answers `busy`. */
@@ -184,18 +177,25 @@ export class DynamoLeaseStore implements IdempotencyGuard {
   readonly #leaseOps: LeaseOps = {
     complete: (record, result, children) => this.#completeLease(record, result, children),
     fail: (record, error, kind, failedAtMs) => this.#failLease(record, error, kind, failedAtMs),
-    completeTogether: (record, result, children, items) =>
-      this.#completeTogether(record, result, children, items),
-    failTogether: (record, error, items, failedAtMs) => this.#failTogether(record, error, items, failedAtMs),
     once: (record, stepName, fn) => this.#runOnce(record, stepName, fn),
     handBack: (record) => this.#handBackLease(record),
+    ...this.togetherOps(),
   };
+
+  /**
+   * The lease writes made together with other items in one transaction (batches): none here;
+   * DynamoIdempotencyStore (store.ts) has them, so that a worker without the features that need
+   * them does not carry them (issue 21: bundle bytes). Called once, while the store is built.
+   */
+  protected togetherOps(): Pick<LeaseOps, 'completeTogether' | 'failTogether'> {
+    return {};
+  }
 
   /** Hands a lease back without counting the run (a flow-control wait): fenced UpdateItem. */
   async #handBackLease(record: JobRecord): Promise<LeaseWrite> {
     const { update, expr, condition } = handBackWrite(record, this.#now());
     const written = await this.#table.update('hand-back', record.pk, update, expr, condition);
-    return written.ok ? 'ok' : this.#afterFencedWrite(record, written, 'RELEASED');
+    return written.ok ? 'ok' : this.afterFencedWrite(record, written, 'RELEASED');
   }
 
   /** Completes a lease: conditional UpdateItem, fenced by the lease token. */
@@ -211,91 +211,19 @@ export class DynamoLeaseStore implements IdempotencyGuard {
     });
     const { update, expr, condition } = completionWrite(record, stored, now, children);
     const written = await this.#table.update('complete', record.pk, update, expr, condition);
-    const outcome = written.ok ? 'ok' : await this.#afterFencedWrite(record, written, 'COMPLETED');
-    if (outcome === 'ok') {
-      this.#cache.set(record.pk, {
-        payloadHash: record.payloadHash,
-        resultJson: stored.json,
-        resultStored: stored.stored,
-        expiresAt: record.expiresAt,
-      });
-    }
+    const outcome = written.ok ? 'ok' : await this.afterFencedWrite(record, written, 'COMPLETED');
+    if (outcome === 'ok') this.rememberCompleted(record, stored);
     return outcome;
   }
 
-  /** Completes a lease and writes `items`, in one transaction (batches). */
-  async #completeTogether(
-    record: JobRecord,
-    result: unknown,
-    children: readonly string[] | undefined,
-    items: readonly TransactWriteItem[],
-  ): Promise<TogetherWrite> {
-    const stored = storable(result, record, this.#limits.maxResultBytes, {
-      kind: 'result',
-      jobType: record.jobType,
+  /** Keeps a key this store completed, so its duplicates are answered without a call. */
+  protected rememberCompleted(record: JobRecord, stored: Storable): void {
+    this.#cache.set(record.pk, {
+      payloadHash: record.payloadHash,
+      resultJson: stored.json,
+      resultStored: stored.stored,
+      expiresAt: record.expiresAt,
     });
-    const write = completionWrite(record, stored, this.#now(), children);
-    const outcome = await this.#together('complete', record, write, items, 'COMPLETED');
-    if (outcome === 'ok') {
-      this.#cache.set(record.pk, {
-        payloadHash: record.payloadHash,
-        resultJson: stored.json,
-        resultStored: stored.stored,
-        expiresAt: record.expiresAt,
-      });
-    }
-    return outcome;
-  }
-
-  /** Ends a lease as permanent (dead-lettered) and writes `items`, in one transaction (batches). */
-  #failTogether(
-    record: JobRecord,
-    error: unknown,
-    items: readonly TransactWriteItem[],
-    failedAtMs: number | undefined,
-  ): Promise<TogetherWrite> {
-    const now = this.#now();
-    const write = failureWrite(record, error, 'permanent', now, failedAtMs ?? now);
-    return this.#together('fail', record, write, items, 'FAILED');
-  }
-
-  /**
-   * The fenced lease write and `items` in one TransactWriteItems whose ClientRequestToken derives
-   * from the lease token and the request: a retry of the same request within 10 minutes (the SDK's,
-   * after a lost response) is answered without a second write.
-   */
-  async #together(
-    operation: 'complete' | 'fail',
-    record: JobRecord,
-    write: FencedUpdate,
-    items: readonly TransactWriteItem[],
-    target: JobRecordStatus,
-  ): Promise<TogetherWrite> {
-    const lease: TransactWriteItem = {
-      Update: {
-        TableName: this.tableName,
-        Key: { pk: { S: record.pk } },
-        UpdateExpression: write.update,
-        ConditionExpression: write.condition,
-        ...write.expr.params(),
-      },
-    };
-    const all = [lease, ...items];
-    // Derived from the lease and the request: an SDK retry (same request) is answered without a
-    // second write; another request of this lease gets a token of its own (never a mismatch).
-    const token = createHash('sha256')
-      .update(`${record.leaseToken}\n${operation}\n${JSON.stringify(all)}`)
-      .digest('hex')
-      .slice(0, 36);
-    const written = await this.#table.transact(operation, record.pk, all, token);
-    if (written.ok) return 'ok';
-    if (written.reasons[0] === 'ConditionalCheckFailed') {
-      // The record already holds this lease's own end (a transaction applied earlier), or another run's.
-      return (await this.#afterFencedWrite(record, { ok: false, old: undefined }, target)) === 'ok'
-        ? 'ok'
-        : 'fenced';
-    }
-    return { cancelled: written.reasons.slice(1) };
   }
 
   /** Ends a lease after a failure: conditional UpdateItem, fenced by the lease token. */
@@ -317,7 +245,7 @@ export class DynamoLeaseStore implements IdempotencyGuard {
       expr,
       condition,
     );
-    return written.ok ? 'ok' : this.#afterFencedWrite(record, written, failureStatus(kind));
+    return written.ok ? 'ok' : this.afterFencedWrite(record, written, failureStatus(kind));
   }
 
   /** Runs a step at most once per key and generation (see {@link Lease.once}). */
@@ -353,7 +281,7 @@ export class DynamoLeaseStore implements IdempotencyGuard {
    * After a fenced write failed its condition: `ok` when the record already holds this lease's
    * own write (an SDK retry of a write whose response was lost), else `fenced`.
    */
-  async #afterFencedWrite(
+  protected async afterFencedWrite(
     record: JobRecord,
     written: Extract<WriteResult, { ok: false }>,
     target: JobRecordStatus,

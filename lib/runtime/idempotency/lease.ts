@@ -18,13 +18,14 @@ export interface LeaseOps {
     kind: 'transient' | 'permanent',
     failedAtMs?: number,
   ): Promise<LeaseWrite>;
-  completeTogether(
+  /** Absent on a store without transactions (DynamoLeaseStore): its leases then have none. */
+  completeTogether?(
     record: JobRecord,
     result: unknown,
     children: readonly string[] | undefined,
     items: readonly TransactWriteItem[],
   ): Promise<TogetherWrite>;
-  failTogether(
+  failTogether?(
     record: JobRecord,
     error: unknown,
     items: readonly TransactWriteItem[],
@@ -41,6 +42,29 @@ export class DynamoLease implements Lease {
   readonly #record: JobRecord;
   readonly #key: string;
   readonly #ops: LeaseOps;
+  /**
+   * {@link complete} and `items` in one TransactWriteItems (2 write units per item), its
+   * `ClientRequestToken` derived from this lease: a retry after a lost response writes nothing twice.
+   * Undefined when the store has no transactions (`LeaseOps.completeTogether` absent).
+   * @returns `ok`, `fenced` (another run took the lease over), or `cancelled` with the codes of
+   *   `items` when one failed its condition; nothing is written unless `ok`.
+   * @throws {IdempotencyStoreError} when DynamoDB fails.
+   */
+  readonly completeTogether?: (
+    result: unknown,
+    children: readonly string[] | undefined,
+    items: readonly TransactWriteItem[],
+  ) => Promise<TogetherWrite>;
+  /**
+   * {@link fail} as `permanent` and `items` in one TransactWriteItems, as {@link completeTogether}
+   * (and undefined when it is).
+   * @throws {IdempotencyStoreError} when DynamoDB fails.
+   */
+  readonly failTogether?: (
+    error: unknown,
+    items: readonly TransactWriteItem[],
+    failedAtMs?: number,
+  ) => Promise<TogetherWrite>;
 
   constructor(record: JobRecord, key: string, ops: LeaseOps) {
     this.#record = record;
@@ -48,6 +72,13 @@ export class DynamoLease implements Lease {
     this.#ops = ops;
     this.attempt = record.attempt;
     this.firstFailureAtMs = record.firstFailureAtMs;
+    const { completeTogether, failTogether } = ops;
+    if (completeTogether) {
+      this.completeTogether = (result, children, items) => completeTogether(record, result, children, items);
+    }
+    if (failTogether) {
+      this.failTogether = (error, items, failedAtMs) => failTogether(record, error, items, failedAtMs);
+    }
   }
 
   /**
@@ -76,33 +107,6 @@ export class DynamoLease implements Lease {
    */
   fail(error: unknown, kind: 'transient' | 'permanent', failedAtMs?: number): Promise<LeaseWrite> {
     return this.#ops.fail(this.#record, error, kind, failedAtMs);
-  }
-
-  /**
-   * {@link complete} and `items` in one TransactWriteItems (2 write units per item), its
-   * `ClientRequestToken` derived from this lease: a retry after a lost response writes nothing twice.
-   * @returns `ok`, `fenced` (another run took the lease over), or `cancelled` with the codes of
-   *   `items` when one failed its condition; nothing is written unless `ok`.
-   * @throws {IdempotencyStoreError} when DynamoDB fails.
-   */
-  completeTogether(
-    result: unknown,
-    children: readonly string[] | undefined,
-    items: readonly TransactWriteItem[],
-  ): Promise<TogetherWrite> {
-    return this.#ops.completeTogether(this.#record, result, children, items);
-  }
-
-  /**
-   * {@link fail} as `permanent` and `items` in one TransactWriteItems, as {@link completeTogether}.
-   * @throws {IdempotencyStoreError} when DynamoDB fails.
-   */
-  failTogether(
-    error: unknown,
-    items: readonly TransactWriteItem[],
-    failedAtMs?: number,
-  ): Promise<TogetherWrite> {
-    return this.#ops.failTogether(this.#record, error, items, failedAtMs);
   }
 
   /**

@@ -3,7 +3,7 @@
  * leases, stored results, `once` steps) plus what the worker's optional features keep in the same
  * table: parked FIFO message groups (group-store.ts, group-record.ts; `onDeadLetter: 'park'`),
  * the state of jobs sent for later (scheduled-job-store.ts) and batches (lib/runtime/batches/
- * ledger.ts). The parts of the store:
+ * ledger.ts, and a lease's end written with a batch's items in one transaction). The parts of the store:
  * - options.ts: options, defaults, validation;
  * - begin-request.ts: checks of a begin request; acquire.ts: the acquisition write;
  *   decide.ts: what an existing record means for a begin;
@@ -11,8 +11,10 @@
  *   step-write.ts: `once` step records; storable.ts: results and step values under the size cap;
  * - read-back.ts: items read back after a failed condition (own earlier write, step winner);
  * - group-store.ts, group-record.ts: parked FIFO message groups (`onDeadLetter: 'park'`);
- * - table.ts, expr.ts, sdk-errors.ts: DynamoDB calls, expressions, SDK error translation.
+ * - table.ts, transactions.ts, expr.ts, sdk-errors.ts: DynamoDB calls, expressions, SDK error translation.
  */
+import { createHash } from 'node:crypto';
+import type { TransactWriteItem } from '@aws-sdk/client-dynamodb';
 import { BatchLedger } from '../batches/ledger.ts';
 import { GroupParks } from './group-store.ts';
 import type {
@@ -23,11 +25,17 @@ import type {
   ScheduledJobStore,
   ScheduledStart,
   ScheduledStartRequest,
+  TogetherWrite,
   UnparkOutcome,
 } from './guard.ts';
+import type { LeaseOps } from './lease.ts';
+import { completionWrite, type FencedUpdate, failureWrite } from './lease-end.ts';
 import { DynamoLeaseStore } from './lease-store.ts';
 import type { DynamoIdempotencyStoreOptions } from './options.ts';
+import type { JobRecord, JobRecordStatus } from './record.ts';
 import { scheduledJobExists, startScheduledJob } from './scheduled-job-store.ts';
+import { storable } from './storable.ts';
+import { transact } from './transactions.ts';
 
 /**
  * The idempotency guard on a DynamoDB table (lease-store.ts: its costs per job), with the
@@ -97,6 +105,84 @@ export class DynamoIdempotencyStore extends DynamoLeaseStore implements GroupPar
    */
   unparkGroup(queueName: string, messageGroupId: string, blockerPk: string): Promise<UnparkOutcome> {
     return this.#groups.unpark(queueName, messageGroupId, blockerPk);
+  }
+
+  /** A lease's completion or failure with other items in one transaction (batches/count.ts). */
+  protected override togetherOps(): Pick<LeaseOps, 'completeTogether' | 'failTogether'> {
+    return {
+      completeTogether: (record, result, children, items) =>
+        this.#completeTogether(record, result, children, items),
+      failTogether: (record, error, items, failedAtMs) =>
+        this.#failTogether(record, error, items, failedAtMs),
+    };
+  }
+
+  /** Completes a lease and writes `items`, in one transaction (batches). */
+  async #completeTogether(
+    record: JobRecord,
+    result: unknown,
+    children: readonly string[] | undefined,
+    items: readonly TransactWriteItem[],
+  ): Promise<TogetherWrite> {
+    const stored = storable(result, record, this.storeLimits.maxResultBytes, {
+      kind: 'result',
+      jobType: record.jobType,
+    });
+    const write = completionWrite(record, stored, this.clock(), children);
+    const outcome = await this.#together('complete', record, write, items, 'COMPLETED');
+    if (outcome === 'ok') this.rememberCompleted(record, stored);
+    return outcome;
+  }
+
+  /** Ends a lease as permanent (dead-lettered) and writes `items`, in one transaction (batches). */
+  #failTogether(
+    record: JobRecord,
+    error: unknown,
+    items: readonly TransactWriteItem[],
+    failedAtMs: number | undefined,
+  ): Promise<TogetherWrite> {
+    const now = this.clock();
+    const write = failureWrite(record, error, 'permanent', now, failedAtMs ?? now);
+    return this.#together('fail', record, write, items, 'FAILED');
+  }
+
+  /**
+   * The fenced lease write and `items` in one TransactWriteItems whose ClientRequestToken derives
+   * from the lease token and the request: a retry of the same request within 10 minutes (the SDK's,
+   * after a lost response) is answered without a second write.
+   */
+  async #together(
+    operation: 'complete' | 'fail',
+    record: JobRecord,
+    write: FencedUpdate,
+    items: readonly TransactWriteItem[],
+    target: JobRecordStatus,
+  ): Promise<TogetherWrite> {
+    const lease: TransactWriteItem = {
+      Update: {
+        TableName: this.tableName,
+        Key: { pk: { S: record.pk } },
+        UpdateExpression: write.update,
+        ConditionExpression: write.condition,
+        ...write.expr.params(),
+      },
+    };
+    const all = [lease, ...items];
+    // Derived from the lease and the request: an SDK retry (same request) is answered without a
+    // second write; another request of this lease gets a token of its own (never a mismatch).
+    const token = createHash('sha256')
+      .update(`${record.leaseToken}\n${operation}\n${JSON.stringify(all)}`)
+      .digest('hex')
+      .slice(0, 36);
+    const written = await transact(this.recordTable, operation, record.pk, all, token);
+    if (written.ok) return 'ok';
+    if (written.reasons[0] === 'ConditionalCheckFailed') {
+      // The record already holds this lease's own end (a transaction applied earlier), or another run's.
+      return (await this.afterFencedWrite(record, { ok: false, old: undefined }, target)) === 'ok'
+        ? 'ok'
+        : 'fenced';
+    }
+    return { cancelled: written.reasons.slice(1) };
   }
 
   /**

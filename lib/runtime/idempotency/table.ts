@@ -1,7 +1,8 @@
 /**
  * The store's calls to its DynamoDB table: conditional PutItem and UpdateItem, and strongly
- * consistent GetItem. SDK exceptions are translated here (sdk-errors.ts); nothing above this
- * module sees one.
+ * consistent GetItem; through {@link RecordTable.conditional}, the DeleteItem of a parked group
+ * (group-store.ts); transactions.ts has those of batches. SDK exceptions are translated here
+ * (sdk-errors.ts) and there; nothing above sees one.
  *
  * DynamoDB rules relied on (developer guide / API reference pages):
  * - Conditional writes (WorkingWithItems.html#WorkingWithItems.ConditionalUpdate): the condition
@@ -16,22 +17,14 @@
  */
 import {
   type AttributeValue,
-  BatchGetItemCommand,
-  type BatchGetItemCommandOutput,
-  DeleteItemCommand,
   type DynamoDBClient,
   GetItemCommand,
   PutItemCommand,
-  type TransactWriteItem,
-  TransactWriteItemsCommand,
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import type { Expr } from './expr.ts';
 import { S } from './record.ts';
 import { isConditionFailure, translateSdkError } from './sdk-errors.ts';
-
-/** Tries of a transaction cancelled by `TransactionConflict` (another transaction on one of its items). */
-export const TRANSACTION_CONFLICT_TRIES = 6;
 
 /** Result of a conditional write: `old` is the item that failed the condition, when known. */
 export type WriteResult =
@@ -45,10 +38,14 @@ export type WriteResult =
  */
 export class RecordTable {
   readonly tableName: string;
-  readonly #client: DynamoDBClient;
+  /**
+   * The table's client, for the calls only features make (transactions.ts: TransactWriteItems and
+   * BatchGetItem), kept out of this class so that a worker without those features does not carry them.
+   */
+  readonly client: DynamoDBClient;
 
   constructor(client: DynamoDBClient, tableName: string) {
-    this.#client = client;
+    this.client = client;
     this.tableName = tableName;
   }
 
@@ -59,8 +56,8 @@ export class RecordTable {
     expr: Expr,
     condition: string,
   ): Promise<WriteResult> {
-    return this.#conditional(operation, pk, () =>
-      this.#client.send(
+    return this.conditional(operation, pk, () =>
+      this.client.send(
         new PutItemCommand({
           TableName: this.tableName,
           Item: item,
@@ -79,8 +76,8 @@ export class RecordTable {
     expr: Expr,
     condition: string,
   ): Promise<WriteResult> {
-    return this.#conditional(operation, pk, () =>
-      this.#client.send(
+    return this.conditional(operation, pk, () =>
+      this.client.send(
         new UpdateItemCommand({
           TableName: this.tableName,
           Key: { pk: S(pk) },
@@ -95,25 +92,10 @@ export class RecordTable {
     );
   }
 
-  /** Conditional DeleteItem (API_DeleteItem.html); a failed condition deletes nothing. */
-  async delete(operation: string, pk: string, expr: Expr, condition: string): Promise<WriteResult> {
-    return this.#conditional(operation, pk, () =>
-      this.#client.send(
-        new DeleteItemCommand({
-          TableName: this.tableName,
-          Key: { pk: S(pk) },
-          ConditionExpression: condition,
-          ...expr.params(),
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      ),
-    );
-  }
-
   /** Strongly consistent GetItem: sees every write acknowledged before it (API_GetItem.html). */
   async get(operation: string, pk: string): Promise<Record<string, AttributeValue> | undefined> {
     try {
-      const out = await this.#client.send(
+      const out = await this.client.send(
         new GetItemCommand({ TableName: this.tableName, Key: { pk: S(pk) }, ConsistentRead: true }),
       );
       return out.Item;
@@ -123,81 +105,10 @@ export class RecordTable {
   }
 
   /**
-   * TransactWriteItems (API_TransactWriteItems.html): all actions or none. `token` is the
-   * `ClientRequestToken` (1–36 characters): the same token within 10 minutes is answered as success
-   * without applying the actions again, so a retry after a lost response changes nothing. A
-   * transaction cancelled by a failed condition is a result: `reasons` has one code per action
-   * (`ConditionalCheckFailed`, `None`, ...); any other failure is translated and thrown.
-   *
-   * A transaction cancelled only because another one was writing one of its items at that moment
-   * (`TransactionConflict`: children of one batch counted at once all update its counter) wrote
-   * nothing: it is sent again, up to {@link TRANSACTION_CONFLICT_TRIES} tries in all, after a short
-   * random wait, with a token of its own per try (the cancelled try was not applied, so no answer
-   * to it can stand for this one). Still conflicting, it is thrown (transient).
+   * Runs a conditional write; a failed condition is a result, any other failure is translated.
+   * Public for the writes only features make (group-store.ts: the DeleteItem of a park).
    */
-  async transact(
-    operation: string,
-    pk: string,
-    items: TransactWriteItem[],
-    token: string,
-    random: () => number = Math.random,
-  ): Promise<{ readonly ok: true } | { readonly ok: false; readonly reasons: readonly string[] }> {
-    for (let attempt = 1; ; attempt++) {
-      const tokenOfTry = attempt === 1 ? token : `${token.slice(0, 33)}-${attempt}`;
-      try {
-        await this.#client.send(
-          new TransactWriteItemsCommand({ TransactItems: items, ClientRequestToken: tokenOfTry }),
-        );
-        return { ok: true };
-      } catch (err) {
-        const cancelled = (err as { name?: unknown; CancellationReasons?: { Code?: string }[] }) ?? {};
-        if (
-          cancelled.name === 'TransactionCanceledException' &&
-          Array.isArray(cancelled.CancellationReasons)
-        ) {
-          const codes = cancelled.CancellationReasons.map((reason) => reason.Code ?? 'None');
-          if (codes.includes('ConditionalCheckFailed')) return { ok: false, reasons: codes };
-          if (codes.includes('TransactionConflict') && attempt < TRANSACTION_CONFLICT_TRIES) {
-            await new Promise((resolve) => setTimeout(resolve, Math.round(random() * 25 * 2 ** attempt)));
-            continue;
-          }
-        }
-        throw translateSdkError(`${operation} (TransactWriteItems)`, pk, this.tableName, err);
-      }
-    }
-  }
-
-  /**
-   * Strongly consistent BatchGetItem of `pks` (API_BatchGetItem.html: at most 100 keys per request;
-   * `UnprocessedKeys` asked again). Returns the items found, in no particular order.
-   */
-  async batchGet(operation: string, pks: readonly string[]): Promise<Record<string, AttributeValue>[]> {
-    const found: Record<string, AttributeValue>[] = [];
-    for (let start = 0; start < pks.length; start += 100) {
-      let keys: Record<string, AttributeValue>[] = pks.slice(start, start + 100).map((pk) => ({ pk: S(pk) }));
-      for (let round = 0; keys.length > 0; round++) {
-        let out: BatchGetItemCommandOutput;
-        try {
-          out = await this.#client.send(
-            new BatchGetItemCommand({
-              RequestItems: { [this.tableName]: { Keys: keys, ConsistentRead: true } },
-            }),
-          );
-        } catch (err) {
-          throw translateSdkError(`${operation} (BatchGetItem)`, pks[start] ?? '', this.tableName, err);
-        }
-        found.push(...(out.Responses?.[this.tableName] ?? []));
-        keys = out.UnprocessedKeys?.[this.tableName]?.Keys ?? [];
-        // Unprocessed keys come back when throughput ran out: wait a little, more each round.
-        if (keys.length > 0)
-          await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 50 * 2 ** round)));
-      }
-    }
-    return found;
-  }
-
-  /** Runs a conditional write; a failed condition is a result, any other failure is translated. */
-  async #conditional(operation: string, pk: string, write: () => Promise<unknown>): Promise<WriteResult> {
+  async conditional(operation: string, pk: string, write: () => Promise<unknown>): Promise<WriteResult> {
     try {
       await write();
       return { ok: true };
