@@ -4,8 +4,9 @@
  * a message that needs a missing feature is dead-lettered at once as `MissingFeature` (the
  * evidence names the import and says to redrive), never run without the feature's guarantee (a
  * batch child uncounted, a job sent for later unchecked for cancellation); `ctx.enqueue` and
- * `ctx.startBatch` without their features fail permanently, naming the import. Given its
- * features, the lean worker runs as `sqs-jobs`' does.
+ * `ctx.startBatch` without their features fail permanently, naming the import, even when the job
+ * catches the error. Only the feature objects this copy exports are taken, and batches only with
+ * children. Given its features, the lean worker runs as `sqs-jobs`' does.
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
