@@ -146,7 +146,9 @@ export interface WorkerOptions {
   readonly logEachRecord?: boolean;
   /**
    * Powertools Logger, given each invocation's Lambda context (as its `injectLambdaContext` with
-   * `resetKeys`). @default the worker's own logger, writing what a Powertools Logger with service
+   * `resetKeys`): keys from `appendKeys` are reset after each invocation (give module-level keys
+   * as `persistentKeys`), and records of a batch share it (in a job, pass keys per call on
+   * `ctx.logger`, never `appendKeys`; docs/contracts.md, "Logs"). @default the worker's own logger, writing what a Powertools Logger with service
    * `POWERTOOLS_SERVICE_NAME` or `sqs-jobs-<queue>` writes, byte for byte, honouring the same
    * environment (lib/runtime/default-logger.ts), without the Powertools Logger in the bundle
    */

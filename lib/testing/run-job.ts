@@ -200,6 +200,11 @@ export type JobRunOutcome<Result> = CompletedRun<Result> | FailedRun;
  * as on the worker (the job gets the schema's output); to see how invalid data is refused, pass it
  * cast (`{ orderId: 42 } as never`): the outcome is a permanent `JobDataInvalidError`, not run.
  *
+ * The job runs as the full worker of `sqs-jobs` runs it, every feature available (`ctx.enqueue`,
+ * `ctx.startBatch`, limits...): a feature missing from a lean worker of `sqs-jobs/worker` shows
+ * only through that worker (`createWorker` refusing the jobs, or a `MissingFeature` dead letter):
+ * test it by invoking its handler on a `MemorySqs`.
+ *
  * @example
  * ```ts
  * import { defineJob, PermanentError } from 'sqs-jobs';

@@ -4,8 +4,9 @@
  * a message that needs a missing feature is dead-lettered at once as `MissingFeature` (the
  * evidence names the import and says to redrive), never run without the feature's guarantee (a
  * batch child uncounted, a job sent for later unchecked for cancellation); `ctx.enqueue` and
- * `ctx.startBatch` without their features fail permanently, naming the import. Given its
- * features, the lean worker runs as `sqs-jobs`' does.
+ * `ctx.startBatch` without their features fail permanently, naming the import, even when the job
+ * catches the error. Only the feature objects this copy exports are taken, and batches only with
+ * children. Given its features, the lean worker runs as `sqs-jobs`' does.
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -124,8 +125,33 @@ describe('sqs-jobs/worker: what the jobs declare needs its feature, at createWor
   it('features that are not feature objects of sqs-jobs/worker: refused', () => {
     const job = defineJob(base);
     expect(configError({ jobs: [job], features: [{ name: 'batch' }] as never })).toMatch(
-      /features\[0\] is not a feature of sqs-jobs\/worker/,
+      /features\[0\] is not a feature of sqs-jobs\/worker: it must be one of the objects exported by sqs-jobs\/worker/,
     );
+  });
+
+  it('a look-alike of a feature (right name, not the exported object, or from another copy of sqs-jobs): refused at createWorker', () => {
+    const job = defineJob(base);
+    // What a second installed copy of sqs-jobs exports: the same shape, another copy's brand.
+    const { ...otherCopy } = Object.fromEntries(Object.entries(children));
+    for (const lookAlike of [{ name: 'children' }, otherCopy]) {
+      expect(configError({ jobs: [job], features: [lookAlike] as never })).toMatch(
+        /features\[0\] \(named children\) is not a feature of sqs-jobs\/worker: it must be one of the objects exported by sqs-jobs\/worker .*from another copy of sqs-jobs \(two installed versions/,
+      );
+    }
+    // A copy of the exported object is the same feature.
+    expect(() =>
+      createLeanWorker({ jobs: [job], features: [{ ...children }], idempotency: false }),
+    ).not.toThrow();
+  });
+
+  it('batches without children: refused, naming both imports', () => {
+    const job = defineJob(base);
+    expect(configError({ jobs: [job], features: [batches], idempotency: false })).toMatch(
+      /batches needs children .*features: \[children, batches\]/,
+    );
+    expect(() =>
+      createLeanWorker({ jobs: [job], features: [children, batches], idempotency: false }),
+    ).not.toThrow();
   });
 });
 
@@ -167,6 +193,16 @@ describe('sqs-jobs/worker: a message that needs a missing feature is dead-letter
       );
     },
   );
+
+  it('a batch child on a worker without batches and children: the evidence names both imports', async () => {
+    const h = workerHarness({ jobs: [recordingJob([])], features: [] });
+    await h.invoke([envelopeRecord('o-7', { batch: { batchid: 'b-2' } })]);
+    const [sent] = h.sqs.sentTo(h.dlqUrl);
+    expect(attribute(sent, 'ErrorName')).toBe('MissingFeature');
+    expect(attribute(sent, 'ErrorMessage')).toMatch(
+      /a batch child \(batchid\) needs the batches feature \(and children, which it needs\).*add them: import \{ children, batches \} from 'sqs-jobs\/worker'.*redrive this message/,
+    );
+  });
 
   it('a job sent for later without `scheduledJobs`: not run, its cancel check never skipped, in the DLQ as MissingFeature', async () => {
     class SchedulingGuard extends FakeGuard {
@@ -228,11 +264,11 @@ describe('sqs-jobs/worker: ctx.enqueue and ctx.startBatch without their features
     expect(sentChildren.map((m) => JSON.parse(m.MessageBody ?? '{}').type)).toEqual(['orders.notify']);
   });
 
-  it('ctx.startBatch without `batches`, or with `batches` but without `children`: dead-lettered naming the one missing', async () => {
+  it("ctx.startBatch without `batches`: dead-lettered naming its import, and children's too when missing", async () => {
     const job = recordingJob([], (ctx) => ctx.startBatch({ children: [], completion: undefined } as never));
-    for (const [features, missing] of [
+    for (const [features, imports] of [
       [[children], 'batches'],
-      [[batches], 'children'],
+      [[], 'children, batches'],
     ] as const) {
       const h = workerHarness({ jobs: [job], features });
       await h.invoke([envelopeRecord('o-5', {})]);
@@ -240,11 +276,66 @@ describe('sqs-jobs/worker: ctx.enqueue and ctx.startBatch without their features
       expect(attribute(sent, 'ErrorName')).toBe('MissingFeature');
       expect(attribute(sent, 'ErrorMessage')).toMatch(
         new RegExp(
-          `ctx\\.startBatch needs the ${missing} feature.*import \\{ ${missing} \\} from 'sqs-jobs/worker'`,
+          `ctx\\.startBatch needs the batches feature.*import \\{ ${imports} \\} from 'sqs-jobs/worker'`,
         ),
       );
     }
   });
+
+  it.each([
+    {
+      method: 'ctx.enqueue',
+      feature: 'children',
+      call: (ctx: JobContext) => ctx.enqueue(child, { orderId: 'c' }),
+    },
+    {
+      method: 'ctx.startBatch',
+      feature: 'batches',
+      call: (ctx: JobContext) => ctx.startBatch({ children: [], completion: undefined } as never),
+    },
+    {
+      method: 'ctx.rateLimit',
+      feature: 'limits',
+      call: (ctx: JobContext) => ctx.rateLimit(defineRateLimit({ name: 'partner', perSecond: 5 })),
+    },
+  ])(
+    'a job that catches the MissingFeatureError of $method still fails permanently: in the DLQ at once, not completed',
+    async ({ method, feature, call }) => {
+      const caught: string[] = [];
+      const job = recordingJob([], () => {});
+      const swallowing = defineJob({
+        ...job,
+        type: 'orders.swallow',
+        async run(_data: { orderId: string }, ctx: JobContext) {
+          try {
+            await call(ctx);
+          } catch (error) {
+            caught.push((error as Error).name);
+          }
+        },
+      } as never);
+      const h = workerHarness({ jobs: [swallowing, child], features: [] });
+      const envelope = createEnvelope({
+        type: 'orders.swallow',
+        source: '/shop',
+        id: 's-1',
+        data: { orderId: 's-1' },
+      });
+      const { response } = await h.invoke([
+        sqsRecord({ body: JSON.stringify(envelope), messageId: 'm-s-1' }),
+      ]);
+
+      expect(caught).toEqual(['MissingFeature']);
+      expect(response.batchItemFailures).toEqual([]);
+      const [sent] = h.sqs.sentTo(h.dlqUrl);
+      expect(attribute(sent, 'ErrorName')).toBe('MissingFeature');
+      expect(attribute(sent, 'Attempts')).toBe('1');
+      expect(attribute(sent, 'ErrorMessage')).toMatch(
+        new RegExp(`job orders\\.swallow: ${method.replace('.', '\\.')} needs the ${feature} feature`),
+      );
+      expect(h.sqs.batchEntries()).toEqual([]);
+    },
+  );
 });
 
 describe('sqs-jobs/worker given its features runs as sqs-jobs does', () => {

@@ -17,10 +17,10 @@ import {
 import { requestBatch, startRequestedBatches } from '../batches/start.ts';
 import { watchBatch } from '../batches/watchdog.ts';
 import { createDynamoIdempotencyStore, DynamoIdempotencyStore } from '../idempotency/store.ts';
-import type { BatchesFeature } from './feature.ts';
+import { type BatchesFeature, brandFeature } from './feature.ts';
 
 /** Batches: `import { batches, children } from 'sqs-jobs/worker'`, then `features: [children, batches]`. */
-export const batches: BatchesFeature = {
+export const batches: BatchesFeature = /* @__PURE__ */ brandFeature<BatchesFeature>({
   name: 'batches',
   createStore: createDynamoIdempotencyStore,
   // Batches are counted in the DynamoDB store's table (its transactions): a guard without it has none.
@@ -40,4 +40,4 @@ export const batches: BatchesFeature = {
   countBeforeSend,
   countInBatch,
   afterDuplicateDelivery,
-};
+});

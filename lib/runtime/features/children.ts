@@ -6,14 +6,14 @@
 import { ChainTraceHeaders } from '../chain-trace.ts';
 import { createJobClientChildSender } from '../child-sender.ts';
 import { ChildCollector, childRecordKeys, sendChildren } from '../children.ts';
-import type { ChildrenFeature } from './feature.ts';
+import { brandFeature, type ChildrenFeature } from './feature.ts';
 
 /** Children: `import { children } from 'sqs-jobs/worker'`, then `createWorker({ jobs, features: [children] })`. */
-export const children: ChildrenFeature = {
+export const children: ChildrenFeature = /* @__PURE__ */ brandFeature<ChildrenFeature>({
   name: 'children',
   createChildSender: createJobClientChildSender,
   collectChildren: (parent) => new ChildCollector(parent),
   sendChildren,
   childRecordKeys,
   chainTraceHeaders: (invocationHeader, records) => new ChainTraceHeaders(invocationHeader, records),
-};
+});

@@ -52,8 +52,29 @@ import type {
 import type { rawEnvelopeOf } from '../record/raw.ts';
 import type { checkScheduled } from '../record/scheduled.ts';
 
+/**
+ * What marks the six feature objects of this copy of sqs-jobs (brandFeature): module-private and
+ * not `Symbol.for`, so a look-alike object (`{ name: 'children' }`) or the feature object of
+ * another installed copy of sqs-jobs is refused by createWorker instead of failing at run time
+ * (the other copy's code works on its own runtime's shapes).
+ */
+const FEATURE_BRAND: unique symbol = Symbol('sqs-jobs/worker feature');
+
+/** What every feature object carries: its name and this copy's brand. */
+interface Branded {
+  readonly [FEATURE_BRAND]: true;
+}
+
+/**
+ * A feature object of this copy of sqs-jobs: `feature` with the brand `featureSetOf` checks.
+ * Called only by the feature modules (children.ts...), so feature.ts imports none of them.
+ */
+export function brandFeature<F extends WorkerFeature>(feature: Omit<F, typeof FEATURE_BRAND>): F {
+  return { ...feature, [FEATURE_BRAND]: true } as F;
+}
+
 /** `ctx.enqueue` and the sends of `ctx.startBatch`: children sent through JobClient's send path. */
-export interface ChildrenFeature {
+export interface ChildrenFeature extends Branded {
   readonly name: 'children';
   /** The default sender of a worker's children (JobClient's checks, batching, retries). */
   readonly createChildSender: (options: ChildSenderOptions) => ChildSender;
@@ -69,7 +90,7 @@ export interface ChildrenFeature {
  * A feature that keeps state in the idempotency table: the default guard it needs (the DynamoDB
  * store with parked groups, jobs sent for later and batches, idempotency/store.ts).
  */
-interface KeepsStateInTable {
+interface KeepsStateInTable extends Branded {
   readonly createStore: (tableName: string) => IdempotencyGuard;
 }
 
@@ -94,7 +115,7 @@ export interface BatchesFeature extends KeepsStateInTable {
 }
 
 /** Flow control (`defineJob({ concurrency, rateLimits })`, `ctx.rateLimit`): slots, buckets, waits. */
-export interface LimitsFeature {
+export interface LimitsFeature extends Branded {
   readonly name: 'limits';
   /** The default limit store, on the idempotency table. */
   readonly createLimitStore: (tableName: string, now: (() => number) | undefined) => LimitStorePort;
@@ -137,7 +158,7 @@ export interface ScheduledJobsFeature extends KeepsStateInTable {
 }
 
 /** Bodies that are not envelopes, read as one job's messages (`defineJob({ raw })`). */
-export interface RawMessagesFeature {
+export interface RawMessagesFeature extends Branded {
   readonly name: 'rawMessages';
   readonly rawEnvelopeOf: typeof rawEnvelopeOf;
   readonly identityAttributeOf: typeof identityAttributeOf;
@@ -178,24 +199,37 @@ const FEATURE_NAMES: readonly FeatureName[] = [
   'rawMessages',
 ];
 
-/** How a user adds a feature: the import line and the option. */
-export function featureAdvice(name: FeatureName): string {
-  return `add it: import { ${name} } from 'sqs-jobs/worker' and pass it in createWorker's features (createWorker of 'sqs-jobs' has every feature)`;
+/** How a user adds features: the import line and the option. */
+export function featureAdvice(names: FeatureName | readonly FeatureName[]): string {
+  const list = typeof names === 'string' ? [names] : names;
+  const them = list.length === 1 ? 'it' : 'them';
+  return `add ${them}: import { ${list.join(', ')} } from 'sqs-jobs/worker' and pass ${them} in createWorker's features (createWorker of 'sqs-jobs' has every feature)`;
+}
+
+/** The features `feature` needs besides itself that `set` lacks: batches sends through children. */
+export function alsoMissing(feature: FeatureName, set: FeatureSet): FeatureName[] {
+  return feature === 'batches' && set.children === undefined ? ['children'] : [];
 }
 
 /**
  * A message needs a feature the worker was built without: permanent (every delivery would fail
  * the same way), dead-lettered at once with this as evidence; redrive it after redeploying the
- * worker with the feature. Also what `ctx.enqueue`/`ctx.startBatch` throw without it.
+ * worker with the feature. Also what `ctx.enqueue`/`ctx.startBatch`/`ctx.rateLimit` throw without
+ * it; a run that catches it still fails permanently (run-job.ts).
  */
 export class MissingFeatureError extends PermanentError {
   override readonly name = 'MissingFeature';
   /** The feature's name, as `sqs-jobs/worker` exports it (`batches`). */
   readonly feature: FeatureName;
 
-  constructor(feature: FeatureName, needs: string, redrive: boolean) {
+  /** @param also the features `feature` needs that are missing too (alsoMissing): named in the advice. */
+  constructor(feature: FeatureName, needs: string, redrive: boolean, also: readonly FeatureName[] = []) {
+    const needed =
+      also.length === 0
+        ? `the ${feature} feature`
+        : `the ${feature} feature (and ${also.join(', ')}, which it needs)`;
     super(
-      `${needs} needs the ${feature} feature, which this worker was built without: ${featureAdvice(feature)}${
+      `${needs} needs ${needed}, which this worker was built without: ${featureAdvice([...also, feature])}${
         redrive ? ', redeploy, then redrive this message from the DLQ' : ''
       }`,
     );
@@ -204,7 +238,8 @@ export class MissingFeatureError extends PermanentError {
 }
 
 /**
- * The set of `features`, checked: problems for what is not a feature object or given twice.
+ * The set of `features`, checked: problems for what is not a feature object of this copy of
+ * sqs-jobs (unbranded), what is given twice, and batches without children.
  */
 export function featureSetOf(features: unknown): { set: FeatureSet; problems: string[] } {
   if (features === undefined) return { set: {}, problems: [] };
@@ -220,13 +255,21 @@ export function featureSetOf(features: unknown): { set: FeatureSet; problems: st
   const problems: string[] = [];
   for (const [index, feature] of features.entries()) {
     const name = (feature as { name?: unknown } | null)?.name;
-    if (typeof name !== 'string' || !FEATURE_NAMES.includes(name as FeatureName)) {
+    const known = typeof name === 'string' && FEATURE_NAMES.includes(name as FeatureName);
+    // Only the objects this copy exports carry the brand: a look-alike would fail at run time.
+    if (!known || (feature as Partial<Branded>)[FEATURE_BRAND] !== true) {
       problems.push(
-        `features[${index}] is not a feature of sqs-jobs/worker (one of ${FEATURE_NAMES.join(', ')}, imported from 'sqs-jobs/worker')`,
+        `features[${index}]${known ? ` (named ${name})` : ''} is not a feature of sqs-jobs/worker: it must be one of the objects exported by sqs-jobs/worker (${FEATURE_NAMES.join(', ')}), e.g. import { children } from 'sqs-jobs/worker'; an object of that name made by hand, or from another copy of sqs-jobs (two installed versions: run npm ls sqs-jobs), is not accepted`,
       );
     } else if (set[name] !== undefined && set[name] !== feature) {
       problems.push(`features lists two different ${name} features`);
     } else set[name] = feature as WorkerFeature;
+  }
+  // A batch's children, its start and its completion job are sent through the children's sender.
+  if (set.batches !== undefined && set.children === undefined) {
+    problems.push(
+      "batches needs children (a batch's children and its completion job are sent through it): features: [children, batches], import { children, batches } from 'sqs-jobs/worker'",
+    );
   }
   return { set: set as FeatureSet, problems };
 }

@@ -13,10 +13,10 @@ import {
   unparkAfterCompletion,
   unparkUnderContinue,
 } from '../record/parked-group.ts';
-import type { GroupParkingFeature } from './feature.ts';
+import { brandFeature, type GroupParkingFeature } from './feature.ts';
 
 /** Group parking: `import { groupParking } from 'sqs-jobs/worker'`, then `features: [groupParking]`. */
-export const groupParking: GroupParkingFeature = {
+export const groupParking: GroupParkingFeature = /* @__PURE__ */ brandFeature<GroupParkingFeature>({
   name: 'groupParking',
   createStore: createDynamoIdempotencyStore,
   parkingFor: (store, queueName, defaultPolicy) => new BatchParking(store, queueName, defaultPolicy),
@@ -28,4 +28,4 @@ export const groupParking: GroupParkingFeature = {
   unparkAfterCompletion,
   parkOnDeadLetter,
   unparkUnderContinue,
-};
+});

@@ -9,10 +9,10 @@ import { LimitStore, limitStoreProblems } from '../limits/store.ts';
 import { takeRateLimit } from '../limits/take.ts';
 import { releaseSlot, takeSlot } from '../record/concurrency-slot.ts';
 import { waitForLimit } from '../record/limit-wait.ts';
-import type { LimitsFeature } from './feature.ts';
+import { brandFeature, type LimitsFeature } from './feature.ts';
 
 /** Limits: `import { limits } from 'sqs-jobs/worker'`, then `features: [limits]`. */
-export const limits: LimitsFeature = {
+export const limits: LimitsFeature = /* @__PURE__ */ brandFeature<LimitsFeature>({
   name: 'limits',
   createLimitStore: (tableName, now) => new LimitStore({ tableName, ...(now ? { now } : {}) }),
   takeSlot,
@@ -21,4 +21,4 @@ export const limits: LimitsFeature = {
   takeRateLimit,
   rateLimitConflicts,
   limitStoreProblems,
-};
+});

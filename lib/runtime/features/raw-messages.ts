@@ -5,7 +5,11 @@
  */
 import { identityAttributeOf } from '../raw-messages.ts';
 import { rawEnvelopeOf } from '../record/raw.ts';
-import type { RawMessagesFeature } from './feature.ts';
+import { brandFeature, type RawMessagesFeature } from './feature.ts';
 
 /** Raw messages: `import { rawMessages } from 'sqs-jobs/worker'`, then `features: [rawMessages]`. */
-export const rawMessages: RawMessagesFeature = { name: 'rawMessages', rawEnvelopeOf, identityAttributeOf };
+export const rawMessages: RawMessagesFeature = /* @__PURE__ */ brandFeature<RawMessagesFeature>({
+  name: 'rawMessages',
+  rawEnvelopeOf,
+  identityAttributeOf,
+});

@@ -6,11 +6,11 @@
  */
 import { createDynamoIdempotencyStore } from '../idempotency/store.ts';
 import { checkScheduled } from '../record/scheduled.ts';
-import type { ScheduledJobsFeature } from './feature.ts';
+import { brandFeature, type ScheduledJobsFeature } from './feature.ts';
 
 /** Jobs sent for later: `import { scheduledJobs } from 'sqs-jobs/worker'`, then `features: [scheduledJobs]`. */
-export const scheduledJobs: ScheduledJobsFeature = {
+export const scheduledJobs: ScheduledJobsFeature = /* @__PURE__ */ brandFeature<ScheduledJobsFeature>({
   name: 'scheduledJobs',
   createStore: createDynamoIdempotencyStore,
   checkScheduled,
-};
+});

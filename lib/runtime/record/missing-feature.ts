@@ -4,7 +4,7 @@
  * the feature gives (a batch child uncounted, a cancelled job run). Permanent, so no attempt is
  * spent on retries that would fail the same way; redriven after a redeploy with the feature, it runs.
  */
-import { type FeatureName, MissingFeatureError } from '../features/feature.ts';
+import { alsoMissing, type FeatureName, MissingFeatureError } from '../features/feature.ts';
 import { deadLetter } from './dead-lettering.ts';
 import type { AnyJob } from './deps.ts';
 import type { RecordOutcome } from './outcome.ts';
@@ -20,6 +20,6 @@ export function deadLetterMissingFeature(
   needs: string,
   job: AnyJob | undefined,
 ): Promise<RecordOutcome> {
-  const error = new MissingFeatureError(feature, needs, true);
+  const error = new MissingFeatureError(feature, needs, true, alsoMissing(feature, run.deps.features));
   return deadLetter(run, { error, reason: error.name, attempts: run.receiveCount, job });
 }

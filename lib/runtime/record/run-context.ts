@@ -4,7 +4,7 @@ import type { JobLogger } from '../../core/logger.ts';
 import type { BatchContext } from '../batches/context.ts';
 import type { BatchRequest, JobBatchSpec } from '../batches/start.ts';
 import type { ChildCollector, ParentIdentity } from '../children.ts';
-import { MissingFeatureError } from '../features/feature.ts';
+import { alsoMissing, type FeatureName, MissingFeatureError } from '../features/feature.ts';
 import type { Lease } from '../idempotency/guard.ts';
 import { deriveIdempotencyKey, jobRecordKey } from '../idempotency/keys.ts';
 import {
@@ -40,6 +40,11 @@ export class RunContext implements JobContext {
   batches: BatchRequest[] | undefined;
   /** `ctx.batch` of a completion job: set before the run (run-job.ts). */
   batch: BatchContext | undefined;
+  /**
+   * The first MissingFeatureError a ctx method threw: the run fails permanently with it even when
+   * the job caught it (run-job.ts), so a child is never lost silently.
+   */
+  missingFeature: MissingFeatureError | undefined;
   readonly #run: RecordRun;
   readonly #job: AnyJob;
   readonly #envelope: JobEnvelope;
@@ -98,19 +103,16 @@ export class RunContext implements JobContext {
 
   enqueue<D>(child: JobDefinition<D>, childData: NoInfer<D>, options?: EnqueueOptions): void {
     const children = this.#run.deps.features.children;
-    if (children === undefined)
-      throw new MissingFeatureError('children', `job ${this.#job.type}: ctx.enqueue`, false);
+    if (children === undefined) throw this.#missing('children', 'ctx.enqueue');
     this.children ??= children.collectChildren(this.parentIdentity);
     this.children.add(child, childData, options);
   }
 
   startBatch(spec: JobBatchSpec): { readonly batchId: string } {
     const { batches, children } = this.#run.deps.features;
-    if (batches === undefined)
-      throw new MissingFeatureError('batches', `job ${this.#job.type}: ctx.startBatch`, false);
+    if (batches === undefined) throw this.#missing('batches', 'ctx.startBatch');
     // The batch's children and its start are sent through the children's sender.
-    if (children === undefined)
-      throw new MissingFeatureError('children', `job ${this.#job.type}: ctx.startBatch`, false);
+    if (children === undefined) throw this.#missing('children', 'ctx.startBatch');
     this.batches ??= [];
     const request = batches.requestBatch(
       this.parentIdentity,
@@ -132,9 +134,7 @@ export class RunContext implements JobContext {
     const runLimit = this.#limit;
     const startedAtMs = this.#startedAtMs;
     const limits = run.deps.features.limits;
-    if (limits === undefined) {
-      return Promise.reject(new MissingFeatureError('limits', `job ${job.type}: ctx.rateLimit`, false));
-    }
+    if (limits === undefined) return Promise.reject(this.#missing('limits', 'ctx.rateLimit'));
     return limits.takeRateLimit(
       {
         jobType: job.type,
@@ -147,6 +147,18 @@ export class RunContext implements JobContext {
       limit,
       options,
     );
+  }
+
+  /** The error a ctx method throws without `feature`, kept as the run's failure (missingFeature). */
+  #missing(feature: FeatureName, method: string): MissingFeatureError {
+    const error = new MissingFeatureError(
+      feature,
+      `job ${this.#job.type}: ${method}`,
+      false,
+      alsoMissing(feature, this.#run.deps.features),
+    );
+    this.missingFeature ??= error;
+    return error;
   }
 
   idempotencyKey(stepName: string): string {

@@ -59,12 +59,17 @@ export async function runJob(
   } catch (error) {
     if (error instanceof LimitWait && limit.reason === undefined && deps.features.limits)
       return afterLimitWait(run, job, lease, error, deps.features.limits.waitForLimit);
-    // When the limit fired, its JobTimeoutError says more than the AbortError the job rethrew.
-    const failure = limit.reason ?? error;
+    // A missing feature fails the run permanently, whatever the job made of it; when the limit
+    // fired, its JobTimeoutError says more than the AbortError the job rethrew.
+    const failure = ctx.missingFeature ?? limit.reason ?? error;
     return failed(run, job, failure, lease, deps.now() - startedAt);
   } finally {
     limit.dispose();
   }
+  // The job caught a MissingFeatureError of ctx (run-context.ts): what it asked for was not done
+  // (a child not sent), so the run fails permanently as if uncaught, its evidence in the DLQ.
+  if (ctx.missingFeature !== undefined)
+    return failed(run, job, ctx.missingFeature, lease, deps.now() - startedAt);
 
   let sentChildren = 0;
   const enqueued = ctx.children;
