@@ -36,9 +36,9 @@ export interface Invocation {
 
 /**
  * Runs `fn` with stdout and stderr captured (Powertools writes warnings and errors to stderr);
- * returns its value and the JSON lines printed meanwhile.
+ * returns its value and everything written, as text, byte for byte.
  */
-export async function captureOutput<T>(fn: () => Promise<T>): Promise<{ value: T; lines: OutputLine[] }> {
+export async function captureText<T>(fn: () => Promise<T>): Promise<{ value: T; text: string }> {
   const chunks: string[] = [];
   const collect = (chunk: string | Uint8Array) => {
     chunks.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'));
@@ -48,14 +48,18 @@ export async function captureOutput<T>(fn: () => Promise<T>): Promise<{ value: T
     vi.spyOn(process.stdout, 'write').mockImplementation(collect),
     vi.spyOn(process.stderr, 'write').mockImplementation(collect),
   ];
-  let value: T;
   try {
-    value = await fn();
+    return { value: await fn(), text: chunks.join('') };
   } finally {
     for (const spy of spies) spy.mockRestore();
   }
+}
+
+/** As {@link captureText}, returning the JSON lines printed meanwhile. */
+export async function captureOutput<T>(fn: () => Promise<T>): Promise<{ value: T; lines: OutputLine[] }> {
+  const { value, text } = await captureText(fn);
   const lines: OutputLine[] = [];
-  for (const line of chunks.join('').split('\n')) {
+  for (const line of text.split('\n')) {
     if (line.trim() === '') continue;
     try {
       lines.push(JSON.parse(line) as OutputLine);

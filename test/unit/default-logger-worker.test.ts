@@ -17,6 +17,7 @@ import { defineJob } from '../../lib/runtime/job.ts';
 import { createWorker, type WorkerHandler } from '../../lib/runtime/worker.ts';
 import { FakeSqs } from '../factories/fake-sqs.ts';
 import { jobBody, lambdaContext, queueUrl, sqsEvent, sqsRecord } from '../factories/sqs.ts';
+import { captureText } from '../factories/worker.ts';
 
 const NOW = Date.parse('2026-12-01T10:20:30.456Z');
 
@@ -62,24 +63,13 @@ function batches(): SQSEvent[] {
 
 /** Everything `handler` writes to stdout and stderr over the batches, as bytes. */
 async function output(handler: WorkerHandler, contexts: readonly object[]): Promise<string> {
-  const chunks: string[] = [];
-  const collect = (chunk: string | Uint8Array) => {
-    chunks.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'));
-    return true;
-  };
-  const spies = [
-    vi.spyOn(process.stdout, 'write').mockImplementation(collect),
-    vi.spyOn(process.stderr, 'write').mockImplementation(collect),
-  ];
-  try {
+  const { text } = await captureText(async () => {
     for (const [i, event] of batches().entries()) {
       const context = { ...lambdaContext(), awsRequestId: `request-${i}`, ...contexts[i % contexts.length] };
       await handler(event, context as never);
     }
-  } finally {
-    for (const spy of spies) spy.mockRestore();
-  }
-  return chunks.join('');
+  });
+  return text;
 }
 
 /** The same batches through the direct line and through Powertools, under `env`. */
