@@ -35,6 +35,7 @@ import { defineJob } from '../lib/runtime/job.ts';
 import { createWorker } from '../lib/runtime/worker.ts';
 import { FakeSqs } from '../test/factories/fake-sqs.ts';
 import { jobBody, queueUrl, sqsEvent, sqsRecord } from '../test/factories/sqs.ts';
+import { compute } from './workers/order-job.ts';
 
 export type Handler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
 
@@ -50,14 +51,7 @@ export const schema = z.object({ orderId: z.string(), userId: z.string(), amount
 export type OrderData = z.infer<typeof schema>;
 
 /** The job of every side: a small computation over the data (a checksum), no I/O. */
-export function compute(data: OrderData): { checksum: number } {
-  let h = 2166136261;
-  const text = `${data.orderId}:${data.userId}:${data.amountCents}`;
-  for (let round = 0; round < 8; round++) {
-    for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
-  }
-  return { checksum: h >>> 0 };
-}
+export { compute };
 
 export const job = defineJob({
   type: 'bench.compute',
