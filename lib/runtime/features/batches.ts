@@ -19,7 +19,13 @@ import { watchBatch } from '../batches/watchdog.ts';
 import { createDynamoIdempotencyStore, DynamoIdempotencyStore } from '../idempotency/store.ts';
 import { type BatchesFeature, brandFeature } from './feature.ts';
 
-/** Batches: `import { batches, children } from 'sqs-jobs/worker'`, then `features: [children, batches]`. */
+/**
+ * Batches: `ctx.startBatch`, each child counted once, the completion job, `ctx.batch`, the
+ * watchdog (docs/architecture.md "Batches"). Needs `children`: `import { batches, children } from
+ * 'sqs-jobs/worker'`, then `features: [children, batches]` (without `children`, createWorker throws
+ * a WorkerConfigError). Without it a batch child, completion or watchdog message is dead-lettered
+ * on its first delivery as `MissingFeature`.
+ */
 export const batches: BatchesFeature = /* @__PURE__ */ brandFeature<BatchesFeature>({
   name: 'batches',
   createStore: createDynamoIdempotencyStore,

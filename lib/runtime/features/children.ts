@@ -8,7 +8,12 @@ import { createJobClientChildSender } from '../child-sender.ts';
 import { ChildCollector, childRecordKeys, sendChildren } from '../children.ts';
 import { brandFeature, type ChildrenFeature } from './feature.ts';
 
-/** Children: `import { children } from 'sqs-jobs/worker'`, then `createWorker({ jobs, features: [children] })`. */
+/**
+ * Children: `ctx.enqueue` and the sends of `ctx.startBatch`, through JobClient's send path.
+ * `import { children } from 'sqs-jobs/worker'`, then `createWorker({ jobs, features: [children] })`.
+ * Without it `ctx.enqueue` throws a permanent `MissingFeatureError`, and the run fails even if the job
+ * catches it.
+ */
 export const children: ChildrenFeature = /* @__PURE__ */ brandFeature<ChildrenFeature>({
   name: 'children',
   createChildSender: createJobClientChildSender,

@@ -15,7 +15,11 @@ import {
 } from '../record/parked-group.ts';
 import { brandFeature, type GroupParkingFeature } from './feature.ts';
 
-/** Group parking: `import { groupParking } from 'sqs-jobs/worker'`, then `features: [groupParking]`. */
+/**
+ * Group parking: FIFO `onDeadLetter: 'park'` (a group's later messages wait behind its dead letter).
+ * `import { groupParking } from 'sqs-jobs/worker'`, then `features: [groupParking]`. A job or worker
+ * with `onDeadLetter: 'park'` without it makes createWorker throw a WorkerConfigError.
+ */
 export const groupParking: GroupParkingFeature = /* @__PURE__ */ brandFeature<GroupParkingFeature>({
   name: 'groupParking',
   createStore: createDynamoIdempotencyStore,

@@ -11,7 +11,12 @@ import { releaseSlot, takeSlot } from '../record/concurrency-slot.ts';
 import { waitForLimit } from '../record/limit-wait.ts';
 import { brandFeature, type LimitsFeature } from './feature.ts';
 
-/** Limits: `import { limits } from 'sqs-jobs/worker'`, then `features: [limits]`. */
+/**
+ * Limits: `concurrency`, `rateLimits` and `ctx.rateLimit`, shared by every instance through the
+ * idempotency table (or the worker's `limits` store). `import { limits } from 'sqs-jobs/worker'`,
+ * then `features: [limits]`. A job declaring limits without it makes createWorker throw a
+ * WorkerConfigError; `ctx.rateLimit` without it throws a permanent `MissingFeatureError`.
+ */
 export const limits: LimitsFeature = /* @__PURE__ */ brandFeature<LimitsFeature>({
   name: 'limits',
   createLimitStore: (tableName, now) => new LimitStore({ tableName, ...(now ? { now } : {}) }),

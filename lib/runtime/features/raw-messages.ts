@@ -7,7 +7,11 @@ import { identityAttributeOf } from '../raw-messages.ts';
 import { rawEnvelopeOf } from '../record/raw.ts';
 import { brandFeature, type RawMessagesFeature } from './feature.ts';
 
-/** Raw messages: `import { rawMessages } from 'sqs-jobs/worker'`, then `features: [rawMessages]`. */
+/**
+ * Raw messages: `defineJob({ raw })`, a body that is not an envelope read as that job's message.
+ * `import { rawMessages } from 'sqs-jobs/worker'`, then `features: [rawMessages]`. A raw job without
+ * it makes createWorker throw a WorkerConfigError.
+ */
 export const rawMessages: RawMessagesFeature = /* @__PURE__ */ brandFeature<RawMessagesFeature>({
   name: 'rawMessages',
   rawEnvelopeOf,

@@ -8,7 +8,11 @@ import { createDynamoIdempotencyStore } from '../idempotency/store.ts';
 import { checkScheduled } from '../record/scheduled.ts';
 import { brandFeature, type ScheduledJobsFeature } from './feature.ts';
 
-/** Jobs sent for later: `import { scheduledJobs } from 'sqs-jobs/worker'`, then `features: [scheduledJobs]`. */
+/**
+ * Jobs sent for later (`runAt`): an early delivery waits, a cancelled or rescheduled one is not run.
+ * `import { scheduledJobs } from 'sqs-jobs/worker'`, then `features: [scheduledJobs]`. Without it a
+ * job sent for later is dead-lettered on its first delivery as `MissingFeature`, never run unchecked.
+ */
 export const scheduledJobs: ScheduledJobsFeature = /* @__PURE__ */ brandFeature<ScheduledJobsFeature>({
   name: 'scheduledJobs',
   createStore: createDynamoIdempotencyStore,
