@@ -14,7 +14,7 @@
  *   feature costs a worker that does not use it, were it opt-in. Figures, not assertions.
  */
 import type { Plugin } from 'esbuild';
-import { bundle, ENTRY, LEAN_ENTRY } from './cold-start.ts';
+import { bundle, ENTRY } from './cold-start.ts';
 
 const root = new URL('../', import.meta.url).pathname;
 
@@ -73,8 +73,8 @@ export const handler = createWorker({ jobs: [job], features: [${features.join(',
 }
 
 const count = Number(process.argv[2] ?? 30);
-const full = await bundle(ENTRY.ours, undefined, false);
-const ours = await bundle(LEAN_ENTRY, undefined, false);
+const full = await bundle(ENTRY.full, undefined, false);
+const ours = await bundle(ENTRY.lean, undefined, false);
 const powertools = await bundle(ENTRY.powertools, undefined, false);
 const bare = (await bundle('virtual:lean', undefined, false, [leanWith([])])).bytes;
 const features: { feature: string; bytes: number }[] = [];
@@ -102,7 +102,7 @@ const largest = inputs
   .slice(0, count);
 const without: { leftOut: string; bytes: number; ratio: number }[] = [];
 for (let i = 0; i < GROUPS.length; i++) {
-  const { bytes } = await bundle(ENTRY.ours, undefined, false, [
+  const { bytes } = await bundle(ENTRY.full, undefined, false, [
     leaveOut(GROUPS.slice(0, i + 1).map((g) => g.modules)),
   ]);
   without.push({ leftOut: GROUPS[i]!.name, bytes, ratio: bytes / powertools.bytes });

@@ -1,21 +1,30 @@
 /**
- * Cold start, bundle size and heap of a minimal worker, side by side with Powertools (issue 10,
- * part of `npm run bench`): bench/workers/ours-minimal.ts against bench/workers/powertools-minimal.ts.
+ * Cold start, bundle size and heap of a minimal worker, side by side with Powertools (issues 10
+ * and 21, part of `npm run bench`). Three subjects, the same job (bench/workers/order-job.ts):
+ * - `lean`: the worker from the lean entry `sqs-jobs/worker` with no optional feature
+ *   (bench/workers/ours-lean.ts): the minimal worker a user bundles, the subject of issue 21's
+ *   bundle, cold-start and heap targets;
+ * - `full`: the same worker from `sqs-jobs`, every feature (bench/workers/ours-minimal.ts): rows
+ *   of their own, without target, so what the features cost at cold start stays in sight;
+ * - `powertools`: bench/workers/powertools-minimal.ts.
  *
- * - Bundle: each worker bundled as a user's bundler would (ours twice: from `sqs-jobs/worker`
- *   with no optional feature, bench/workers/ours-lean.ts, the row with issue 21's target; and
- *   from `sqs-jobs`, every feature, ours-minimal.ts) with esbuild's defaults for a Lambda
+ * - Bundle: each worker bundled as a user's bundler would, with esbuild's defaults for a Lambda
  *   (one output file, no splitting, nothing marked external but the AWS SDK, which is in the
  *   Lambda runtime), minified ESM for Node 24, no schema library; bytes of the output. Whatever
  *   the runtime imports is in it: a tracer it imports is counted (issue 21).
  * - Cold start, in fresh Node processes (no flags, as Lambda starts them without
- *   `NODE_OPTIONS`), the two sides alternating with the order flipped each round: `import` of
- *   the bundle (ms from the start of the script to the module evaluated: Lambda's init phase),
- *   and init to first response (to the handler's answer to a first batch of 10 new records, the
- *   idempotency store's first DynamoDB calls on dynalite included); the same as CPU time of the
- *   process (user + system), less sensitive to other load on the machine. Median over rounds,
- *   ratio = median of per-round ratios.
- * - Heap: in a fresh process per side and round (`--expose-gc`), 2,000 warm invocations of a
+ *   `NODE_OPTIONS`), the three subjects in turn with Powertools always in the middle and the
+ *   order flipped each round (so each of ours ran right before or right after Powertools):
+ *   `import` of the bundle (ms from the start of the script to the module evaluated: Lambda's
+ *   init phase), and init to first response (to the handler's answer to a first batch of 10 new
+ *   records, the idempotency store's first DynamoDB calls on dynalite included); the same as CPU
+ *   time of the process (user + system), less sensitive to other load on the machine. Median
+ *   over rounds, ratio = median of per-round ratios. Both sides load `@aws-sdk/client-dynamodb`,
+ *   about nine tenths of the import's CPU time, so the ratios sit near 1 and a round's noise is
+ *   large against the gap: hence many rounds (bench/README.md, "Cold start"). A row beside them,
+ *   without target, imports each bundle with those SDK packages loaded first: the cost of the
+ *   worker's own code.
+ * - Heap: in a fresh process per subject and round (`--expose-gc`), 2,000 warm invocations of a
  *   batch of 10 without a store (`BENCH_NO_STORE=1`: thousands of records need no table), then a
  *   full GC: `heapUsed` after 2,000, and growth per invocation from 1,000 to 2,000.
  * - Deployed workers: functions/*.ts bundled with JobQueue's settings (minified ESM, names kept,
@@ -42,6 +51,8 @@ export interface ColdStartOptions {
   readonly coldRounds: number;
   /** Fresh processes per side for the heap row. */
   readonly heapRounds: number;
+  /** Fresh processes per side for the import of the worker's own code (the SDK loaded first). */
+  readonly ownRounds: number;
 }
 
 /** A figure of ours alone (no Powertools counterpart): the deployed sample workers. */
@@ -51,18 +62,49 @@ export interface Figure {
   readonly ours: number;
 }
 
-type Side = 'ours' | 'powertools';
-const SIDES: readonly Side[] = ['ours', 'powertools'];
-export const ENTRY: Record<Side, string> = {
-  ours: 'bench/workers/ours-minimal.ts',
+/** What a cold-start or heap process runs: ours from either entry, or Powertools. */
+export type Subject = 'lean' | 'full' | 'powertools';
+/** Ours: the subjects compared with Powertools. */
+export type OurSubject = Exclude<Subject, 'powertools'>;
+export const ENTRY: Record<Subject, string> = {
+  lean: 'bench/workers/ours-lean.ts',
+  full: 'bench/workers/ours-minimal.ts',
   powertools: 'bench/workers/powertools-minimal.ts',
 };
+const OURS: readonly OurSubject[] = ['lean', 'full'];
+const SUBJECTS: readonly Subject[] = [...OURS, 'powertools'];
+const perSubject = <T>(make: () => T): Record<Subject, T> =>
+  Object.fromEntries(SUBJECTS.map((s) => [s, make()])) as Record<Subject, T>;
+
 /**
- * The same worker imported from the lean entry `sqs-jobs/worker` with no optional feature (its job
- * uses none): the bundle row with issue 21's target. The cold-start and heap rows run the full
- * worker (ENTRY.ours), whose bytes are a row too.
+ * The subjects of `round` in the order they run: Powertools always in the middle, so each of ours
+ * ran right next to it, and the order flipped every other round (neither of ours always first).
  */
-export const LEAN_ENTRY = 'bench/workers/ours-lean.ts';
+export function subjectOrder(round: number): Subject[] {
+  return round % 2 === 0 ? ['lean', 'powertools', 'full'] : ['full', 'powertools', 'lean'];
+}
+
+/** How the rows name each of ours. */
+const LABEL: Record<OurSubject, string> = {
+  lean: 'sqs-jobs/worker (no optional feature)',
+  full: 'sqs-jobs (every feature)',
+};
+
+/** The measures of the cold-start and heap rows, per subject of ours (bench/targets.ts reads them). */
+export const coldStartMeasure = {
+  importMs: (s: OurSubject) => `cold start, ${LABEL[s]}: import of the bundle (fresh process)`,
+  firstResponseMs: (s: OurSubject) =>
+    `cold start, ${LABEL[s]}: init to first response, batch of 10 new records, store on dynalite`,
+  importCpuMs: (s: OurSubject) => `cold start, ${LABEL[s]}: import of the bundle, CPU time`,
+  ownImportCpuMs: (s: OurSubject) =>
+    `cold start, ${LABEL[s]}: import of the bundle with the AWS SDK already loaded (the worker's own code), CPU time`,
+  firstResponseCpuMs: (s: OurSubject) => `cold start, ${LABEL[s]}: init to first response, CPU time`,
+  heapAfter: (s: OurSubject) =>
+    `heap, ${LABEL[s]}: after 2,000 warm invocations (batches of 10, no store), after full GC`,
+  heapGrowth: (s: OurSubject) => `heap growth, ${LABEL[s]}: per invocation, invocations 1,000 to 2,000`,
+  bundle: (s: OurSubject) =>
+    `bundle of a minimal worker from ${LABEL[s]}, minified, AWS SDK external, no schema library`,
+} as const;
 
 /**
  * esbuild options of the minimal workers (what a user's bundler does), and of JobQueue's deployed
@@ -143,6 +185,12 @@ const context = {
 };
 const events = JSON.parse(readFileSync(eventsFile, 'utf8'));
 const cpuMs = (usage) => (usage.user + usage.system) / 1000;
+if (mode === 'own') {
+  // The AWS SDK packages the bundles import (both sides'), loaded before the clock starts: what is
+  // left is the cost of the worker's own code.
+  await import('@aws-sdk/client-dynamodb');
+  await import('@aws-sdk/util-dynamodb');
+}
 const beforeImport = performance.now();
 const cpuBeforeImport = process.cpuUsage();
 const { handler } = await import(bundle);
@@ -150,7 +198,9 @@ const imported = performance.now();
 const importCpuMs = cpuMs(process.cpuUsage(cpuBeforeImport));
 const write = process.stdout.write.bind(process.stdout);
 process.stdout.write = () => true;
-if (mode === 'error') {
+if (mode === 'own') {
+  report({ importCpuMs });
+} else if (mode === 'error') {
   // A first error stack from inside the bundle: the worker's configuration error (no idempotency
   // table), logged at ERROR with its stack, every record reported failed.
   const before = performance.now();
@@ -185,6 +235,10 @@ if (mode === 'error') {
   report({ heapAfter2000: after2000, growthPerInvocation: (after2000 - after1000) / 1000 });
 }
 `;
+
+/** What a cold child reports (ms from the start of the import; CPU of the process over the same span). */
+const COLD_FIGURES = ['importMs', 'firstResponseMs', 'importCpuMs', 'firstResponseCpuMs'] as const;
+type ColdFigure = (typeof COLD_FIGURES)[number];
 
 interface ChildResult {
   readonly importMs?: number;
@@ -261,13 +315,12 @@ export async function coldStartRows(options: ColdStartOptions): Promise<Comparis
   try {
     symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'), 'dir');
     mkdirSync(join(dir, 'out'));
-    const bundles = {} as Record<Side, { file: string; bytes: number }>;
-    for (const side of SIDES) {
-      const file = join(dir, 'out', `${side}.mjs`);
-      const { bytes } = await bundle(ENTRY[side], file, false);
-      bundles[side] = { file, bytes };
+    const bundles = {} as Record<Subject, { file: string; bytes: number }>;
+    for (const subject of SUBJECTS) {
+      const file = join(dir, 'out', `${subject}.mjs`);
+      const { bytes } = await bundle(ENTRY[subject], file, false);
+      bundles[subject] = { file, bytes };
     }
-    const lean = await bundle(LEAN_ENTRY, undefined, false);
     const childFile = join(dir, 'child.mjs');
     writeFileSync(childFile, CHILD);
     const oursTable = await createTable(dynamo.client);
@@ -288,107 +341,83 @@ export async function coldStartRows(options: ColdStartOptions): Promise<Comparis
       IDEMPOTENCY_TABLE: theirsTable,
     };
 
-    const cold: Record<
-      Side,
-      Record<'importMs' | 'firstResponseMs' | 'importCpuMs' | 'firstResponseCpuMs', number[]>
-    > = {
-      ours: { importMs: [], firstResponseMs: [], importCpuMs: [], firstResponseCpuMs: [] },
-      powertools: { importMs: [], firstResponseMs: [], importCpuMs: [], firstResponseCpuMs: [] },
-    };
+    const cold = perSubject(
+      (): Record<ColdFigure, number[]> => ({
+        importMs: [],
+        firstResponseMs: [],
+        importCpuMs: [],
+        firstResponseCpuMs: [],
+      }),
+    );
     for (let round = 0; round < options.coldRounds; round++) {
-      const order = round % 2 === 0 ? SIDES : [...SIDES].reverse();
-      for (const side of order) {
+      for (const subject of subjectOrder(round)) {
         // New records each process: a first delivery, not a duplicate.
-        const eventsFile = join(dir, `events-${side}-${round}.json`);
+        const eventsFile = join(dir, `events-${subject}-${round}.json`);
         writeFileSync(eventsFile, eventsJson(1));
-        const result = await runChild([childFile, bundles[side].file, eventsFile, 'cold'], baseEnv);
-        cold[side].importMs.push(result.importMs as number);
-        cold[side].firstResponseMs.push(result.firstResponseMs as number);
-        cold[side].importCpuMs.push(result.importCpuMs as number);
-        cold[side].firstResponseCpuMs.push(result.firstResponseCpuMs as number);
+        const result = await runChild([childFile, bundles[subject].file, eventsFile, 'cold'], baseEnv);
+        for (const figure of COLD_FIGURES) cold[subject][figure].push(result[figure] as number);
       }
     }
 
-    const heap: Record<Side, { after: number[]; growth: number[] }> = {
-      ours: { after: [], growth: [] },
-      powertools: { after: [], growth: [] },
-    };
+    // The same import with the SDK loaded first, fewer rounds: a figure beside the target's, not one.
+    const own = perSubject(() => [] as number[]);
+    const ownEvents = join(dir, 'events-own.json');
+    writeFileSync(ownEvents, eventsJson(1));
+    for (let round = 0; round < options.ownRounds; round++) {
+      for (const subject of subjectOrder(round)) {
+        const result = await runChild([childFile, bundles[subject].file, ownEvents, 'own'], baseEnv);
+        own[subject].push(result.importCpuMs as number);
+      }
+    }
+
+    const heap = perSubject(() => ({ after: [] as number[], growth: [] as number[] }));
     const heapEvents = join(dir, 'events-heap.json');
     writeFileSync(heapEvents, eventsJson(100));
     for (let round = 0; round < options.heapRounds; round++) {
-      const order = round % 2 === 0 ? SIDES : [...SIDES].reverse();
-      for (const side of order) {
-        const result = await runChild(['--expose-gc', childFile, bundles[side].file, heapEvents, 'heap'], {
+      for (const subject of subjectOrder(round)) {
+        const result = await runChild(['--expose-gc', childFile, bundles[subject].file, heapEvents, 'heap'], {
           ...baseEnv,
           BENCH_NO_STORE: '1',
         });
-        heap[side].after.push((result.heapAfter2000 as number) / 2 ** 20);
-        heap[side].growth.push(result.growthPerInvocation as number);
+        heap[subject].after.push((result.heapAfter2000 as number) / 2 ** 20);
+        heap[subject].growth.push(result.growthPerInvocation as number);
       }
     }
 
-    return [
+    const theirs = bundles.powertools.bytes;
+    const rowsOf = (s: OurSubject): ComparisonRow[] => [
       {
-        measure:
-          'bundle of a minimal worker from sqs-jobs/worker (no optional feature), minified, AWS SDK external, no schema library',
+        measure: coldStartMeasure.bundle(s),
         unit: 'KB',
-        ours: lean.bytes / 1024,
-        powertools: bundles.powertools.bytes / 1024,
-        ratio: lean.bytes / bundles.powertools.bytes,
+        ours: bundles[s].bytes / 1024,
+        powertools: theirs / 1024,
+        ratio: bundles[s].bytes / theirs,
       },
-      {
-        measure:
-          'bundle of a minimal worker from sqs-jobs (every feature), minified, AWS SDK external, no schema library',
-        unit: 'KB',
-        ours: bundles.ours.bytes / 1024,
-        powertools: bundles.powertools.bytes / 1024,
-        ratio: bundles.ours.bytes / bundles.powertools.bytes,
-      },
-      pairedRow(
-        'cold start: import of the minimal worker bundle (fresh process)',
-        'ms',
-        cold.ours.importMs,
-        cold.powertools.importMs,
+      ...COLD_FIGURES.map((figure) =>
+        pairedRow(
+          coldStartMeasure[figure](s),
+          figure.endsWith('CpuMs') ? 'ms CPU' : 'ms',
+          cold[s][figure],
+          cold.powertools[figure],
+        ),
       ),
-      pairedRow(
-        'cold start: init to first response, batch of 10 new records, store on dynalite',
-        'ms',
-        cold.ours.firstResponseMs,
-        cold.powertools.firstResponseMs,
-      ),
-      // CPU time of the same processes: less sensitive than wall time to a machine shared with others.
-      pairedRow(
-        'cold start: import of the minimal worker bundle, CPU time',
-        'ms CPU',
-        cold.ours.importCpuMs,
-        cold.powertools.importCpuMs,
-      ),
-      pairedRow(
-        'cold start: init to first response, CPU time',
-        'ms CPU',
-        cold.ours.firstResponseCpuMs,
-        cold.powertools.firstResponseCpuMs,
-      ),
-      pairedRow(
-        'heap after 2,000 warm invocations (batches of 10, no store), after full GC',
-        'MiB',
-        heap.ours.after,
-        heap.powertools.after,
-      ),
+      pairedRow(coldStartMeasure.ownImportCpuMs(s), 'ms CPU', own[s], own.powertools),
+      pairedRow(coldStartMeasure.heapAfter(s), 'MiB', heap[s].after, heap.powertools.after),
       {
         // A ratio of two figures near zero says nothing: the row shows both, ratio 1 when both are under 100 bytes.
         ...pairedRow(
-          'heap growth per invocation, invocations 1,000 to 2,000',
+          coldStartMeasure.heapGrowth(s),
           'bytes/invocation',
-          heap.ours.growth,
+          heap[s].growth,
           heap.powertools.growth,
         ),
         ratio:
-          Math.abs(median(heap.ours.growth)) < 100 && Math.abs(median(heap.powertools.growth)) < 100
+          Math.abs(median(heap[s].growth)) < 100 && Math.abs(median(heap.powertools.growth)) < 100
             ? 1
-            : median(heap.ours.growth) / median(heap.powertools.growth),
+            : median(heap[s].growth) / median(heap.powertools.growth),
       },
     ];
+    return OURS.flatMap(rowsOf);
   } finally {
     await dynamo.stop();
     rmSync(dir, { recursive: true, force: true });

@@ -141,22 +141,24 @@ interface SideBySideOptions extends ComparisonOptions, ColdStartOptions {
 }
 
 const FULL: SideBySideOptions = {
-  cpuRounds: 9,
+  cpuRounds: 21,
   warmRecords: 20_000,
   measuredRecords: 50_000,
   storeBatches: 50,
-  coldRounds: 40,
+  coldRounds: 80,
+  ownRounds: 20,
   heapRounds: 7,
   motoBatches: 30,
   ioBatches: 30,
   wideRounds: 7,
 };
 const SHORT: SideBySideOptions = {
-  cpuRounds: 7,
+  cpuRounds: 15,
   warmRecords: 20_000,
   measuredRecords: 30_000,
   storeBatches: 20,
-  coldRounds: 30,
+  coldRounds: 60,
+  ownRounds: 15,
   heapRounds: 5,
   motoBatches: 20,
   ioBatches: 10,

@@ -6,12 +6,13 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { coldStartMeasure } from '../../bench/cold-start.ts';
 import { compareMain, compareRuns, formatComparison, loadRange, readRun } from '../../bench/compare.ts';
 import { cpuMeasure } from '../../bench/cpu.ts';
 import type { ComparisonRow } from '../../bench/vs-powertools.ts';
 
 const batch10 = cpuMeasure({ mode: 'standard', batchSize: 10 });
-const heap = 'heap after 2,000 warm invocations (batches of 10, no store), after full GC';
+const heap = coldStartMeasure.heapAfter('lean');
 const dynamo = 'DynamoDB requests per new record';
 const row = (measure: string, ratio: number, ratioSameOutputs?: number): ComparisonRow => ({
   measure,
