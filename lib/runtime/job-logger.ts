@@ -16,7 +16,7 @@
  */
 import type { JobLogger } from '../core/logger.ts';
 import { LOG_LEVEL_THRESHOLD } from './default-logger.ts';
-import type { WorkerLogger } from './telemetry.ts';
+import { describeLogFailure, type WorkerLogger } from './telemetry.ts';
 
 /** Keys Powertools Logger reserves (logger 2.36, lib/esm/constants.js `ReservedKeys`). */
 const POWERTOOLS_RESERVED_KEYS = ['level', 'message', 'sampling_rate', 'service', 'timestamp'] as const;
@@ -97,9 +97,16 @@ class GuardedJobLogger implements JobLogger {
   #write(level: keyof typeof THRESHOLD, message: string, extra: readonly unknown[]): void {
     // As Powertools: the warnings only for a line that is written (a DEBUG line at INFO gives none).
     const written = (this.#logger.level ?? 0) <= THRESHOLD[level];
-    const keys = jobLogKeys(extra, (key) => {
-      if (written) this.#logger.warn(reservedKeyWarning(key));
-    });
+    let keys: Record<string, unknown> | undefined;
+    try {
+      keys = jobLogKeys(extra, (key) => {
+        if (written) this.#logger.warn(reservedKeyWarning(key));
+      });
+    } catch (error) {
+      // A getter that throws: the line is still written, as the worker's logger writes it
+      // (telemetry.ts `fromPowertools`), and the job goes on; a log call never throws.
+      keys = { logFailed: describeLogFailure(error) };
+    }
     if (keys === undefined) this.#logger[level](message);
     else this.#logger[level](message, keys);
   }

@@ -410,7 +410,7 @@ export function fromPowertools(levelLogger: LevelLogger): WorkerLogger {
 }
 
 /** `Name: message` of why a log line could not be written; never throws. */
-function describeLogFailure(error: unknown): string {
+export function describeLogFailure(error: unknown): string {
   try {
     return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
   } catch {

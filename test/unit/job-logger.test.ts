@@ -43,6 +43,13 @@ const SCRIPTS: Record<string, (logger: JobLogger) => void> = {
     });
     logger.info('charged again', { jobId: 'other', amountCents: 1200 });
   },
+  throwing: (logger) => {
+    logger.info('odd keys', {
+      get boom(): string {
+        throw new RangeError('getter failed');
+      },
+    });
+  },
   debugForged: (logger) => logger.debug('detail', { jobId: 'other' }),
   javascript: (logger) => {
     // From JavaScript (no types): several objects and an Error, as Powertools takes them.
@@ -148,6 +155,17 @@ describe.each([
     expect(lines[5]).toMatchObject({ level: 'INFO', invoiceId: 'inv-7' });
     expect(lines[7]).toMatchObject({ level: 'INFO', amountCents: 1200 });
     expect(lines[0]).toMatchObject({ level: 'WARN' });
+  });
+
+  it('never throws into the job: keys it cannot read give `logFailed` on the line', async () => {
+    const lines = await linesOf('throwing', makeLogger());
+    expect(lines).toEqual([
+      expect.objectContaining({
+        message: 'odd keys',
+        logFailed: 'RangeError: getter failed',
+        ...RUNTIME_KEYS,
+      }),
+    ]);
   });
 
   it('writes no warning for a line below the log level (as Powertools)', async () => {
