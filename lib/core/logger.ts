@@ -15,16 +15,20 @@
 export type JobLogExtra = Record<string, unknown> | Error | string;
 
 /**
- * Structured logger handed to jobs (`ctx.logger`) and taken by `JobClient`.
+ * Structured logger handed to jobs (`ctx.logger`): each method takes a message and, as
+ * Powertools Logger's methods take it, an object of keys, an Error or a string
+ * ({@link JobLogExtra}), written as a Powertools Logger writes them, by the worker's default
+ * logger or by the Powertools Logger given to `createWorker`. A log call never throws: keys that
+ * cannot be read or written give the line a `logFailed` key saying why instead.
  *
- * On `ctx.logger` every line carries the record's keys, which a job cannot set: the job's
- * identity (`messageId`, `jobType`, `jobId`, `attempt`), its lineage (`parentJobId`, `rootJobId`,
- * `correlationId`, `traceId`) and the Lambda context keys of the line (`cold_start`,
- * `function_arn`, `function_memory_size`, `function_name`, `function_request_id`,
- * `xray_trace_id`, `tenant_id`). A job's key of one of those names is dropped, and a WARN line
- * `The key "jobId" is a reserved key and will be dropped.` is written for it (with the record's
- * keys) at each call that gives it, as Powertools Logger treats its own reserved keys (`level`,
- * `message`, `sampling_rate`, `service`, `timestamp`, which are dropped with the same warning).
+ * Every line carries the record's keys, which a job cannot set: the job's identity
+ * (`messageId`, `jobType`, `jobId`, `attempt`), its lineage (`parentJobId`, `rootJobId`,
+ * `correlationId`, `traceId`) and the Lambda context keys (`cold_start`, `function_arn`,
+ * `function_memory_size`, `function_name`, `function_request_id`, `xray_trace_id`,
+ * `tenant_id`). A job's key of one of those names is dropped, after a WARN line
+ * `The key "jobId" is a reserved key and will be dropped.` (carrying the record's keys), one per
+ * such key at each call whose line is written: as Powertools Logger treats its own reserved keys
+ * (`level`, `message`, `sampling_rate`, `service`, `timestamp`: dropped the same way here).
  * Operators follow a job by those keys (docs/contracts.md, "Logs"); name yours otherwise
  * (`childJobId`).
  *
@@ -53,7 +57,8 @@ export interface JobLogger {
 
 /**
  * A logger that takes keys as one object: what `JobClient` writes its warnings to (and what the
- * worker writes to). A {@link JobLogger}, a Powertools Logger and `console` are all one.
+ * worker writes to). A {@link JobLogger}, a Powertools Logger and `console` are all one; a
+ * logger written for `JobClient` before {@link JobLogger} took Errors and strings still is.
  */
 export interface LogWriter {
   debug(message: string, extra?: Record<string, unknown>): void;
