@@ -21,7 +21,7 @@ export {
   parseRetryAfterMs,
   TransientError,
 } from './core/errors.ts';
-export type { JobLogger } from './core/logger.ts';
+export type { JobLogExtra, JobLogger, LogWriter } from './core/logger.ts';
 export type { BatchChildOutcome, BatchContext } from './runtime/batches/context.ts';
 export type { JobBatchSpec } from './runtime/batches/start.ts';
 export {

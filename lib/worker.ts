@@ -22,7 +22,7 @@ export {
   parseRetryAfterMs,
   TransientError,
 } from './core/errors.ts';
-export type { JobLogger } from './core/logger.ts';
+export type { JobLogExtra, JobLogger } from './core/logger.ts';
 export { batches } from './runtime/features/batches.ts';
 export { children } from './runtime/features/children.ts';
 export { type FeatureName, MissingFeatureError, type WorkerFeature } from './runtime/features/feature.ts';

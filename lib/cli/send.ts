@@ -15,7 +15,7 @@ import { type Command, Option } from 'commander';
 import { JobClient } from '../client/job-client.ts';
 import { JobClientError } from '../client/job-client-error.ts';
 import { createEnvelope, EnvelopeError } from '../core/envelope.ts';
-import type { JobLogger } from '../core/logger.ts';
+import type { LogWriter } from '../core/logger.ts';
 import { MAX_DELAY_SECONDS } from '../core/message-parameters.ts';
 import { translateSqsError } from '../ops/errors.ts';
 import type { OpsSqs } from '../ops/queue.ts';
@@ -144,7 +144,7 @@ function envelopeFromFlags(flags: SendFlags, dataText: string): string {
 }
 
 /** Warnings of the JobClient (large payload, retries) as `warning:` lines on stderr. */
-function stderrLogger(io: CliIo): JobLogger {
+function stderrLogger(io: CliIo): LogWriter {
   const line = (level: string, message: string, extra?: Record<string, unknown>) =>
     io.stderr.write(`${level}: ${message}${extra === undefined ? '' : ` ${JSON.stringify(extra)}`}\n`);
   return {

@@ -13,6 +13,7 @@
 export type { BatchDeadLetterPolicy } from '../core/batch.ts';
 export type { JobEnvelope } from '../core/envelope.ts';
 export { JobError } from '../core/errors.ts';
+export type { LogWriter } from '../core/logger.ts';
 export { queueUrlsFromEnv } from '../core/queue-urls.ts';
 export { batchChild, batchCompletion } from './batch-entries.ts';
 export type {

@@ -23,7 +23,7 @@ import { randomUUID } from 'node:crypto';
 import type { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import { batchIdProblem } from '../core/batch.ts';
 import type { JobEnvelope } from '../core/envelope.ts';
-import type { JobLogger } from '../core/logger.ts';
+import type { LogWriter } from '../core/logger.ts';
 import { isFifoQueueUrl } from '../core/queue-urls.ts';
 import {
   type BatchSpec,
@@ -77,8 +77,11 @@ export interface JobClientOptions {
   readonly queueUrls: Readonly<Record<string, string>>;
   /** @default `new SQSClient({})`, created on first send (region and endpoint from the environment) */
   readonly sqs?: SqsBatchSender;
-  /** @default JSON lines on stderr for warnings and errors; debug and info dropped */
-  readonly logger?: JobLogger;
+  /**
+   * Where warnings go, keys as one object (`ctx.logger`, a Powertools Logger and `console` fit).
+   * @default JSON lines on stderr for warnings and errors; debug and info dropped
+   */
+  readonly logger?: LogWriter;
   /** Warn when a job's data is larger than this, in UTF-8 bytes of its JSON. @default 16,384 (16 KiB) */
   readonly payloadWarnBytes?: number;
   /**

@@ -19,7 +19,7 @@ import type { SendMessageBatchResult } from '@aws-sdk/client-sqs';
 import { chunkByCountAndBytes } from '../core/chunk.ts';
 import type { JobEnvelope } from '../core/envelope.ts';
 import { classifyError } from '../core/errors.ts';
-import type { JobLogger } from '../core/logger.ts';
+import type { LogWriter } from '../core/logger.ts';
 import { SQS_MAX_BATCH_ENTRIES, SQS_MAX_MESSAGE_BYTES } from '../core/message-size.ts';
 import type { TransientNetworkCode } from '../core/network-errors.ts';
 import { shownValue } from '../core/shown-value.ts';
@@ -48,7 +48,7 @@ import { type ClientRetryOptions, clientRetryDelayMs, DEFAULT_CLIENT_RETRY, slee
 /** Default size above which the job data draws a warning: 16 KiB. Payloads should carry ids. */
 export const DEFAULT_PAYLOAD_WARN_BYTES = 16_384;
 
-const defaultLogger: JobLogger = {
+const defaultLogger: LogWriter = {
   debug() {},
   info() {},
   warn(message, extra) {
@@ -315,7 +315,7 @@ export function singleResult({ sent, failed }: BatchResult, type: string): SendR
  */
 export class JobSender {
   readonly settings: Settings;
-  readonly #logger: JobLogger;
+  readonly #logger: LogWriter;
   #sqs: SqsBatchSender | undefined;
 
   /**

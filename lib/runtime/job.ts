@@ -102,7 +102,10 @@ export interface JobContext {
   readonly source: string;
   /** The envelope `partitionkey` (else the record's `MessageGroupId`: FIFO order key or fair-queue tenant), if any. */
   readonly partitionKey: string | undefined;
-  /** Logger with the job's type, id and attempt attached, and its lineage (`parentJobId`, `rootJobId`, `correlationId`, `traceId`). */
+  /**
+   * Logger with the job's type, id and attempt attached, and its lineage (`parentJobId`, `rootJobId`, `correlationId`, `traceId`),
+   * which the job cannot override; takes an object of keys, an Error or a string, as Powertools Logger does ({@link JobLogger}).
+   */
   readonly logger: JobLogger;
   /** Where the job comes from: its parent, its chain's root, the correlation id, the trace. */
   readonly lineage: JobLineage;

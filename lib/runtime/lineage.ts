@@ -72,6 +72,9 @@ class LineageLogger implements WorkerLogger {
     this.#logger = logger;
     this.#envelope = envelope;
   }
+  get level(): number | undefined {
+    return this.#logger.level;
+  }
   #with(extra: Record<string, unknown> | undefined): Record<string, unknown> {
     this.#keys ??= lineageLogKeys(this.#envelope);
     return { ...extra, ...this.#keys };

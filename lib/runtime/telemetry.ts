@@ -10,7 +10,7 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 // is loaded (and bundled) only by code that passes a Metrics to createWorker.
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import type { MetricUnit } from '@aws-lambda-powertools/metrics/types';
-import type { JobLogger } from '../core/logger.ts';
+import type { LogWriter } from '../core/logger.ts';
 import type { DefaultLogger } from './default-logger.ts';
 
 /** The CloudWatch units the worker writes, as Powertools' `MetricUnit` names them. */
@@ -353,13 +353,24 @@ export class BatchMetrics {
   }
 }
 
-/** Minimal logger surface the worker writes to (see {@link fromPowertools}). */
-export type WorkerLogger = JobLogger;
+/**
+ * Minimal logger surface the worker writes to (see {@link fromPowertools}): its own lines give
+ * keys as one object. A job's `ctx.logger` (`JobLogger`, any extra input Powertools takes)
+ * is turned into this shape by lib/runtime/job-logger.ts.
+ */
+export interface WorkerLogger extends LogWriter {
+  /**
+   * The level below which nothing is written, as Powertools numbers levels (`LogLevelThreshold`:
+   * DEBUG 8, INFO 12, WARN 16, ERROR 20), read at each call (sampling changes it). Undefined when
+   * not known: any line may be written.
+   */
+  readonly level?: number;
+}
 
 /** The level methods of a Powertools Logger, or of the worker's default logger that writes as it does. */
 type LevelLogger =
-  | Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>
-  | Pick<DefaultLogger, 'debug' | 'info' | 'warn' | 'error'>;
+  | Pick<Logger, 'debug' | 'info' | 'warn' | 'error' | 'level'>
+  | Pick<DefaultLogger, 'debug' | 'info' | 'warn' | 'error' | 'level'>;
 
 /**
  * Adapts a Powertools Logger (or the default logger) to {@link WorkerLogger}: its methods take the
@@ -373,7 +384,7 @@ type LevelLogger =
  */
 export function fromPowertools(levelLogger: LevelLogger): WorkerLogger {
   // Both take (message, extra?) as the worker calls them.
-  const logger = levelLogger as Pick<DefaultLogger, 'debug' | 'info' | 'warn' | 'error'>;
+  const logger = levelLogger as Pick<DefaultLogger, 'debug' | 'info' | 'warn' | 'error' | 'level'>;
   const call =
     (level: 'debug' | 'info' | 'warn' | 'error') => (message: string, extra?: Record<string, unknown>) => {
       try {
@@ -387,11 +398,19 @@ export function fromPowertools(levelLogger: LevelLogger): WorkerLogger {
         }
       }
     };
-  return { debug: call('debug'), info: call('info'), warn: call('warn'), error: call('error') };
+  return {
+    get level() {
+      return logger.level;
+    },
+    debug: call('debug'),
+    info: call('info'),
+    warn: call('warn'),
+    error: call('error'),
+  };
 }
 
 /** `Name: message` of why a log line could not be written; never throws. */
-function describeLogFailure(error: unknown): string {
+export function describeLogFailure(error: unknown): string {
   try {
     return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
   } catch {
@@ -415,6 +434,9 @@ class KeyedLogger implements WorkerLogger {
   constructor(logger: WorkerLogger, keys: Record<string, unknown>) {
     this.#logger = logger;
     this.#keys = keys;
+  }
+  get level(): number | undefined {
+    return this.#logger.level;
   }
   debug(message: string, extra?: Record<string, unknown>): void {
     this.#logger.debug(message, { ...this.#keys, ...extra });

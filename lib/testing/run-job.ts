@@ -32,6 +32,7 @@ import {
   type RateLimitPermit,
   type StepValue,
 } from '../runtime/job.ts';
+import { jobLogKeys, reservedKeyWarning } from '../runtime/job-logger.ts';
 import { concurrencyKeyOf } from '../runtime/limits/concurrency.ts';
 import type { RateLimitDefinition } from '../runtime/limits/rate-limit.ts';
 import { takeRateLimit } from '../runtime/limits/take.ts';
@@ -130,7 +131,11 @@ export interface RecordedStep {
   readonly notStoredReason?: string;
 }
 
-/** One line `ctx.logger` wrote. */
+/**
+ * One line `ctx.logger` wrote. `extra` holds the keys as the worker writes them: an Error given
+ * is under `error`, a string under `extra`; a key the runtime owns (`jobId`...; `JobLogger`) is
+ * dropped, after a `warn` line `The key "jobId" is a reserved key and will be dropped.`.
+ */
 export interface LoggedLine {
   readonly level: 'debug' | 'info' | 'warn' | 'error';
   readonly message: string;
@@ -411,10 +416,15 @@ class TestJobContext implements JobContext {
     this.jobId = envelope.id;
     this.source = envelope.source;
     this.partitionKey = envelope.partitionkey;
+    // As the worker's ctx.logger (job-logger.ts): an Error under `error`, a string under `extra`,
+    // a key the runtime owns dropped with a warning line.
     const line =
       (level: LoggedLine['level']) =>
-      (message: string, extra?: Record<string, unknown>): void => {
-        logs.push({ level, message, extra });
+      (message: string, ...extra: unknown[]): void => {
+        const keys = jobLogKeys(extra, (key) => {
+          logs.push({ level: 'warn', message: reservedKeyWarning(key), extra: undefined });
+        });
+        logs.push({ level, message, extra: keys });
       };
     this.logger = { debug: line('debug'), info: line('info'), warn: line('warn'), error: line('error') };
     this.#parent = {

@@ -5,7 +5,10 @@
  * drives three loggers with the same environment, clock, random draws, Lambda contexts and calls:
  * ours; a Powertools Logger under Powertools' own middleware; and a Powertools Logger under
  * ours for a given Logger (logger-context.ts), and compares everything each wrote to stdout,
- * stderr and the global console, in order, and what each threw when built.
+ * stderr and the global console, in order, and what each threw when built. A sibling property
+ * does the same for a job's `ctx.logger` (lib/runtime/job-logger.ts) over ours and over a given
+ * Powertools Logger, against a Powertools Logger called directly with the job's extra input (an
+ * object, an Error, a string, any mix) and the record's keys around it.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createRequire, syncBuiltinESMExports } from 'node:module';
@@ -14,9 +17,17 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { Context } from 'aws-lambda';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { EnvelopeLineage } from '../../lib/core/envelope.ts';
 import { DefaultLogger } from '../../lib/runtime/default-logger.ts';
+import { jobLogger, RUNTIME_LOG_KEYS } from '../../lib/runtime/job-logger.ts';
+import { lineageLogKeys, withLineage } from '../../lib/runtime/lineage.ts';
 import { powertoolsLoggerContext } from '../../lib/runtime/logger-context.ts';
-import { fromPowertools, type WorkerLogger } from '../../lib/runtime/telemetry.ts';
+import {
+  describeLogFailure,
+  fromPowertools,
+  type WorkerLogger,
+  withKeys,
+} from '../../lib/runtime/telemetry.ts';
 import { lambdaContext } from '../factories/sqs.ts';
 
 type Level = 'debug' | 'info' | 'warn' | 'error';
@@ -28,7 +39,14 @@ type Step =
       readonly event: unknown;
       readonly context: Partial<Context> & { tenantId?: string };
     }
-  | { readonly kind: 'log'; readonly level: Level; readonly message: string; readonly extra?: unknown }
+  | {
+      readonly kind: 'log';
+      readonly level: Level;
+      readonly message: string;
+      readonly extra?: unknown;
+      /** Given instead of `extra`: the arguments after the message, as a job passes them to ctx.logger. */
+      readonly extras?: readonly unknown[];
+    }
   | { readonly kind: 'summary'; readonly extra: Record<string, string | number | boolean> };
 
 interface Scenario {
@@ -125,6 +143,9 @@ async function run(driver: () => Driven | Promise<Driven>, scenario: Scenario): 
           await driven.begin(step.event, { ...lambdaContext(), ...step.context } as Context);
         } else if (step.kind === 'summary') {
           driven.summary(step.extra);
+        } else if (step.extras !== undefined) {
+          const method = driven.logger[step.level] as (this: unknown, ...args: unknown[]) => void;
+          method.call(driven.logger, step.message, ...step.extras);
         } else if (step.extra === undefined) {
           driven.logger[step.level](step.message);
         } else {
@@ -151,6 +172,76 @@ async function expectSameOutput(scenario: Scenario): Promise<string[]> {
   expect(outputs.ours).toEqual(outputs.powertools);
   expect(outputs['powertools through logger-context.ts']).toEqual(outputs.powertools);
   return outputs.ours as string[];
+}
+
+// ---- ctx.logger: the same bytes as Powertools given the same call, with the record's keys ----
+
+/** The record's identity as the worker gives it to ctx.logger (lib/runtime/record/record-run.ts). */
+const IDENTITY = { messageId: 'm-1', jobType: 'billing.charge', jobId: 'job-1', attempt: 2 };
+
+/** Keys Powertools reserves (logger lib/esm/constants.js `ReservedKeys`). */
+const POWERTOOLS_RESERVED = ['level', 'message', 'sampling_rate', 'service', 'timestamp'];
+
+const LEVEL_NUMBER: Record<Level, number> = { debug: 8, info: 12, warn: 16, error: 20 };
+
+/**
+ * ctx.logger as the worker builds it (run-context.ts over record-run.ts) over a driven logger:
+ * the job-facing logger over the identity keys over the lineage keys over the worker's logger.
+ */
+function asJobLogger(driven: Driven, lineage: EnvelopeLineage): Driven {
+  return { ...driven, logger: jobLogger(withKeys(withLineage(driven.logger, lineage), IDENTITY)) };
+}
+
+/**
+ * The reference: a Powertools Logger under its own middleware, called as Powertools is called
+ * (`logger.error(message, ...extraInput)`) with the record's keys given around the job's input
+ * (identity first, lineage last, as the worker places them) and the runtime's keys treated as
+ * Powertools treats its reserved keys (dropped, one warning per key given, for a line written),
+ * the warnings carrying the record's keys. A line whose keys cannot be read is written with
+ * `logFailed`, as the worker's logger writes it.
+ */
+function powertoolsReference(lineage: EnvelopeLineage): Driven {
+  const logger = new Logger({ serviceName: serviceName() });
+  const middleware = injectLambdaContext(logger, { resetKeys: true });
+  const lineageKeys: Record<string, unknown> = { ...lineageLogKeys(lineage) };
+  const reserved = new Set<string>([...POWERTOOLS_RESERVED, ...RUNTIME_LOG_KEYS]);
+  const write =
+    (level: Level) =>
+    (message: string, ...extras: unknown[]): void => {
+      const call = logger[level] as (message: string, ...extra: unknown[]) => void;
+      const written = logger.level <= LEVEL_NUMBER[level];
+      let items: unknown[] = [];
+      try {
+        for (const item of extras) {
+          if (typeof item !== 'object' || item === null || item instanceof Error) {
+            items.push(item);
+            continue;
+          }
+          // The same object without the reserved keys (own keys as own keys, `__proto__` too).
+          const entries = Object.entries(item);
+          for (const [key] of entries) {
+            if (reserved.has(key) && written) {
+              logger.warn(`The key "${key}" is a reserved key and will be dropped.`, IDENTITY, lineageKeys);
+            }
+          }
+          items.push(Object.fromEntries(entries.filter(([key]) => !reserved.has(key))));
+        }
+      } catch (error) {
+        items = [{ logFailed: describeLogFailure(error) }];
+      }
+      try {
+        call.call(logger, message, IDENTITY, ...items, lineageKeys);
+      } catch (error) {
+        call.call(logger, message, { logFailed: describeLogFailure(error) });
+      }
+    };
+  return {
+    logger: { debug: write('debug'), info: write('info'), warn: write('warn'), error: write('error') },
+    summary: (extra) => logger.info('batch processed', extra),
+    begin: async (event, context) => {
+      await middleware.before?.({ event, context, internal: {} } as never);
+    },
+  };
 }
 
 afterEach(() => {
@@ -380,6 +471,55 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
   },
 );
 
+/** A job's keys: any key above, and the runtime's own. */
+const jobObjectArb = fc.dictionary(fc.oneof(keyArb, fc.constantFrom(...RUNTIME_LOG_KEYS)), valueArb, {
+  maxKeys: 5,
+});
+
+/** What a job passes after the message: one object, one Error, one string, or (JavaScript) any mix. */
+const jobExtrasArb: fc.Arbitrary<readonly unknown[]> = fc.oneof(
+  { weight: 3, arbitrary: fc.tuple(jobObjectArb) },
+  { weight: 2, arbitrary: fc.tuple(errorArb) },
+  { weight: 2, arbitrary: fc.tuple(fc.string({ maxLength: 5 })) },
+  { weight: 1, arbitrary: fc.constant([]) },
+  {
+    weight: 2,
+    arbitrary: fc.array(
+      fc.oneof(
+        jobObjectArb,
+        errorArb,
+        fc.string({ maxLength: 5 }),
+        fc.constantFrom(null, undefined, [1, 'two']),
+      ),
+      { maxLength: 4 },
+    ),
+  },
+);
+
+const jobStepArb: fc.Arbitrary<Step> = fc.oneof(
+  { weight: 1, arbitrary: stepArb.filter((step) => step.kind === 'invoke') },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant('log' as const),
+      level: fc.constantFrom<Level>('debug', 'info', 'warn', 'error'),
+      message: messageArb,
+      extras: jobExtrasArb,
+    }),
+  },
+);
+
+/** A job's lineage: any of its attributes set (none: a root job without correlation id or trace). */
+const lineageArb: fc.Arbitrary<EnvelopeLineage> = fc.record(
+  {
+    correlationid: fc.constant('order-42'),
+    causationid: fc.constant('parent-1'),
+    rootid: fc.constant('root-1'),
+    traceparent: fc.constant('00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01'),
+  },
+  { requiredKeys: [] },
+);
+
 const scenarioArb: fc.Arbitrary<Scenario> = fc.record({
   env: envArb,
   now: fc.integer({ min: Date.parse('2000-01-01T00:00:00Z'), max: Date.parse('2090-12-31T23:59:59Z') }),
@@ -394,6 +534,29 @@ describe('the default logger', () => {
         await expectSameOutput(scenario);
       }),
       { numRuns: 250 },
+    );
+  });
+
+  it("ctx.logger writes what Powertools writes for the same call (an object, an Error, a string, any mix), the record's keys added and kept", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        scenarioArb.chain((scenario) =>
+          fc.record({
+            scenario: fc.constant(scenario),
+            steps: fc.array(jobStepArb, { minLength: 1, maxLength: 8 }),
+            lineage: lineageArb,
+          }),
+        ),
+        async ({ scenario, steps, lineage }) => {
+          const jobScenario = { ...scenario, steps };
+          const reference = await run(() => powertoolsReference(lineage), jobScenario);
+          for (const name of ['ours', 'powertools'] as const) {
+            const driver = drivers[name] as () => Driven;
+            expect(await run(() => asJobLogger(driver(), lineage), jobScenario)).toEqual(reference);
+          }
+        },
+      ),
+      { numRuns: 150 },
     );
   });
 

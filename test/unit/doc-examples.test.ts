@@ -36,6 +36,7 @@ const DOCUMENTED = [
     file: 'lib/testing/memory-store.ts',
     declaration: 'export class MemoryIdempotencyStore',
   },
+  { name: 'JobLogger', file: 'lib/core/logger.ts', declaration: 'export interface JobLogger' },
 ] as const;
 
 /** The ```ts blocks after `@example` in the docstring right above `declaration`, without the ` * ` margin. */

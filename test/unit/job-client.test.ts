@@ -16,7 +16,7 @@ import {
 } from '../../lib/client/job-client.ts';
 import { JobClientError } from '../../lib/client/job-client-error.ts';
 import { deduplicationIdOf, parseEnvelope } from '../../lib/core/envelope.ts';
-import type { JobLogger } from '../../lib/core/logger.ts';
+import type { LogWriter } from '../../lib/core/logger.ts';
 import { messageSizeBytes } from '../../lib/core/message-size.ts';
 import { defineJob } from '../../lib/runtime/job.ts';
 import { acceptAll, accepted, RecordingBatchSender as FakeSqs } from '../factories/batch-sender.ts';
@@ -59,7 +59,7 @@ function failingCalls(error: unknown, times = Number.POSITIVE_INFINITY): FakeSqs
   });
 }
 
-function recordingLogger(): JobLogger & {
+function recordingLogger(): LogWriter & {
   warnings: Array<{ message: string; extra?: Record<string, unknown> }>;
 } {
   const warnings: Array<{ message: string; extra?: Record<string, unknown> }> = [];

@@ -17,6 +17,7 @@ import {
   type RateLimitPermit,
   type StepValue,
 } from '../job.ts';
+import { jobLogger } from '../job-logger.ts';
 import type { RateLimitDefinition } from '../limits/rate-limit.ts';
 import { lineageOf } from '../lineage.ts';
 import type { RunLimit } from '../timeout.ts';
@@ -53,6 +54,8 @@ export class RunContext implements JobContext {
   readonly #limit: RunLimit;
   /** When the run started, epoch ms (what `rateLimit` counts the run's remaining time from). */
   readonly #startedAtMs: number;
+  /** `ctx.logger`, made when the job first reads it. */
+  #logger: JobLogger | undefined;
 
   constructor(
     run: RecordRun,
@@ -81,8 +84,10 @@ export class RunContext implements JobContext {
     return this.#limit.signal;
   }
 
+  /** The record's logger behind the job's (job-logger.ts): Powertools' extra input, the runtime's keys kept. */
   get logger(): JobLogger {
-    return this.#run.logger;
+    this.#logger ??= jobLogger(this.#run.logger);
+    return this.#logger;
   }
 
   get lineage(): JobLineage {
