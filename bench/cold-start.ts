@@ -103,7 +103,7 @@ export const coldStartMeasure = {
     `heap, ${LABEL[s]}: after 2,000 warm invocations (batches of 10, no store), after full GC`,
   heapGrowth: (s: OurSubject) => `heap growth, ${LABEL[s]}: per invocation, invocations 1,000 to 2,000`,
   bundle: (s: OurSubject) =>
-    `bundle of a minimal worker from ${LABEL[s]}, minified, AWS SDK external, no schema library`,
+    `bundle of ${s === 'lean' ? 'a minimal worker' : 'the same worker'} from ${LABEL[s]}, minified, AWS SDK external, no schema library`,
 } as const;
 
 /**
@@ -306,6 +306,20 @@ function eventsJson(count: number): string {
 }
 
 /**
+ * Heap growth per invocation: a per-round ratio of two figures near zero (a few bytes either way,
+ * after a full GC) says nothing, so when both medians are under 100 bytes the row's ratio is 1
+ * and it carries no per-round ratio spread; each side's figures and spread stay.
+ */
+function heapGrowthRow(s: OurSubject, ours: number[], theirs: number[]): ComparisonRow {
+  const row = pairedRow(coldStartMeasure.heapGrowth(s), 'bytes/invocation', ours, theirs);
+  if (Math.abs(row.ours) >= 100 || Math.abs(row.powertools) >= 100) {
+    return { ...row, ratio: row.ours / row.powertools };
+  }
+  const { ratioSpread: _noSpread, ...rest } = row;
+  return { ...rest, ratio: 1 };
+}
+
+/**
  * Bundle, cold-start and heap rows of the minimal workers. Bundles are written to a temporary
  * directory that links the project's node_modules (the AWS SDK stays external).
  */
@@ -388,7 +402,7 @@ export async function coldStartRows(options: ColdStartOptions): Promise<Comparis
     const rowsOf = (s: OurSubject): ComparisonRow[] => [
       {
         measure: coldStartMeasure.bundle(s),
-        unit: 'KB',
+        unit: 'KiB',
         ours: bundles[s].bytes / 1024,
         powertools: theirs / 1024,
         ratio: bundles[s].bytes / theirs,
@@ -403,19 +417,7 @@ export async function coldStartRows(options: ColdStartOptions): Promise<Comparis
       ),
       pairedRow(coldStartMeasure.ownImportCpuMs(s), 'ms CPU', own[s], own.powertools),
       pairedRow(coldStartMeasure.heapAfter(s), 'MiB', heap[s].after, heap.powertools.after),
-      {
-        // A ratio of two figures near zero says nothing: the row shows both, ratio 1 when both are under 100 bytes.
-        ...pairedRow(
-          coldStartMeasure.heapGrowth(s),
-          'bytes/invocation',
-          heap[s].growth,
-          heap.powertools.growth,
-        ),
-        ratio:
-          Math.abs(median(heap[s].growth)) < 100 && Math.abs(median(heap.powertools.growth)) < 100
-            ? 1
-            : median(heap[s].growth) / median(heap.powertools.growth),
-      },
+      heapGrowthRow(s, heap[s].growth, heap.powertools.growth),
     ];
     return OURS.flatMap(rowsOf);
   } finally {
@@ -429,10 +431,14 @@ export async function deployedWorkerFigures(): Promise<Figure[]> {
   const figures: Figure[] = [];
   for (const name of ['booking', 'notifications', 'payments']) {
     const { bytes, mapBytes } = await bundle(`functions/${name}.ts`, undefined, true);
-    figures.push({ measure: `deployed worker functions/${name}.ts, bundle`, unit: 'KB', ours: bytes / 1024 });
+    figures.push({
+      measure: `deployed worker functions/${name}.ts, bundle`,
+      unit: 'KiB',
+      ours: bytes / 1024,
+    });
     figures.push({
       measure: `deployed worker functions/${name}.ts, source map`,
-      unit: 'KB',
+      unit: 'KiB',
       ours: mapBytes / 1024,
     });
   }
@@ -450,7 +456,7 @@ export async function deployedWorkerFigures(): Promise<Figure[]> {
   });
   figures.push({
     measure: 'deployed worker, xray-tracer.mjs beside the bundle (read on the first sampled invocation)',
-    unit: 'KB',
+    unit: 'KiB',
     ours: (tracer.outputFiles[0]?.contents.byteLength ?? 0) / 1024,
   });
   return figures;

@@ -14,6 +14,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
 import { hasIssue21Target } from './targets.ts';
 import type { ComparisonRow } from './vs-powertools.ts';
 
@@ -75,7 +76,8 @@ export function compareRuns(a: SavedRun, b: SavedRun, options: CompareOptions = 
     for (const field of RATIO_FIELDS) {
       const [ra, rb] = [rowA[field], rowB[field]];
       if (typeof ra !== 'number' || typeof rb !== 'number') continue;
-      const changePct = ((rb - ra) / ra) * 100;
+      // A ratio of 0 (a side that measured nothing) has no relative change: compared as moved.
+      const changePct = ra === 0 ? (rb === 0 ? 0 : Number.POSITIVE_INFINITY) : ((rb - ra) / ra) * 100;
       changes.push({
         measure,
         field,
@@ -100,7 +102,10 @@ export function formatComparison(c: RunComparison): string[] {
   const lines = c.changes.map((x) => {
     const sign = x.changePct >= 0 ? '+' : '';
     const verdict = x.within ? 'within' : 'MOVED';
-    return `${x.measure} [${x.field}]: ${x.a.toFixed(3)}× → ${x.b.toFixed(3)}×, ${sign}${x.changePct.toFixed(1)} % (${verdict} ${c.tolerancePct} %)`;
+    const change = Number.isFinite(x.changePct)
+      ? `${sign}${x.changePct.toFixed(1)} %`
+      : 'no relative change (a ratio of 0)';
+    return `${x.measure} [${x.field}]: ${x.a.toFixed(3)}× → ${x.b.toFixed(3)}×, ${change} (${verdict} ${c.tolerancePct} %)`;
   });
   for (const m of c.onlyInA) lines.push(`only in the first run: ${m}`);
   for (const m of c.onlyInB) lines.push(`only in the second run: ${m}`);
@@ -137,13 +142,13 @@ export function readRun(path: string): SavedRun {
   for (const candidate of candidates) {
     try {
       const parsed = JSON.parse(candidate) as Partial<SavedRun>;
-      if (Array.isArray(parsed.rows)) return parsed as SavedRun;
+      if (Array.isArray(parsed.rows) && parsed.rows.length > 0) return parsed as SavedRun;
     } catch {
       // not this one: try the next line
     }
   }
   throw new Error(
-    `${path}: no bench run in it (expected the JSON object of \`npm run bench -- --cpu\` or \`--json\`, with "rows")`,
+    `${path}: no bench run in it (expected the JSON object of \`npm run bench -- --cpu\` or \`--json\`, with at least one row in "rows")`,
   );
 }
 
@@ -151,19 +156,25 @@ const USAGE = 'usage: compare <first.json> <second.json> [--all] [--tolerance <p
 
 /** The command: prints the comparison, returns the exit code (0 all within, 1 moved or nothing compared, 2 usage). */
 export function compareMain(argv: readonly string[]): number {
-  const files: string[] = [];
-  let all = false;
-  let tolerancePct = 10;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
-    if (arg === '--all') all = true;
-    else if (arg === '--tolerance') {
-      tolerancePct = Number(argv[++i]);
-      if (!Number.isFinite(tolerancePct) || tolerancePct < 0) {
-        process.stderr.write(`--tolerance takes a percentage >= 0, got ${argv[i]}\n${USAGE}\n`);
-        return 2;
-      }
-    } else files.push(arg);
+  let files: string[];
+  let all: boolean;
+  let tolerancePct: number;
+  try {
+    // node:util parseArgs: an unknown option or one without its value is an error, not a file name.
+    const { values, positionals } = parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      options: { all: { type: 'boolean', default: false }, tolerance: { type: 'string', default: '10' } },
+    });
+    files = positionals;
+    all = values.all;
+    tolerancePct = values.tolerance.trim() === '' ? Number.NaN : Number(values.tolerance);
+    if (!Number.isFinite(tolerancePct) || tolerancePct < 0) {
+      throw new Error(`--tolerance takes a percentage >= 0, got ${JSON.stringify(values.tolerance)}`);
+    }
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n${USAGE}\n`);
+    return 2;
   }
   if (files.length !== 2) {
     process.stderr.write(`two saved runs are needed, got ${files.length}\n${USAGE}\n`);

@@ -91,7 +91,7 @@ function packFigure(): PackFigure {
   return pack;
 }
 
-const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
+const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
 
 /** Prints the entry-point and tarball figures. */
 export async function printEntryPointFigures(): Promise<void> {

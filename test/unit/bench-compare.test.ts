@@ -148,5 +148,36 @@ describe('compareMain (npm run bench -- --compare a.json b.json)', () => {
     capture();
     expect(compareMain([good, good, '--tolerance', 'x'])).toBe(2);
     expect(err.join('')).toContain('--tolerance takes a percentage');
+    capture();
+    const emptyRun = save('empty.json', run([]));
+    expect(compareMain([emptyRun, good])).toBe(2);
+    expect(err.join('')).toContain('no bench run in it');
+  });
+
+  it('refuses an unknown option or one without its value instead of reading it as a file', () => {
+    const good = save('good2.json', run([row(heap, 1)]));
+    for (const [args, message] of [
+      [['--bogus'], "Unknown option '--bogus'"],
+      [['--tolerance'], "Option '--tolerance <value>' argument missing"],
+      [['--tolerance', ''], '--tolerance takes a percentage >= 0, got ""'],
+      [['--tolerance', '-5'], "Option '--tolerance' argument is ambiguous"],
+      [['--tolerance=-5'], '--tolerance takes a percentage >= 0, got "-5"'],
+    ] as const) {
+      capture();
+      expect(compareMain([good, good, ...args])).toBe(2);
+      expect(err.join('')).toContain(message);
+    }
+    capture();
+    expect(compareMain([good, good, '--tolerance=5'])).toBe(0);
+    expect(out.join('')).toContain('1 of 1 ratios within 5 %');
+  });
+
+  it('a ratio of 0 in the first run is a move with no relative change, not +Infinity %', () => {
+    const zero = save('zero.json', run([row(heap, 0)]));
+    const one = save('one.json', run([row(heap, 1)]));
+    capture();
+    expect(compareMain([zero, one])).toBe(1);
+    expect(out.join('')).toContain('no relative change (a ratio of 0) (MOVED 10 %)');
+    expect(out.join('')).not.toContain('Infinity');
   });
 });
