@@ -5,7 +5,9 @@
  * an observations queue, so the tests see each delivery (and redelivery) from the outside.
  *
  * No test races a clock: the fixture's visibility timeouts (60 s, 30 s) and function timeout
- * (10 s) are long enough for a loaded machine; redeliveries are made to happen (the fixture's
+ * (10 s) are long enough for a loaded machine, and the fixtures prime the SDK in their init phase
+ * (an environment's first request, several times the cost of later ones, stays out of the
+ * Timeout: asset.echo/index.mjs); redeliveries are made to happen (the fixture's
  * `retrySoon`, {@link comeBackNow}) rather than waited for; and a test reads its observations only
  * once {@link settled} says every delivery is done and its observation collected.
  */
