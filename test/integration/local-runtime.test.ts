@@ -381,15 +381,21 @@ describe('event source mapping emulation', { timeout: 180_000 }, () => {
   it('shows queue age and DLQ depth, as the alarms watch them, during a run', async () => {
     const dlq = rt.queue('work').deadLetterQueue?.url ?? '';
     expect(await rt.queueDepth(dlq)).toMatchObject({ visible: 0, oldestMessageAgeMs: 0 });
-    const [slow, poison] = [uid('sleep'), uid('throw')];
+    const [held, poison] = [uid('held'), uid('throw')];
     const sentAfterMs = Date.now();
-    // In flight for 1.5 s at least (the function's Timeout is 10 s): the probe below sees it.
-    await sendWork({ id: slow, action: 'sleep', ms: 1_500 });
-    const inFlight = await until(async () => {
-      const d = await rt.queueDepth('work');
-      return d.notVisible > 0 && (d.oldestMessageAgeMs ?? 0) > 0 ? d : undefined;
-    }, 'the slow message in flight');
-    // The age is the slow message's, counted from its send (not an older message's).
+    // Its answer lost, the message stays in flight (until the queue's 60 s visibility timeout):
+    // a state the probe below sees however slow the machine, not a window it has to catch.
+    rt.loseNextResponses('work', 1);
+    await sendWork({ id: held, action: 'ok' });
+    const inFlight = await until(
+      async () => {
+        const d = await rt.queueDepth('work');
+        return d.notVisible > 0 && (d.oldestMessageAgeMs ?? 0) > 0 ? d : undefined;
+      },
+      'the held message in flight',
+      30_000,
+    );
+    // The age is the held message's, counted from its send (not an older message's).
     expect(inFlight.oldestMessageAgeMs).toBeLessThanOrEqual(Date.now() - sentAfterMs);
     await sendWork({ id: poison, action: 'throw' });
     const depth = await until(
@@ -401,8 +407,10 @@ describe('event source mapping emulation', { timeout: 180_000 }, () => {
       30_000,
     );
     expect(depth.oldestMessageAgeMs).toBeGreaterThanOrEqual(0);
+    await comeBackNow(held, 'lost');
     await settled();
     expect(of(poison).map((o) => o.receiveCount)).toEqual([1, 2]);
+    expect(of(held).map((o) => o.receiveCount)).toEqual([1, 2]);
   });
 });
 
