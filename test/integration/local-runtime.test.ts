@@ -414,19 +414,25 @@ describe('event source mapping emulation', { timeout: 180_000 }, () => {
   });
 });
 
+/** Sockets, servers, threads and message ports of this process. */
+const count = () =>
+  process
+    .getActiveResourcesInfo()
+    .filter((r) => r === 'TCPSocketWrap' || r === 'TCPServerWrap' || r === 'Worker' || r === 'MessagePort')
+    .length;
+/** Before the file's runtime started. */
+const handlesAtLoad = count();
+
 describe('stop', () => {
   it('stops pollers, execution environments and emulators without leaving handles', async () => {
-    const count = () =>
-      process
-        .getActiveResourcesInfo()
-        .filter(
-          (r) => r === 'TCPSocketWrap' || r === 'TCPServerWrap' || r === 'Worker' || r === 'MessagePort',
-        ).length;
     // The file's own runtime and collector are stopped first: their connections open and close
     // as they work, so a count taken beside them is no baseline (afterAll's stop is then a no-op).
+    // The baseline is taken once their handles are all gone (closing sockets outlive stop() by a
+    // few turns of the event loop: a count taken at once was above the next runtime's).
     collector.abort();
     await collecting;
     await rt.stop();
+    await until(() => count() <= handlesAtLoad, "the file's runtime's handles to close");
     const baseline = count();
     const other = await startLocalRuntime({ assemblyDir: ASSEMBLY, synthesize: 'never', env: {} });
     await other.sqs.send(
