@@ -143,8 +143,8 @@ export interface EventSourceMappingPollerOptions {
   readonly tracing?: FunctionTracing & {
     /** The `AWSTraceHeader` SQS kept for a message, when the endpoint did not return it. */
     readonly headerOf?: (messageId: string) => string | undefined;
-    /** Called for each record held back by the stop rule. */
-    readonly onStopped?: (record: StoppedRecord) => void;
+    /** Called for each record held back by the stop rule, with the receipt handle of its receive. */
+    readonly onStopped?: (record: StoppedRecord, receiptHandle: string) => void;
   };
   /** Long-poll wait per ReceiveMessage, in seconds. @default 20 */
   readonly waitTimeSeconds?: number;
@@ -373,7 +373,10 @@ export class EventSourceMappingPoller {
       tracing,
     );
     this.options.stats.recursiveInvocationsDropped += trace.stopped.length;
-    for (const stopped of trace.stopped) tracing.onStopped?.(stopped);
+    for (const stopped of trace.stopped) {
+      const receiptHandle = received.find((m) => m.MessageId === stopped.messageId)?.ReceiptHandle ?? '';
+      tracing.onStopped?.(stopped, receiptHandle);
+    }
     return { messages: [...trace.deliver], traceHeader: trace.traceHeader };
   }
 

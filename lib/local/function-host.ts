@@ -130,7 +130,11 @@ class ExecutionEnvironment {
   private pending: { id: number; settle: (m: ThreadMessage | ThreadError) => void } | undefined;
   private settleReady: (value: ThreadError | undefined) => void = () => {};
 
-  constructor(options: FunctionHostOptions) {
+  /** @param onDiscarded called once when the environment dies (not when it is terminated on purpose). */
+  constructor(
+    options: FunctionHostOptions,
+    private readonly onDiscarded: () => void = () => {},
+  ) {
     const { fn } = options;
     const workerData: FunctionThreadData = {
       assetDir: fn.assetDir,
@@ -220,6 +224,7 @@ class ExecutionEnvironment {
     if (!this.dead) {
       this.dead = true;
       void this.worker.terminate();
+      this.onDiscarded();
     }
     this.settleReady(error);
     const pending = this.pending;
@@ -257,6 +262,7 @@ export class FunctionHost {
   private readonly waiters: ((env: ExecutionEnvironment) => void)[] = [];
   private stopped = false;
   private created = 0;
+  private discarded = 0;
 
   constructor(options: FunctionHostOptions) {
     if (!Number.isInteger(options.maxEnvironments) || options.maxEnvironments < 1) {
@@ -289,6 +295,15 @@ export class FunctionHost {
   /** Execution environments created so far. */
   get environmentsCreated(): number {
     return this.created;
+  }
+
+  /**
+   * Execution environments discarded so far because they died: a timeout, a crash (also one after
+   * the answer), an init failure or a kill. Those ended on purpose ({@link reload}, {@link stop})
+   * are not counted.
+   */
+  get environmentsDiscarded(): number {
+    return this.discarded;
   }
 
   /**
@@ -378,7 +393,9 @@ export class FunctionHost {
   }
 
   private create(): ExecutionEnvironment {
-    const env = new ExecutionEnvironment(this.options);
+    const env = new ExecutionEnvironment(this.options, () => {
+      this.discarded++;
+    });
     this.all.add(env);
     this.created++;
     return env;

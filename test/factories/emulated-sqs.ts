@@ -13,9 +13,9 @@ import {
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse } from 'aws-lambda';
-import { startFauxqs } from 'fauxqs';
 import { deduplicationIdOf, type JobEnvelope } from '../../lib/core/envelope.ts';
 import type { WorkerHandler } from '../../lib/runtime/worker.ts';
+import { startLoopbackFauxqs } from './loopback-fauxqs.ts';
 import { lambdaContext, recordFromMessage, sqsEvent } from './sqs.ts';
 import { captureOutput } from './worker.ts';
 
@@ -52,9 +52,9 @@ export interface EmulatedSqs {
   stop(): Promise<void>;
 }
 
-/** Starts fauxqs on a free port. */
+/** Starts fauxqs on a free port of 127.0.0.1 (loopback-fauxqs.ts). */
 export async function startEmulatedSqs(): Promise<EmulatedSqs> {
-  const server = await startFauxqs({ port: 0, logger: false });
+  const server = await startLoopbackFauxqs();
   const sqs = new SQSClient({
     endpoint: server.address,
     region: 'us-east-1',

@@ -10,7 +10,6 @@ import {
   ReceiveMessageCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
-import { startFauxqs } from 'fauxqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { batchEntry, JobClient } from '../../lib/client/job-client.ts';
@@ -18,8 +17,9 @@ import { deduplicationIdOf, parseEnvelope } from '../../lib/core/envelope.ts';
 import type { JobLogger } from '../../lib/core/logger.ts';
 import { queueUrlEnvName, queueUrlsFromEnv } from '../../lib/core/queue-urls.ts';
 import { defineJob } from '../../lib/runtime/job.ts';
+import { type LoopbackFauxqs, startLoopbackFauxqs } from '../factories/loopback-fauxqs.ts';
 
-let server: Awaited<ReturnType<typeof startFauxqs>>;
+let server: LoopbackFauxqs;
 let sqs: SQSClient;
 let counter = 0;
 
@@ -28,7 +28,7 @@ const run = async (): Promise<void> => {};
 const SOURCE = '/services/checkout';
 
 beforeAll(async () => {
-  server = await startFauxqs({ port: 0, logger: false });
+  server = await startLoopbackFauxqs();
   sqs = new SQSClient({
     endpoint: server.address,
     region: 'us-east-1',

@@ -12,7 +12,12 @@
  */
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ReceiveMessageCommand, SendMessageBatchCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import {
+  ChangeMessageVisibilityCommand,
+  ReceiveMessageCommand,
+  SendMessageBatchCommand,
+  SendMessageCommand,
+} from '@aws-sdk/client-sqs';
 import { App, Stack } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -30,6 +35,7 @@ let outdir: string;
 let rt: LocalRuntime;
 const logs: Record<string, unknown>[] = [];
 const notes: string[] = [];
+const stops: { queueUrl: string; messageId: string; receiptHandle: string; invocation: number }[] = [];
 
 /** Synthesizes the two chain queues (each enqueueing to itself) into `outdir`. */
 function synthesizeChainApp(dir: string): void {
@@ -92,9 +98,10 @@ beforeAll(async () => {
     synthesize: 'never',
     env: {},
     receiveWaitTimeSeconds: 1,
-    // The held-back message comes back after 3 s and reaches the DLQ on its third receive; a
-    // step takes milliseconds (environments initialised first), far from being received twice.
-    visibilityTimeoutSeconds: 3,
+    // The queues keep the template's visibility timeout (6 x the function timeout): no step,
+    // however slow the machine, is received twice. The held-back message is made visible again
+    // by the test when the runtime reports it held back (onRecursionStopped), as its visibility
+    // timeout would later, and reaches the DLQ on its third receive.
     prewarm: true,
     functionLogs: (line) => {
       try {
@@ -104,6 +111,7 @@ beforeAll(async () => {
       }
     },
     onNote: (note) => notes.push(note),
+    onRecursionStopped: (stop) => stops.push(stop),
   });
 }, 120_000);
 
@@ -143,6 +151,21 @@ describe('a chain of 20 steps on one queue, with Lambda recursive loop detection
       ),
     );
     const worker = rt.worker('chain-terminate');
+    const queueUrl = rt.queue('chain-terminate').url;
+    // Each receive of the held-back message is held back again; made visible at once each time
+    // (what its visibility timeout does later), the third receive moves it to the DLQ (maxReceiveCount 2).
+    for (const receive of [1, 2]) {
+      const stop = await until(() => stops[receive - 1], `held-back receive ${receive}`);
+      expect(stop).toMatchObject({ queueUrl, invocation: RECURSION_STOP_INVOCATIONS + 1 });
+      expect(notes[0]).toContain(`message ${stop.messageId} would be invocation`);
+      await rt.sqs.send(
+        new ChangeMessageVisibilityCommand({
+          QueueUrl: queueUrl,
+          ReceiptHandle: stop.receiptHandle,
+          VisibilityTimeout: 0,
+        }),
+      );
+    }
     const dlq = rt.queue('chain-terminate').deadLetterQueue?.url ?? '';
     let body: string | undefined;
     const deadline = Date.now() + 30_000;
@@ -157,9 +180,8 @@ describe('a chain of 20 steps on one queue, with Lambda recursive loop detection
     });
     // Never run: no step 17 in the logs, and each delivery of it was counted as dropped.
     expect(steps('terminate').map((l) => l.hop)).not.toContain(RECURSION_STOP_INVOCATIONS + 1);
-    expect(
-      rt.stats().functions[worker.functionLogicalId]?.recursiveInvocationsDropped,
-    ).toBeGreaterThanOrEqual(1);
+    expect(stops.map((s) => s.messageId)).toEqual([stops[0]?.messageId, stops[0]?.messageId]);
+    expect(rt.stats().functions[worker.functionLogicalId]?.recursiveInvocationsDropped).toBe(2);
   }, 90_000);
 
   it('recorded one X-Ray subsegment per job run, with its type, key and outcome as annotations', async () => {
@@ -207,10 +229,8 @@ describe('a chain of 20 steps on one queue, with Lambda recursive loop detection
     const mixedUrl = rt.queue('chain-mixed').url;
     const held = () => notes.filter((n) => n.includes(mixedUrl));
     const chains = entries.map((e) => e.Id);
-    // Hops each chain ran (a step may run twice: the fixture has no idempotency, and a slow
-    // machine can outlast the 3 s visibility timeout).
-    const hops = (chain: string) =>
-      [...new Set(steps(chain).map((l) => Number(l.hop)))].sort((a, b) => a - b);
+    // Hops each chain ran, each once (no step outlasts the template's visibility timeout).
+    const hops = (chain: string) => steps(chain).map((l) => Number(l.hop));
     const expected = (chain: string) => (chain.startsWith('fresh') ? [1, 2, 3] : [16]);
     await until(
       () => held().length > 0 || chains.every((c) => hops(c).join() === expected(c).join()),

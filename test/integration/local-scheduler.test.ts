@@ -27,7 +27,6 @@ import {
   ReceiveMessageCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
-import { type FauxqsServer, startFauxqs } from 'fauxqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { alignFauxqsBodyCharacters } from '../../lib/local/emulators.ts';
 import {
@@ -36,12 +35,13 @@ import {
   startSchedulerEmulator,
 } from '../../lib/local/scheduler/index.ts';
 import { fireScheduleNow } from '../../lib/ops/fire-schedule.ts';
+import { type LoopbackFauxqs, startLoopbackFauxqs } from '../factories/loopback-fauxqs.ts';
 
 const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
 const region = 'us-east-1';
 const START = Date.parse('2026-12-01T12:00:00Z');
 
-let fauxqs: FauxqsServer;
+let fauxqs: LoopbackFauxqs;
 let sqs: SQSClient;
 let scheduler: SchedulerEmulator;
 let client: SchedulerClient;
@@ -101,7 +101,7 @@ const ENVELOPE =
 
 beforeAll(async () => {
   await alignFauxqsBodyCharacters();
-  fauxqs = await startFauxqs({ port: 0, logger: false });
+  fauxqs = await startLoopbackFauxqs();
   sqs = new SQSClient({ endpoint: `http://127.0.0.1:${fauxqs.port}`, region, credentials });
   scheduler = await startSchedulerEmulator({
     sqs,

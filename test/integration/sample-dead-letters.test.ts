@@ -18,7 +18,9 @@ import { type SampleStack, SOLD_OUT_SKU, startSampleStack } from '../../lib/samp
 let stack: SampleStack;
 
 beforeAll(async () => {
-  stack = await startSampleStack({ externalTimeoutMs: 3_000, externalService: { slowMs: 700 } });
+  // The default client timeout for the fake partner (5 s): no fault here makes a call hang, and a
+  // short one (it was 3 s) can be outlasted by a `slow` call (700 ms) on a loaded machine.
+  stack = await startSampleStack({ externalService: { slowMs: 700 } });
   await stack.repository.putStock('sku-01', 1_000);
   await stack.repository.putStock(SOLD_OUT_SKU, 0);
 }, 120_000);

@@ -6,13 +6,19 @@
 
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
-import { DeleteMessageCommand, type Message, SendMessageCommand } from '@aws-sdk/client-sqs';
+import {
+  ChangeMessageVisibilityCommand,
+  DeleteMessageCommand,
+  type Message,
+  SendMessageCommand,
+} from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { childJobId, createEnvelope, type JobEnvelope } from '../../lib/core/envelope.ts';
 import { PermanentError, TransientError } from '../../lib/core/errors.ts';
 import { defineJob } from '../../lib/runtime/job.ts';
 import type { AnyJob } from '../../lib/runtime/record/index.ts';
+import type { SqsSender } from '../../lib/runtime/sqs-port.ts';
 import { createWorker } from '../../lib/runtime/worker.ts';
 import {
   type EmulatedSqs,
@@ -43,7 +49,7 @@ function worker(
   jobs: AnyJob[],
   queue: Queue,
   dlq: Queue,
-  extra: { queueUrls?: Record<string, string> } = {},
+  extra: { queueUrls?: Record<string, string>; sqs?: SqsSender } = {},
 ) {
   const metrics = new Metrics({ namespace: 'SqsJobs' });
   metrics.clearDefaultDimensions();
@@ -151,17 +157,27 @@ describe('worker on the SQS emulator', () => {
       queue,
       createEnvelope({ type: 'payments.capture', source: '/checkout', data: { orderId: 'o-1' } }),
     );
-    const handler = worker([job], queue, dlq);
+    // The moment the worker asks SQS to hide the message for its backoff, and for how long.
+    const hides: { atMs: number; seconds: unknown }[] = [];
+    const sqs: SqsSender = {
+      send(command) {
+        if (command instanceof ChangeMessageVisibilityCommand)
+          hides.push({ atMs: Date.now(), seconds: command.input.VisibilityTimeout });
+        return emulator.sqs.send(command as Parameters<EmulatedSqs['sqs']['send']>[0]);
+      },
+    };
+    const handler = worker([job], queue, dlq, { sqs });
 
     const first = await deliver(queue, handler);
-    const failedAt = Date.now();
     expect(first.response.batchItemFailures).toHaveLength(1);
-    // Hidden for the backoff, far less than the queue's 30 s visibility timeout.
-    expect(await receive(queue)).toEqual([]);
+    // Hidden for the backoff, far less than the queue's 30 s visibility timeout: polled from now
+    // on, it comes back no sooner than 2 s after the worker hid it (the clock of the request, not
+    // of a guess at when the test gets to poll).
+    expect(hides.map((h) => h.seconds)).toEqual([2]);
     const back = await receiveWithin(queue, 10_000);
-    const waited = Date.now() - failedAt;
+    const waited = Date.now() - (hides[0]?.atMs ?? 0);
     expect(back).toHaveLength(1);
-    expect(waited).toBeGreaterThanOrEqual(1_500);
+    expect(waited).toBeGreaterThanOrEqual(2_000);
     expect(waited).toBeLessThan(10_000);
     expect(back[0]?.Attributes?.ApproximateReceiveCount).toBe('2');
 

@@ -86,6 +86,19 @@ export interface LocalRuntimeOptions {
    * recursive loop detection...). @default stderr, as `note: <text>`
    */
   readonly onNote?: (note: string) => void;
+  /**
+   * Called for each delivery the emulated recursive loop detection holds back (the note says it
+   * too): the record stays in flight on `queueUrl` until its visibility timeout, or until a
+   * `ChangeMessageVisibility` with `receiptHandle` makes it visible sooner (tests do, instead of
+   * waiting for the timeout). `invocation` is the one it would have been in its chain (17 or more).
+   */
+  readonly onRecursionStopped?: (stop: {
+    readonly functionLogicalId: string;
+    readonly queueUrl: string;
+    readonly messageId: string;
+    readonly receiptHandle: string;
+    readonly invocation: number;
+  }) => void;
   /** Queues/tables that already exist on an external endpoint: `recreate` or `fail`. @default 'recreate' */
   readonly existingResources?: 'recreate' | 'fail';
   /** Long-poll wait of the mappings' ReceiveMessage calls, in seconds (0–20). @default 20 */

@@ -97,10 +97,18 @@ export function createPollers(input: PollersInput): EventSourceMappingPoller[] {
               provisioned.resolver.resolve(value as never, `Resources.${fn.logicalId}.Properties.${key}`),
             ),
             headerOf: input.tracing.proxy.headerOf,
-            onStopped: (stopped) =>
+            onStopped: (stopped, receiptHandle) => {
               note(
                 `${fn.logicalId}: message ${stopped.messageId} would be invocation ${stopped.invocation} of its chain (RecursiveLoop is not Allow): held back as Lambda's recursive loop detection stops it (RecursiveInvocationException); it stays on ${w.queueUrl}, comes back after the visibility timeout and moves to the DLQ after maxReceiveCount receives`,
-              ),
+              );
+              options.onRecursionStopped?.({
+                functionLogicalId: fn.logicalId,
+                queueUrl: w.queueUrl,
+                messageId: stopped.messageId,
+                receiptHandle,
+                invocation: stopped.invocation,
+              });
+            },
           },
           waitTimeSeconds: options.receiveWaitTimeSeconds,
           serializeFifoReceives: options.serializeFifoReceives,
