@@ -89,6 +89,10 @@ export function jobLogger(logger: WorkerLogger): JobLogger {
   return new GuardedJobLogger(logger);
 }
 
+/**
+ * The methods are bound (arrow properties): a job may pass them around detached
+ * (`const { info } = ctx.logger`, `items.forEach(ctx.logger.warn)`), as it may Powertools'.
+ */
 class GuardedJobLogger implements JobLogger {
   readonly #logger: WorkerLogger;
   constructor(logger: WorkerLogger) {
@@ -110,16 +114,8 @@ class GuardedJobLogger implements JobLogger {
     if (keys === undefined) this.#logger[level](message);
     else this.#logger[level](message, keys);
   }
-  debug(message: string, ...extra: unknown[]): void {
-    this.#write('debug', message, extra);
-  }
-  info(message: string, ...extra: unknown[]): void {
-    this.#write('info', message, extra);
-  }
-  warn(message: string, ...extra: unknown[]): void {
-    this.#write('warn', message, extra);
-  }
-  error(message: string, ...extra: unknown[]): void {
-    this.#write('error', message, extra);
-  }
+  readonly debug = (message: string, ...extra: unknown[]): void => this.#write('debug', message, extra);
+  readonly info = (message: string, ...extra: unknown[]): void => this.#write('info', message, extra);
+  readonly warn = (message: string, ...extra: unknown[]): void => this.#write('warn', message, extra);
+  readonly error = (message: string, ...extra: unknown[]): void => this.#write('error', message, extra);
 }
