@@ -43,8 +43,15 @@ export const RUNTIME_LOG_KEYS = [
   'tenant_id',
 ] as const;
 
+/**
+ * The key of the runtime's record-outcome lines (`completed`, `retry`, `dead-lettered`...;
+ * docs/contracts.md, "Logs"). Reserved too, so that no job line can pass for one: `sqs-jobs
+ * local` prints a job event for each such line (lib/local/job-lines.ts).
+ */
+export const OUTCOME_LOG_KEY = 'outcome';
+
 /** What a job's keys cannot be: Powertools' reserved keys and the runtime's. */
-const RESERVED = new Set<string>([...POWERTOOLS_RESERVED_KEYS, ...RUNTIME_LOG_KEYS]);
+const RESERVED = new Set<string>([...POWERTOOLS_RESERVED_KEYS, ...RUNTIME_LOG_KEYS, OUTCOME_LOG_KEY]);
 
 /** Powertools' warning for a reserved key (logger 2.36, Logger.js `#checkReservedKeyAndWarn`). */
 export function reservedKeyWarning(key: string): string {
