@@ -7,9 +7,9 @@
  * Powertools warns for its own reserved keys.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, expectTypeOf, it, vi } from 'vitest';
 import { z } from 'zod';
-import type { JobLogger } from '../../lib/core/logger.ts';
+import type { JobLogExtra, JobLogger, LogWriter } from '../../lib/core/logger.ts';
 import { defineJob } from '../../lib/runtime/job.ts';
 import { createWorker } from '../../lib/runtime/worker.ts';
 import { type LoggedLine, runJob } from '../../lib/testing/run-job.ts';
@@ -88,6 +88,14 @@ const SCRIPTS: Record<string, (logger: JobLogger) => void> = {
     ['each'].forEach(warn as (message: string) => void);
     const later = logger.error;
     later('bare');
+  },
+  thrownObject: (logger) => {
+    try {
+      throw { message: 'declined', code: 51 };
+    } catch (error) {
+      // The form JobLogger's docs give for what a catch gets.
+      logger.error('charge failed', error instanceof Error ? error : { thrown: error });
+    }
   },
   javascript: (logger) => {
     // From JavaScript (no types): several objects and an Error, as Powertools takes them.
@@ -208,6 +216,18 @@ describe.each([
 
   it('writes no warning for a line below the log level (as Powertools)', async () => {
     expect(await linesOf('debugForged', makeLogger())).toEqual([]);
+  });
+
+  it('keeps a thrown non-Error whole under `thrown`, logged as the docs say (no warning, the message kept)', async () => {
+    const lines = await linesOf('thrownObject', makeLogger());
+    expect(lines).toEqual([
+      expect.objectContaining({
+        level: 'ERROR',
+        message: 'charge failed',
+        thrown: { message: 'declined', code: 51 },
+        ...RUNTIME_KEYS,
+      }),
+    ]);
   });
 
   it('takes several objects and an Error from JavaScript, as Powertools does', async () => {
@@ -354,5 +374,35 @@ describe('ctx.logger methods taken off the logger', () => {
       ['ERROR', 'bare'],
     ]);
     expect(lines[0]).toMatchObject({ a: 1, ...RUNTIME_KEYS });
+  });
+});
+
+describe('JobLogger types', () => {
+  it('take several extra inputs, as Powertools types them; loggers written for one still fit, and console', async () => {
+    const calls: unknown[][] = [];
+    // A JobLogger written before the methods took several: still one.
+    const older: JobLogger = {
+      debug: (message: string, extra?: JobLogExtra) => calls.push([message, extra]),
+      info: (message: string, extra?: JobLogExtra) => calls.push([message, extra]),
+      warn: (message: string, extra?: JobLogExtra) => calls.push([message, extra]),
+      error: (message: string, extra?: JobLogExtra) => calls.push([message, extra]),
+    };
+    expectTypeOf(console).toExtend<JobLogger>();
+    expectTypeOf(new Logger()).toExtend<JobLogger>();
+    // What JobClient takes (keys as one object): a JobLogger is one.
+    expectTypeOf<JobLogger>().toExtend<LogWriter>();
+    older.info('one', { a: 1 }, { b: 2 }, new Error('x'), 'text', undefined);
+    // @ts-expect-error a number is no extra input (an object, an Error or a string)
+    older.info('two', 42);
+    const several = defineJob({
+      type: 'billing.several',
+      queue: 'billing',
+      schema: z.object({}),
+      run: async (_data, ctx) => {
+        ctx.logger.info('merged', { a: 1 }, { b: 2 });
+      },
+    });
+    const run = await runJob(several, {});
+    expect(run.logs).toEqual([{ level: 'info', message: 'merged', extra: { a: 1, b: 2 } }]);
   });
 });
