@@ -10,7 +10,8 @@
  * "Appending additional keys" and "Logging errors"): an object, whose own enumerable keys are
  * written as they are; an Error, written under the key `error` (`name`, `location`, `message`,
  * `stack`, `cause`, then the error's own keys); or a string, written under the key `extra`.
- * (`ctx.logger` also takes several, as Powertools does, from JavaScript.)
+ * Several may be given (`info('x', { a: 1 }, { b: 2 })`), as Powertools takes them, merged in
+ * order; `undefined` (and, from JavaScript, `null`) is skipped.
  */
 export type JobLogExtra = Record<string, unknown> | Error | string;
 
@@ -25,7 +26,9 @@ export type JobLogExtra = Record<string, unknown> | Error | string;
  * (`messageId`, `jobType`, `jobId`, `attempt`), its lineage (`parentJobId`, `rootJobId`,
  * `correlationId`, `traceId`) and the Lambda context keys (`cold_start`, `function_arn`,
  * `function_memory_size`, `function_name`, `function_request_id`, `xray_trace_id`,
- * `tenant_id`). A job's key of one of those names is dropped, after a WARN line
+ * `tenant_id`). Nor can it set `outcome`, the key of the runtime's own record-outcome lines
+ * (`retry`, `dead-lettered`...: `sqs-jobs local` and log queries read those as the record's fate,
+ * so a job's line must not pass for one). A job's key of one of those names is dropped, after a WARN line
  * `The key "jobId" is a reserved key and will be dropped.` (carrying the record's keys), one per
  * such key at each call whose line is written: as Powertools Logger treats its own reserved keys
  * (`level`, `message`, `sampling_rate`, `service`, `timestamp`: dropped the same way here).
@@ -40,19 +43,22 @@ export type JobLogExtra = Record<string, unknown> | Error | string;
  *   try {
  *     throw new Error('card declined');
  *   } catch (error) {
- *     // As Powertools: the error under `error`, a string under `extra`, objects as keys.
- *     logger.error('charge failed', error as Error);
+ *     // As Powertools: an Error under `error`, a string under `extra`, objects as keys. What a
+ *     // `catch` gets may be no Error (`throw { message: 'declined' }`): given as keys, its
+ *     // `message` would be dropped (a reserved key) and the line would say nothing of it; so wrap
+ *     // what is not an Error, to have it written whole under `thrown`.
+ *     logger.error('charge failed', error instanceof Error ? error : { thrown: error });
  *     logger.warn('charge retried', 'card declined');
- *     logger.info('charged', { invoiceId, amountCents: 1200 });
+ *     logger.info('charged', { invoiceId, amountCents: 1200 }, { attempt: 'first' });
  *   }
  * }
  * ```
  */
 export interface JobLogger {
-  debug(message: string, extra?: JobLogExtra): void;
-  info(message: string, extra?: JobLogExtra): void;
-  warn(message: string, extra?: JobLogExtra): void;
-  error(message: string, extra?: JobLogExtra): void;
+  debug(message: string, ...extra: (JobLogExtra | undefined)[]): void;
+  info(message: string, ...extra: (JobLogExtra | undefined)[]): void;
+  warn(message: string, ...extra: (JobLogExtra | undefined)[]): void;
+  error(message: string, ...extra: (JobLogExtra | undefined)[]): void;
 }
 
 /**

@@ -3,9 +3,12 @@
  * from the workers' own log lines. Every line a worker writes about a record's outcome carries an
  * `outcome` key with the job's identity keys (docs/contracts.md, "Logs"): `completed` (written when
  * `JOBS_LOG_EACH_RECORD=true`, which `sqs-jobs local` sets for its functions), `retry`,
- * `dead-lettered`, `duplicate` and `deferred`. Anything else (a job's own `ctx.logger` lines, the
- * batch summary, plain text) is not a job event.
+ * `dead-lettered`, `duplicate` and `deferred`. Anything else (the batch summary, plain text) is not
+ * a job event. A job's own `ctx.logger` lines cannot be taken for one: `outcome` is a key the
+ * runtime owns (lib/runtime/job-logger.ts `OUTCOME_LOG_KEY`), dropped from a job's line with a
+ * warning, so a job logging `{ outcome: 'retry' }` prints no phantom retry.
  */
+import { OUTCOME_LOG_KEY } from '../runtime/job-logger.ts';
 
 /** Outcomes a worker logs for a record (docs/contracts.md, "Logs"). */
 export const JOB_OUTCOMES = ['completed', 'retry', 'dead-lettered', 'duplicate', 'deferred'] as const;
@@ -68,14 +71,15 @@ export function jobEventOf(
   line: string,
   now: () => Date = () => new Date(),
 ): JobEvent | undefined {
-  if (!line.startsWith('{') || !line.includes('"outcome"')) return undefined;
+  if (!line.startsWith('{') || !line.includes(`"${OUTCOME_LOG_KEY}"`)) return undefined;
   let log: Record<string, unknown>;
   try {
     log = JSON.parse(line) as Record<string, unknown>;
   } catch {
     return undefined;
   }
-  if (!isOutcome(log.outcome)) return undefined;
+  const outcome = log[OUTCOME_LOG_KEY];
+  if (!isOutcome(outcome)) return undefined;
   const event: Record<string, unknown> = {
     kind: 'job',
     time: text(log.timestamp) ?? now().toISOString(),
@@ -83,7 +87,7 @@ export function jobEventOf(
     type: text(log.jobType),
     jobId: text(log.jobId),
     messageId: text(log.messageId),
-    outcome: log.outcome,
+    outcome,
     attempt: count(log.attempt) ?? count(log.attempts),
     durationMs: count(log.durationMs),
     reason: text(log.reason),

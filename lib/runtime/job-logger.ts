@@ -43,8 +43,15 @@ export const RUNTIME_LOG_KEYS = [
   'tenant_id',
 ] as const;
 
+/**
+ * The key of the runtime's record-outcome lines (`completed`, `retry`, `dead-lettered`...;
+ * docs/contracts.md, "Logs"). Reserved too, so that no job line can pass for one: `sqs-jobs
+ * local` prints a job event for each such line (lib/local/job-lines.ts).
+ */
+export const OUTCOME_LOG_KEY = 'outcome';
+
 /** What a job's keys cannot be: Powertools' reserved keys and the runtime's. */
-const RESERVED = new Set<string>([...POWERTOOLS_RESERVED_KEYS, ...RUNTIME_LOG_KEYS]);
+const RESERVED = new Set<string>([...POWERTOOLS_RESERVED_KEYS, ...RUNTIME_LOG_KEYS, OUTCOME_LOG_KEY]);
 
 /** Powertools' warning for a reserved key (logger 2.36, Logger.js `#checkReservedKeyAndWarn`). */
 export function reservedKeyWarning(key: string): string {
@@ -89,6 +96,10 @@ export function jobLogger(logger: WorkerLogger): JobLogger {
   return new GuardedJobLogger(logger);
 }
 
+/**
+ * The methods are bound (arrow properties): a job may pass them around detached
+ * (`const { info } = ctx.logger`, `items.forEach(ctx.logger.warn)`), as it may Powertools'.
+ */
 class GuardedJobLogger implements JobLogger {
   readonly #logger: WorkerLogger;
   constructor(logger: WorkerLogger) {
@@ -110,16 +121,8 @@ class GuardedJobLogger implements JobLogger {
     if (keys === undefined) this.#logger[level](message);
     else this.#logger[level](message, keys);
   }
-  debug(message: string, ...extra: unknown[]): void {
-    this.#write('debug', message, extra);
-  }
-  info(message: string, ...extra: unknown[]): void {
-    this.#write('info', message, extra);
-  }
-  warn(message: string, ...extra: unknown[]): void {
-    this.#write('warn', message, extra);
-  }
-  error(message: string, ...extra: unknown[]): void {
-    this.#write('error', message, extra);
-  }
+  readonly debug = (message: string, ...extra: unknown[]): void => this.#write('debug', message, extra);
+  readonly info = (message: string, ...extra: unknown[]): void => this.#write('info', message, extra);
+  readonly warn = (message: string, ...extra: unknown[]): void => this.#write('warn', message, extra);
+  readonly error = (message: string, ...extra: unknown[]): void => this.#write('error', message, extra);
 }

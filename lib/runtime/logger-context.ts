@@ -15,6 +15,34 @@ import type { DefaultLogger } from './default-logger.ts';
  */
 const POWERTOOLS_LOGGER_KEY = 'powertools-for-aws.logger';
 
+/**
+ * The methods the worker calls on a Logger given to `createWorker`: the level methods
+ * (telemetry.ts `fromPowertools`) and those of {@link powertoolsLoggerContext}.
+ */
+const LOGGER_METHODS = [
+  'debug',
+  'info',
+  'warn',
+  'error',
+  'refreshSampleRateCalculation',
+  'addContext',
+  'logEventIfEnabled',
+  'clearBuffer',
+  'resetKeys',
+] as const;
+
+/**
+ * What is wrong with `createWorker`'s `logger` option, if anything: from JavaScript, a value
+ * without the methods above (`console`) would be taken, then fail every invocation.
+ */
+export function loggerProblem(logger: unknown): string | undefined {
+  if (logger === undefined) return undefined;
+  const methods = (logger ?? {}) as Record<string, unknown>;
+  const missing = LOGGER_METHODS.filter((name) => typeof methods[name] !== 'function');
+  if (missing.length === 0) return undefined;
+  return `logger must be a Powertools Logger (new Logger() from @aws-lambda-powertools/logger), or left out for the worker's own; the given one has no ${missing.join(', ')}`;
+}
+
 /** Before each invocation: the default logger's sampling, Lambda context and event line. */
 export function defaultLoggerContext(logger: DefaultLogger): MiddlewareObj {
   return {

@@ -47,7 +47,7 @@ import {
 } from './idempotency/guard.ts';
 import { type DeadLetterPolicy, deadLetterPolicyProblem } from './job.ts';
 import type { LimitStorePort } from './limits/store.ts';
-import { defaultLoggerContext, powertoolsLoggerContext } from './logger-context.ts';
+import { defaultLoggerContext, loggerProblem, powertoolsLoggerContext } from './logger-context.ts';
 import { type AnyJob, processRecord, type RecordDeps, type RecordOutcome } from './record/index.ts';
 import { loadSqsModule, preloadSqsModule } from './sqs-module.ts';
 import type { SqsSender } from './sqs-port.ts';
@@ -223,7 +223,8 @@ interface WorkerSetup {
  * @throws {WorkerConfigError} at once for mistakes in code: no options, `jobs` not made by
  *   `defineJob`, duplicate job types (former types included), more than one job with `raw`, a bad `maxConcurrency`, `deadlineMarginMs` or
  *   `onDeadLetter`, parking without an idempotency store that keeps parked groups, a `limits` that
- *   is not a limit store (no `slots.acquire`, `buckets.take`, `buckets.throttled`). Mistakes in the environment (a missing queue URL,
+ *   is not a limit store (no `slots.acquire`, `buckets.take`, `buckets.throttled`), a `logger`
+ *   that is not a Powertools Logger (`console`: the methods it lacks named). Mistakes in the environment (a missing queue URL,
  *   no idempotency table) do not throw here: they are logged on every invocation and every
  *   record of the event is reported failed, so nothing is deleted by accident (`BatchFailed`,
  *   whose JobQueue alarm fires). The same for a job the queue was not built for: a
@@ -562,6 +563,8 @@ function indexJobs(
   if (features.groupParking)
     problems.push(...features.groupParking.parkingProblems(options.idempotency, parks));
   if (limits) problems.push(...limits.limitStoreProblems(options.limits));
+  const badLogger = loggerProblem(options.logger);
+  if (badLogger !== undefined) problems.push(badLogger);
   problems.push(...missingFeatureProblems(jobs.values(), parks, features));
   if (problems.length > 0) throw new WorkerConfigError(problems);
   return { jobs, features };

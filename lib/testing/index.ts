@@ -24,6 +24,7 @@ export {
   type FailedRun,
   type JobRunOutcome,
   type LoggedLine,
+  type RecordedLogLevel,
   type RecordedStep,
   type RunJobOptions,
   runJob,

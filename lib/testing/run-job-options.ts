@@ -6,6 +6,7 @@
  */
 import { describeValue, isPlainObject, unknownKeyProblems } from '../client/option-keys.ts';
 import { JobError } from '../core/errors.ts';
+import { RECORDED_LOG_LEVELS } from './log-recorder.ts';
 
 const RUN_JOB_OPTION_KEYS = [
   'jobId',
@@ -18,6 +19,7 @@ const RUN_JOB_OPTION_KEYS = [
   'completedSteps',
   'batch',
   'queueUrls',
+  'logLevel',
 ] as const;
 
 const LINEAGE_KEYS = [
@@ -51,7 +53,8 @@ const LINEAGE_HINTS: Readonly<Record<string, string>> = {
  *   `attempt` that is not an integer ≥ 1 (SQS's `ApproximateReceiveCount` starts at 1), a
  *   `timeoutMs` that is not a number > 0, a `remainingMs` that is not a number ≥ 0, `queueUrls`
  *   that is not an object of strings, `completedSteps` that is not an object of step name →
- *   value, a `batch` that is not a `BatchContext` (`id`, counts, `children()`).
+ *   value, a `batch` that is not a `BatchContext` (`id`, counts, `children()`), a `logLevel` that
+ *   is not `DEBUG`, `INFO`, `WARN` or `ERROR`.
  */
 export function checkRunJobOptions(options: unknown): void {
   if (!isPlainObject(options)) {
@@ -91,6 +94,12 @@ export function checkRunJobOptions(options: unknown): void {
     );
   }
   if (batch !== undefined) problems.push(...batchContextProblems(batch));
+  const { logLevel } = options;
+  if (logLevel !== undefined && !(RECORDED_LOG_LEVELS as readonly unknown[]).includes(logLevel)) {
+    problems.push(
+      `options.logLevel must be one of ${RECORDED_LOG_LEVELS.join(', ')} (as POWERTOOLS_LOG_LEVEL names them), got ${describeValue(logLevel)}`,
+    );
+  }
   if (problems.length > 0) throw new JobError(`runJob refused its options: ${problems.join('; ')}`);
 }
 

@@ -32,7 +32,6 @@ import {
   type RateLimitPermit,
   type StepValue,
 } from '../runtime/job.ts';
-import { jobLogKeys, reservedKeyWarning } from '../runtime/job-logger.ts';
 import { concurrencyKeyOf } from '../runtime/limits/concurrency.ts';
 import type { RateLimitDefinition } from '../runtime/limits/rate-limit.ts';
 import { takeRateLimit } from '../runtime/limits/take.ts';
@@ -40,8 +39,11 @@ import { lineageOf } from '../runtime/lineage.ts';
 import { identify } from '../runtime/record/identify.ts';
 import { invalidDataError } from '../runtime/record/validate.ts';
 import { type RunLimit, startRunLimit } from '../runtime/timeout.ts';
+import { type LoggedLine, type RecordedLogLevel, recordingJobLogger } from './log-recorder.ts';
 import { checkRunJobOptions } from './run-job-options.ts';
 import { workerSends } from './worker-sends.ts';
+
+export type { LoggedLine, RecordedLogLevel } from './log-recorder.ts';
 
 /** Options of {@link runJob}. */
 export interface RunJobOptions {
@@ -88,6 +90,12 @@ export interface RunJobOptions {
    * job on it says `ordered: true`
    */
   readonly queueUrls?: Readonly<Record<string, string>>;
+  /**
+   * The log level of the worker `ctx.logger`'s lines are recorded as (`logs`): a line below it is
+   * not recorded, nor its reserved-key warnings, as the worker writes neither (`INFO` is the
+   * worker's default, `POWERTOOLS_LOG_LEVEL`). @default `DEBUG`: every line recorded
+   */
+  readonly logLevel?: RecordedLogLevel;
 }
 
 /** A batch `run` started (`ctx.startBatch`): the worker starts it only if `run` succeeds. */
@@ -129,17 +137,6 @@ export interface RecordedStep {
    * (`StepValueNotStoredError`). The sentence names the kind and the path.
    */
   readonly notStoredReason?: string;
-}
-
-/**
- * One line `ctx.logger` wrote. `extra` holds the keys as the worker writes them: an Error given
- * is under `error`, a string under `extra`; a key the runtime owns (`jobId`...; `JobLogger`) is
- * dropped, after a `warn` line `The key "jobId" is a reserved key and will be dropped.`.
- */
-export interface LoggedLine {
-  readonly level: 'debug' | 'info' | 'warn' | 'error';
-  readonly message: string;
-  readonly extra: Record<string, unknown> | undefined;
 }
 
 /** What every outcome of {@link runJob} tells. */
@@ -210,6 +207,16 @@ export type JobRunOutcome<Result> = CompletedRun<Result> | FailedRun;
  * only through that worker (`createWorker` refusing the jobs, or a `MissingFeature` dead letter):
  * test it by invoking its handler on a `MemorySqs`.
  *
+ * `logs` holds `ctx.logger`'s lines as a worker at `logLevel` writes them, through the worker's
+ * own `ctx.logger` (the same code): one {@link LoggedLine} per line written, in order, with
+ * `level`, `message` and `extra`, the line's own keys as they read back from the worker's JSON
+ * line (an Error under `error` as `{ name, location, message, stack, cause }`, a string under
+ * `extra`; undefined when the line has none). The record's keys the worker adds (`jobId`,
+ * `messageId`, lineage, Lambda context) are not in it; a job's key of one of their names is
+ * dropped after a `warn` line `The key "jobId" is a reserved key and will be dropped.`; keys that
+ * cannot be read or written give `{ logFailed: 'RangeError: why' }`. A log call never fails the
+ * run, here as in the worker.
+ *
  * @example
  * ```ts
  * import { defineJob, PermanentError } from 'sqs-jobs';
@@ -237,7 +244,8 @@ export type JobRunOutcome<Result> = CompletedRun<Result> | FailedRun;
  * @throws {JobError} only for bad options: an unknown key (`jobid`: did you mean jobId?), an
  *   `attempt` that is not an integer ≥ 1, a `timeoutMs` ≤ 0, an invalid `jobId`, `source`,
  *   `partitionKey` or lineage field, `completedSteps` that is not an object of step name → value,
- *   a `batch` that is not a `BatchContext` (`id`, integer counts ≥ 0, a `children` function).
+ *   a `batch` that is not a `BatchContext` (`id`, integer counts ≥ 0, a `children` function), a
+ *   `logLevel` other than `DEBUG`, `INFO`, `WARN`, `ERROR`.
  */
 export async function runJob<Data, Result>(
   job: JobDefinition<Data, Result>,
@@ -322,6 +330,7 @@ export async function runJob<Data, Result>(
     rateLimits,
     batches,
     options.batch,
+    options.logLevel ?? 'DEBUG',
   );
   const startedAt = Date.now();
   try {
@@ -402,6 +411,7 @@ class TestJobContext implements JobContext {
     rateLimits: { name: string; key: string | undefined; throttled: boolean }[],
     batches: StartedBatch[],
     batch: BatchContext | undefined,
+    logLevel: RecordedLogLevel,
   ) {
     this.#job = job;
     this.#rateLimits = rateLimits;
@@ -416,17 +426,8 @@ class TestJobContext implements JobContext {
     this.jobId = envelope.id;
     this.source = envelope.source;
     this.partitionKey = envelope.partitionkey;
-    // As the worker's ctx.logger (job-logger.ts): an Error under `error`, a string under `extra`,
-    // a key the runtime owns dropped with a warning line.
-    const line =
-      (level: LoggedLine['level']) =>
-      (message: string, ...extra: unknown[]): void => {
-        const keys = jobLogKeys(extra, (key) => {
-          logs.push({ level: 'warn', message: reservedKeyWarning(key), extra: undefined });
-        });
-        logs.push({ level, message, extra: keys });
-      };
-    this.logger = { debug: line('debug'), info: line('info'), warn: line('warn'), error: line('error') };
+    // The worker's own ctx.logger over a recorder (log-recorder.ts): the same lines, the same guard.
+    this.logger = recordingJobLogger(logs, logLevel);
     this.#parent = {
       source: envelope.source,
       id: envelope.id,

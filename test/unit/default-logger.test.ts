@@ -19,7 +19,7 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { EnvelopeLineage } from '../../lib/core/envelope.ts';
 import { DefaultLogger } from '../../lib/runtime/default-logger.ts';
-import { jobLogger, RUNTIME_LOG_KEYS } from '../../lib/runtime/job-logger.ts';
+import { jobLogger, OUTCOME_LOG_KEY, RUNTIME_LOG_KEYS } from '../../lib/runtime/job-logger.ts';
 import { lineageLogKeys, withLineage } from '../../lib/runtime/lineage.ts';
 import { powertoolsLoggerContext } from '../../lib/runtime/logger-context.ts';
 import {
@@ -204,7 +204,7 @@ function powertoolsReference(lineage: EnvelopeLineage): Driven {
   const logger = new Logger({ serviceName: serviceName() });
   const middleware = injectLambdaContext(logger, { resetKeys: true });
   const lineageKeys: Record<string, unknown> = { ...lineageLogKeys(lineage) };
-  const reserved = new Set<string>([...POWERTOOLS_RESERVED, ...RUNTIME_LOG_KEYS]);
+  const reserved = new Set<string>([...POWERTOOLS_RESERVED, ...RUNTIME_LOG_KEYS, OUTCOME_LOG_KEY]);
   const write =
     (level: Level) =>
     (message: string, ...extras: unknown[]): void => {
@@ -472,9 +472,13 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
 );
 
 /** A job's keys: any key above, and the runtime's own. */
-const jobObjectArb = fc.dictionary(fc.oneof(keyArb, fc.constantFrom(...RUNTIME_LOG_KEYS)), valueArb, {
-  maxKeys: 5,
-});
+const jobObjectArb = fc.dictionary(
+  fc.oneof(keyArb, fc.constantFrom(...RUNTIME_LOG_KEYS, OUTCOME_LOG_KEY)),
+  valueArb,
+  {
+    maxKeys: 5,
+  },
+);
 
 /** What a job passes after the message: one object, one Error, one string, or (JavaScript) any mix. */
 const jobExtrasArb: fc.Arbitrary<readonly unknown[]> = fc.oneof(

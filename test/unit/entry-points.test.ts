@@ -300,6 +300,7 @@ const PUBLIC_API: Record<string, { values: string[]; types: string[] }> = {
       'MemoryJobRecord',
       'MemoryLimitStoreOptions',
       'RecordInput',
+      'RecordedLogLevel',
       'RecordedStep',
       'RunJobOptions',
       'SqsCall',

@@ -4,7 +4,13 @@
  * test/integration/local-dev-loop.test.ts reads real ones from a running worker.
  */
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { formatJobLine, jobEventOf } from '../../lib/local/job-lines.ts';
+import { defineJob } from '../../lib/runtime/job.ts';
+import { createWorker } from '../../lib/runtime/worker.ts';
+import { FakeSqs } from '../factories/fake-sqs.ts';
+import { jobBody, lambdaContext, queueUrl, sqsEvent, sqsRecord } from '../factories/sqs.ts';
+import { captureText } from '../factories/worker.ts';
 
 const at = () => new Date('2026-12-01T10:00:00.000Z');
 
@@ -65,5 +71,51 @@ describe('jobEventOf', () => {
     expect(jobEventOf('W', JSON.stringify({ message: 'greeted', jobType: 't', jobId: '1' }))).toBeUndefined();
     expect(jobEventOf('W', 'outcome: completed')).toBeUndefined();
     expect(jobEventOf('W', '{"outcome": "completed", broken')).toBeUndefined();
+  });
+});
+
+describe("a job's own line with an `outcome` key", () => {
+  it('is no job event: only the runtime writes `outcome`, the job sees its key dropped with a warning', async () => {
+    const payment = defineJob({
+      type: 'billing.capture',
+      queue: 'billing',
+      schema: z.object({ paymentId: z.string() }),
+      run: async ({ paymentId }, ctx) => {
+        ctx.logger.info('payment captured', {
+          paymentId,
+          outcome: 'retry',
+          reason: 'the bank asked for a second look',
+          delaySeconds: 30,
+        });
+      },
+    });
+    const handler = createWorker({
+      jobs: [payment],
+      queueName: 'billing',
+      queueUrl: queueUrl('billing'),
+      dlqUrl: queueUrl('billing-dlq'),
+      idempotency: false,
+      logEachRecord: true,
+      sqs: new FakeSqs(),
+    });
+    const record = sqsRecord({
+      queue: 'billing',
+      messageId: 'm-1',
+      body: jobBody(payment.type, { paymentId: 'p-1' }, { id: 'pay-1' }),
+    });
+    const { text } = await captureText(async () => {
+      await handler(sqsEvent([record]), lambdaContext() as never);
+    });
+    const lines = text.split('\n').filter((line) => line.startsWith('{'));
+    const captured = lines.find((line) => line.includes('payment captured'));
+    expect(JSON.parse(captured ?? '{}')).toMatchObject({
+      paymentId: 'p-1',
+      reason: 'the bank asked for a second look',
+      delaySeconds: 30,
+    });
+    expect(lines.some((line) => line.includes('The key \\"outcome\\" is a reserved key'))).toBe(true);
+    // What `sqs-jobs local` prints for the record: its completion, no phantom retry.
+    const events = lines.map((line) => jobEventOf('BillingWorker', line, at)).filter((e) => e !== undefined);
+    expect(events.map((event) => [event.outcome, event.jobId])).toEqual([['completed', 'pay-1']]);
   });
 });

@@ -84,6 +84,32 @@ describe('mistakes in code throw from createWorker', () => {
   });
 });
 
+describe('the logger option', () => {
+  it('refuses what is not a Powertools Logger (console, from JavaScript) when the worker is made, naming what it lacks and what to pass', () => {
+    const make = (logger: unknown) => () =>
+      createWorker({ jobs: [job], idempotency: false, env: fullEnv, logger: logger as Logger });
+    expect(make(console)).toThrow(WorkerConfigError);
+    expect(make(console)).toThrow(
+      "invalid worker configuration: logger must be a Powertools Logger (new Logger() from @aws-lambda-powertools/logger), or left out for the worker's own; the given one has no refreshSampleRateCalculation, addContext, logEventIfEnabled, clearBuffer, resetKeys",
+    );
+    expect(make(null)).toThrow(
+      /logger must be a Powertools Logger .* has no debug, info, warn, error, refresh/,
+    );
+  });
+
+  it('takes a Powertools Logger, and runs its records', async () => {
+    const handler = createWorker({
+      jobs: [job],
+      idempotency: false,
+      env: fullEnv,
+      logger: silent(),
+      sqs: new FakeSqs(),
+    });
+    const { response } = await invoke(handler);
+    expect(response.batchItemFailures).toEqual([]);
+  });
+});
+
 it('refuses missing options with a message saying what it needs', () => {
   expect(() => createWorker(undefined as unknown as Parameters<typeof createWorker>[0])).toThrow(
     /createWorker needs options \{ jobs: \[\.\.\.\] \}/,
