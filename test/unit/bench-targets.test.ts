@@ -95,7 +95,9 @@ describe('issue 21 targets', () => {
   });
 
   it('a run of part of the bench (e.g. --cold-start) is judged on the targets of the parts it ran', () => {
-    const coldStartOnly = ISSUE_21_TARGETS.map((t) => t.measure).filter((m) => !m.startsWith('CPU per record'));
+    const coldStartOnly = ISSUE_21_TARGETS.map((t) => t.measure).filter(
+      (m) => !m.startsWith('CPU per record'),
+    );
     const rows = withTargets(coldStartOnly.map((m) => row(m, { ratio: 0.9 })));
     expect(missingTargets(rows, coldStartOnly)).toEqual([]);
     expect(allTargetsMet(rows, coldStartOnly)).toBe(true);
