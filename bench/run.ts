@@ -141,7 +141,7 @@ interface SideBySideOptions extends ComparisonOptions, ColdStartOptions {
 }
 
 const FULL: SideBySideOptions = {
-  cpuRounds: 21,
+  cpuRounds: 31,
   warmRecords: 20_000,
   measuredRecords: 50_000,
   storeBatches: 50,
@@ -153,7 +153,7 @@ const FULL: SideBySideOptions = {
   wideRounds: 7,
 };
 const SHORT: SideBySideOptions = {
-  cpuRounds: 15,
+  cpuRounds: 25,
   warmRecords: 20_000,
   measuredRecords: 30_000,
   storeBatches: 20,
