@@ -11,6 +11,7 @@ import { afterEach, describe, expect, expectTypeOf, it, vi } from 'vitest';
 import { z } from 'zod';
 import type { JobLogExtra, JobLogger, LogWriter } from '../../lib/core/logger.ts';
 import { defineJob } from '../../lib/runtime/job.ts';
+import { OUTCOME_LOG_KEY, RUNTIME_LOG_KEYS } from '../../lib/runtime/job-logger.ts';
 import { createWorker } from '../../lib/runtime/worker.ts';
 import { type LoggedLine, runJob } from '../../lib/testing/run-job.ts';
 import { FakeSqs } from '../factories/fake-sqs.ts';
@@ -76,6 +77,7 @@ const SCRIPTS: Record<string, (logger: JobLogger) => void> = {
       },
     });
   },
+  plain: (logger) => logger.info('plain'),
   nothing: (logger) => {
     logger.info('nothing', null as never);
     logger.warn('empty', {});
@@ -201,6 +203,19 @@ describe.each([
     expect(lines[5]).toMatchObject({ level: 'INFO', invoiceId: 'inv-7' });
     expect(lines[7]).toMatchObject({ level: 'INFO', amountCents: 1200 });
     expect(lines[0]).toMatchObject({ level: 'WARN' });
+  });
+
+  it("reserves every key the runtime puts on a job line (a key added to the record's logger must be added to RUNTIME_LOG_KEYS)", async () => {
+    // The line a job writes with no keys of its own: everything on it beside Powertools' own keys
+    // is the runtime's, and a job must not be able to set any of it.
+    const reserved = new Set<string>([...RUNTIME_LOG_KEYS, OUTCOME_LOG_KEY]);
+    const base = new Set(['level', 'message', 'timestamp', 'service', 'sampling_rate']);
+    for (const logger of [undefined, makeLogger()]) {
+      const [line] = await linesOf('plain', logger);
+      expect(line).toMatchObject({ message: 'plain', ...RUNTIME_KEYS });
+      const runtimeKeys = Object.keys(line as Line).filter((key) => !base.has(key));
+      expect(runtimeKeys.filter((key) => !reserved.has(key))).toEqual([]);
+    }
   });
 
   it('never throws into the job: keys it cannot read give `logFailed` on the line', async () => {
